@@ -1,0 +1,3 @@
+from judgebias_core.cli import main
+
+raise SystemExit(main())

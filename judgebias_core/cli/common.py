@@ -1,0 +1,66 @@
+"""Shared plumbing of the CLI commands: argument groups, store path, output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import asdict, dataclass, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from judgebias_core.store.connection import resolve_db_path
+
+
+@dataclass(frozen=True)
+class CommandGroups:
+    """Where command modules add their sub-commands."""
+
+    root: Any  # argparse._SubParsersAction
+    metrics: Any
+    export: Any
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    return resolve_db_path(getattr(args, "db", None))
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe: dataclasses to dicts, NaN to null, numpy scalars to Python numbers."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return _clean(asdict(value))
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item") and callable(value.item) and not isinstance(value, str | bytes):
+        try:
+            value = value.item()
+        except (ValueError, TypeError):
+            pass
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    return value
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(_clean(value), ensure_ascii=False, indent=2, default=str)
+
+
+def emit(args: argparse.Namespace, payload: Any, text: str | None = None) -> None:
+    """Print ``payload`` as JSON with --json, else ``text`` (or the JSON when no text is given)."""
+    if getattr(args, "json", False) or text is None:
+        sys.stdout.write(to_json(payload) + "\n")
+    else:
+        sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON (fractions in [0, 1], integer counts)")
+
+
+def progress(message: str) -> None:
+    """Progress and notes go to stderr so stdout stays machine-readable."""
+    sys.stderr.write(message.rstrip("\n") + "\n")
+    sys.stderr.flush()

@@ -1,0 +1,67 @@
+"""CLI: import-bundled, datasets, runs."""
+
+from __future__ import annotations
+
+import argparse
+
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
+from judgebias_core.store.queries import dataset_summaries, list_runs
+from judgebias_core.store.schema import migrate
+
+
+def _import_bundled(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    reports = import_bundled(path, tuple(args.dataset) if args.dataset else BUNDLED_DATASETS)
+    for report in reports:
+        progress(f"{report.dataset_id}: {sum(report.inserted.values())} new rows")
+    emit(args, [{"dataset": r.dataset_id, "inserted": r.inserted} for r in reports],
+         "\n".join(f"{r.dataset_id}: {sum(r.inserted.values())} new rows" for r in reports))
+    return 0
+
+
+def _datasets(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    migrate(path)
+    rows = [
+        {"id": s.id, "name": s.name, "kind": s.kind, "items": s.items, "candidates": s.candidates,
+         "judge_calls": s.judge_calls, "human_labels": s.human_labels, "source": s.source, "licence": s.licence}
+        for s in dataset_summaries(path)
+    ]
+    text = "\n".join(
+        f"{r['id']:<22} {r['kind']:<9} items={r['items']:<6} candidates={r['candidates']:<4} "
+        f"judge_calls={r['judge_calls']:<7} human_labels={r['human_labels']}" for r in rows
+    )
+    emit(args, rows, text or "the store holds no dataset; run import-bundled")
+    return 0
+
+
+def _runs(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    migrate(path)
+    frame = list_runs(path)
+    rows = [
+        {"run_id": r.run_id, "dataset": r.dataset, "study": r.study, "protocol": r.protocol, "provider": r.provider,
+         "model": r.model, "simulated": bool(r.simulated), "status": r.status,
+         "planned": int(r.planned) if r.planned == r.planned and r.planned is not None else None,
+         "completed": int(r.completed), "failed": int(r.failed), "parse_failures": int(r.parse_failures),
+         "cost_usd": float(r.cost_usd)}
+        for r in frame.itertuples()
+    ]
+    emit(args, rows, frame.drop(columns=["created_at"]).to_string(index=False))
+    return 0
+
+
+def register(groups: CommandGroups) -> None:
+    parser = groups.root.add_parser("import-bundled", help="load the bundled real datasets into the store (idempotent)")
+    parser.add_argument("--dataset", action="append", choices=BUNDLED_DATASETS, help="only this dataset (repeatable)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_import_bundled)
+
+    parser = groups.root.add_parser("datasets", help="list the datasets in the store with their counts")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_datasets)
+
+    parser = groups.root.add_parser("runs", help="list runs with status, counts and cost")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_runs)

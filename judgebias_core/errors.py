@@ -1,0 +1,59 @@
+"""Named exceptions. The library raises them; the CLI and the pages turn them into messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class JudgebiasError(Exception):
+    """Base class of every error judgebias raises on purpose."""
+
+
+class StoreBusyError(JudgebiasError):
+    """The DuckDB file stayed locked by another process for longer than the retry budget."""
+
+
+class SchemaError(JudgebiasError):
+    """The store's schema is newer than this version of judgebias understands."""
+
+
+class NotFoundError(JudgebiasError):
+    """A dataset, judge, run or item that was asked for is not in the store."""
+
+
+class InvalidArgument(JudgebiasError):
+    """An argument is well-formed but does not make sense for the data (e.g. wrong dataset kind)."""
+
+
+@dataclass(frozen=True)
+class RowProblem:
+    """One problem found in an uploaded file: where it is and what is wrong."""
+
+    row: int | None  # 1-based data row (header excluded); None for file-level problems
+    column: str | None
+    reason: str
+
+
+class ValidationFailed(JudgebiasError):
+    """An input file has problems; nothing was written. Lists every problem found."""
+
+    def __init__(self, problems: list[RowProblem], what: str = "file") -> None:
+        self.problems = problems
+        shown = "; ".join(
+            f"row {p.row if p.row is not None else '-'}, column {p.column or '-'}: {p.reason}"
+            for p in problems[:5]
+        )
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        super().__init__(f"{what} has {len(problems)} problem(s): {shown}{more}")
+
+
+class ProviderError(JudgebiasError):
+    """A judge provider could not be used (missing key, bad configuration)."""
+
+
+class MissingApiKey(ProviderError):
+    """The environment variable that holds a provider's API key is not set."""
+
+    def __init__(self, variable: str) -> None:
+        self.variable = variable
+        super().__init__(f"set the environment variable {variable} (or the Streamlit secret of that name)")

@@ -1,0 +1,108 @@
+"""Typed records and closed sets shared by every part of judgebias."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+DatasetKind = Literal["pairwise", "pointwise"]
+# Slot-relative pairwise verdict: A = first slot better, B = second slot better, C = tie.
+PairVerdict = Literal["A", "B", "C"]
+ParseStatus = Literal["ok", "failed", "no_reply"]
+PairClass = Literal["consistent", "primacy", "recency", "failed"]
+CallKind = Literal["pairwise", "listwise", "rubric"]
+LabelSource = Literal["human", "reference-judge"]
+
+PARSE_OK: ParseStatus = "ok"
+PARSE_FAILED: ParseStatus = "failed"  # a reply came back but no verdict could be read from it
+NO_REPLY: ParseStatus = "no_reply"  # the call never got a reply (errors after retries, no recording)
+
+PARSER_PREPARSED = "pre-parsed"  # verdicts published without the judge's reply text (Auto-J)
+
+
+@dataclass(frozen=True)
+class ParsedVerdict:
+    """What a parser read from a reply. ``value`` is None when nothing could be read."""
+
+    value: str | int | None
+    status: ParseStatus
+    parser: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetSummary:
+    id: str
+    name: str
+    kind: DatasetKind
+    items: int
+    candidates: int
+    judge_calls: int
+    human_labels: int
+    source: str
+    licence: str
+    description: str = ""
+    baseline_candidate: str | None = None
+
+
+@dataclass(frozen=True)
+class StoreOverview:
+    datasets: int
+    items: int
+    judges: int
+    runs: int
+    judge_calls: int
+    parse_failures: int
+    human_labels: int
+    rubrics: int
+    schema_version: int
+
+
+@dataclass(frozen=True)
+class RubricLevel:
+    level: int
+    description: str
+
+
+@dataclass(frozen=True)
+class Rubric:
+    rubric_id: str
+    criterion: str
+    levels: tuple[RubricLevel, ...]
+    source: str = ""
+
+    @property
+    def k(self) -> int:
+        return len(self.levels)
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        return tuple(level.level for level in self.levels)
+
+
+@dataclass(frozen=True)
+class JudgeCallDetail:
+    """One judge call with the inputs it saw, for side-by-side display."""
+
+    call_id: str
+    dataset_id: str
+    item_id: str
+    judge: str
+    study: str
+    run_id: str | None
+    kind: CallKind
+    repetition: int
+    slots: list[str] = field(default_factory=list)
+    ordering: list[int] | None = None
+    question: str = ""
+    answers: dict[str, str] = field(default_factory=dict)
+    response: str | None = None
+    prompt: str | None = None
+    raw_output: str | None = None
+    verdict: str | None = None
+    score: int | None = None
+    chosen_position: int | None = None
+    parse_status: str = ""
+    parser: str = ""
+    error: str | None = None
+    simulated: bool = False

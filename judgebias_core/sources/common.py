@@ -1,0 +1,63 @@
+"""Helpers shared by the bundled importer and the upload importer."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+import pandas as pd
+
+_FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"^(gpt|o\d|chatgpt|text-davinci|davinci)", "openai"),
+    (r"^claude", "anthropic"),
+    (r"^(gemini|palm|bard)", "google"),
+    (r"^(llama|codellama|meta-llama)", "meta"),
+    (r"^(mistral|mixtral|codestral)", "mistral"),
+    (r"^(qwen)", "alibaba"),
+    (r"^(vicuna)", "lmsys"),
+    (r"^(auto-j)", "auto-j"),
+    (r"^(prometheus)", "prometheus"),
+    (r"^(deepseek)", "deepseek"),
+)
+
+
+def model_family(name: str) -> str:
+    """A model's family from its name (gpt-4-0613 -> openai); 'other' when unknown."""
+    lowered = name.lower().split("/")[-1]
+    for pattern, family in _FAMILY_PATTERNS:
+        if re.search(pattern, lowered):
+            return family
+    return "other"
+
+
+def stable_id(*parts: object) -> str:
+    """A short deterministic id from its parts, for idempotent writes."""
+    text = "\x1f".join("" if part is None else str(part) for part in parts)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def call_ids(frame: pd.DataFrame, columns: Iterable[str]) -> pd.Series:
+    """Deterministic call ids from the given key columns of every row."""
+    keys = frame[list(columns)].astype(str).agg("\x1f".join, axis=1)
+    return keys.map(lambda key: hashlib.sha256(key.encode("utf-8")).hexdigest()[:24])
+
+
+def join_turns(turns: Iterable[str | None] | None) -> str:
+    """All turns of a multi-turn text together, as lengths and displays use them."""
+    if turns is None:
+        return ""
+    return "\n\n".join(turn for turn in turns if turn)
+
+
+def judges_frame(names: Iterable[str], provider: str, simulated: bool = False, description: str = "") -> pd.DataFrame:
+    unique = sorted(set(names))
+    return pd.DataFrame(
+        {
+            "judge": unique,
+            "provider": provider,
+            "family": [model_family(name) for name in unique],
+            "simulated": simulated,
+            "description": description,
+        }
+    )

@@ -1,0 +1,88 @@
+"""Short-lived DuckDB connections with retry while another process holds the file.
+
+DuckDB lets one process hold a database file for writing, and that lock keeps other
+processes out entirely. So no process keeps the file open: every unit of work opens a
+connection, does its work and closes it (see docs/ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from judgebias_core.errors import StoreBusyError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_DB_PATH = PROJECT_ROOT / "data" / "judgebias.duckdb"
+DB_ENV_VAR = "JUDGEBIAS_DB"
+
+_LOCK_MARKERS = ("lock", "conflicting", "being used", "could not set lock")
+
+
+def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The store file: an explicit path, else $JUDGEBIAS_DB, else data/judgebias.duckdb."""
+    if explicit:
+        return Path(explicit)
+    from_env = os.environ.get(DB_ENV_VAR)
+    return Path(from_env) if from_env else DEFAULT_DB_PATH
+
+
+def _is_lock_error(error: Exception) -> bool:
+    text = str(error).lower()
+    return any(marker in text for marker in _LOCK_MARKERS)
+
+
+@contextmanager
+def connect(
+    path: str | os.PathLike[str],
+    read_only: bool = False,
+    busy_timeout_s: float = 30.0,
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open the store for one unit of work, retrying with backoff while the file is locked."""
+    db_path = Path(path)
+    if not read_only:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + busy_timeout_s
+    delay = 0.02
+    while True:
+        try:
+            con = duckdb.connect(str(db_path), read_only=read_only)
+            break
+        except duckdb.Error as error:
+            if not _is_lock_error(error) or time.monotonic() > deadline:
+                if _is_lock_error(error):
+                    raise StoreBusyError(
+                        f"the store {db_path} stayed busy for {busy_timeout_s:.0f} s (another process is writing)"
+                    ) from error
+                raise
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, 0.5)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+@contextmanager
+def transaction(path: str | os.PathLike[str], busy_timeout_s: float = 60.0) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A write connection inside one transaction: everything or nothing is written."""
+    with connect(path, read_only=False, busy_timeout_s=busy_timeout_s) as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            yield con
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+
+
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> object:
+    """The single value of a one-row query. Fetches the whole result (DuckDB 2 keeps unfinished results open)."""
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0][0] if rows else None

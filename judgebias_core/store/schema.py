@@ -1,0 +1,195 @@
+"""The store's schema as an ordered list of migrations, applied once each.
+
+Append a migration to add tables or columns; never edit one that has shipped.
+"""
+
+from __future__ import annotations
+
+import os
+
+import duckdb
+
+from judgebias_core.errors import SchemaError
+from judgebias_core.store.connection import connect, scalar
+
+MIGRATION_1 = """
+CREATE TABLE datasets (
+    dataset_id VARCHAR PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL CHECK (kind IN ('pairwise', 'pointwise')),
+    source VARCHAR NOT NULL,
+    licence VARCHAR NOT NULL,
+    description VARCHAR NOT NULL DEFAULT '',
+    baseline_candidate VARCHAR,
+    origin VARCHAR NOT NULL DEFAULT 'bundled',      -- bundled | upload
+    content_hash VARCHAR,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+CREATE TABLE rubrics (
+    rubric_id VARCHAR PRIMARY KEY,
+    criterion VARCHAR NOT NULL,
+    k INTEGER NOT NULL,
+    source VARCHAR NOT NULL DEFAULT '',
+    dataset_id VARCHAR,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+CREATE TABLE rubric_levels (
+    rubric_id VARCHAR NOT NULL,
+    level INTEGER NOT NULL,
+    description VARCHAR NOT NULL,
+    PRIMARY KEY (rubric_id, level)
+);
+-- seq keeps the bundled (or uploaded) order of items: later features take "the first N".
+CREATE TABLE items (
+    dataset_id VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    seq INTEGER NOT NULL,
+    task VARCHAR,
+    question VARCHAR NOT NULL,         -- all turns together, for lengths and display
+    turns VARCHAR[],
+    response VARCHAR,                  -- pointwise: the text being scored
+    candidate VARCHAR,                 -- pointwise: who wrote the response
+    reference_answer VARCHAR,
+    rubric_id VARCHAR,                 -- pointwise: the item's default rubric
+    metadata JSON,
+    PRIMARY KEY (dataset_id, item_id)
+);
+CREATE TABLE answers (
+    dataset_id VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    candidate VARCHAR NOT NULL,
+    answer VARCHAR NOT NULL,           -- all turns together
+    turns VARCHAR[],
+    PRIMARY KEY (dataset_id, item_id, candidate)
+);
+-- One row per rating. Scores refer to a rubric; preferences name a candidate or 'tie'.
+CREATE TABLE human_labels (
+    dataset_id VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    rater VARCHAR NOT NULL,
+    rater_group VARCHAR NOT NULL DEFAULT 'human',   -- expert | crowd | human | reference-judge
+    label_source VARCHAR NOT NULL CHECK (label_source IN ('human', 'reference-judge')),
+    rubric_id VARCHAR NOT NULL DEFAULT '',
+    score DOUBLE,
+    preference VARCHAR,
+    PRIMARY KEY (dataset_id, item_id, rater, rubric_id)
+);
+CREATE TABLE judges (
+    judge VARCHAR PRIMARY KEY,
+    provider VARCHAR NOT NULL,         -- recorded | anthropic | openai | simulated | replay | upload
+    family VARCHAR NOT NULL,
+    simulated BOOLEAN NOT NULL DEFAULT false,
+    description VARCHAR NOT NULL DEFAULT ''
+);
+CREATE TABLE prompt_templates (
+    template_id VARCHAR PRIMARY KEY,   -- sha256 of the text
+    name VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    text VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+-- Every judge call belongs to a run. Bundled data gets one run per (dataset, study).
+CREATE TABLE runs (
+    run_id VARCHAR PRIMARY KEY,
+    dataset_id VARCHAR NOT NULL,
+    study VARCHAR NOT NULL,
+    origin VARCHAR NOT NULL,           -- bundled | engine | upload
+    protocol VARCHAR NOT NULL,
+    provider VARCHAR NOT NULL,
+    judge VARCHAR,                     -- null when a recorded study holds several judges
+    model VARCHAR,
+    simulated BOOLEAN NOT NULL DEFAULT false,
+    params JSON,
+    template_id VARCHAR,
+    rubric_id VARCHAR,
+    status VARCHAR NOT NULL,
+    planned INTEGER,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    finished_at TIMESTAMP
+);
+CREATE TABLE judge_calls (
+    call_id VARCHAR PRIMARY KEY,
+    run_id VARCHAR NOT NULL,
+    dataset_id VARCHAR NOT NULL,
+    study VARCHAR NOT NULL,            -- 'full' / 'repetition' for bundled data, the run id for engine runs
+    judge VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL CHECK (kind IN ('pairwise', 'listwise', 'rubric')),
+    repetition INTEGER NOT NULL DEFAULT 1,
+    options INTEGER,                   -- pairwise: 2 (no tie) or 3 (tie allowed)
+    slots VARCHAR[],                   -- candidates in slot order (pairwise and list-wise)
+    first_candidate VARCHAR,
+    second_candidate VARCHAR,
+    order_label VARCHAR,               -- pairwise: original | swapped
+    ordering INTEGER[],                -- rubric: scores in position order as shown
+    rubric_id VARCHAR,
+    template_id VARCHAR,
+    prompt VARCHAR,
+    raw_output VARCHAR,
+    verdict VARCHAR,                   -- pairwise A/B/C; list-wise slot letter or 'none'
+    score INTEGER,                     -- rubric score chosen
+    chosen_position INTEGER,           -- rubric: 1-based position of the chosen score
+    parse_status VARCHAR NOT NULL CHECK (parse_status IN ('ok', 'failed', 'no_reply')),
+    parser VARCHAR NOT NULL,
+    error VARCHAR,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    latency_ms DOUBLE,
+    cost_usd DOUBLE,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+-- Pairs classified when judgments land, so metrics aggregate instead of re-pairing calls.
+CREATE TABLE pair_outcomes (
+    dataset_id VARCHAR NOT NULL,
+    study VARCHAR NOT NULL,
+    run_id VARCHAR NOT NULL,
+    judge VARCHAR NOT NULL,
+    repetition INTEGER NOT NULL,
+    item_id VARCHAR NOT NULL,
+    task VARCHAR,
+    candidate VARCHAR NOT NULL,        -- in the second slot of the original order
+    opponent VARCHAR NOT NULL,         -- in the first slot of the original order (the baseline)
+    original_call_id VARCHAR NOT NULL,
+    swapped_call_id VARCHAR NOT NULL,
+    verdict_original VARCHAR,
+    verdict_swapped VARCHAR,
+    classification VARCHAR NOT NULL CHECK (classification IN ('consistent', 'primacy', 'recency', 'failed')),
+    winner VARCHAR                     -- consistent pairs: candidate, opponent or 'tie'
+);
+"""
+
+MIGRATIONS: list[str] = [MIGRATION_1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def current_version(con: duckdb.DuckDBPyConnection) -> int:
+    exists = scalar(con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'")
+    if not exists:
+        return 0
+    version = scalar(con, "SELECT max(version) FROM schema_version")
+    return int(version) if version is not None else 0
+
+
+def migrate(path: str | os.PathLike[str]) -> int:
+    """Bring the store at ``path`` to the latest schema. Returns the version it is at."""
+    with connect(path) as con:
+        version = current_version(con)
+        if version > SCHEMA_VERSION:
+            raise SchemaError(
+                f"the store is at schema version {version}; this judgebias knows up to {SCHEMA_VERSION}"
+            )
+        if version == SCHEMA_VERSION:
+            return version
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
+        )
+        for number, sql in enumerate(MIGRATIONS[version:], start=version + 1):
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(sql)
+                con.execute("INSERT INTO schema_version (version) VALUES (?)", [number])
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+        return SCHEMA_VERSION

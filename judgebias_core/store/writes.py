@@ -1,0 +1,125 @@
+"""Writes to the store: whole batches in one transaction, idempotent by primary key."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+
+import duckdb
+import pandas as pd
+
+from judgebias_core.store.connection import scalar, transaction
+from judgebias_core.store.schema import migrate
+
+# Tables in the order a batch writes them; each frame's columns are a subset of the table's.
+TABLE_ORDER = (
+    "datasets",
+    "rubrics",
+    "rubric_levels",
+    "items",
+    "answers",
+    "human_labels",
+    "judges",
+    "prompt_templates",
+    "runs",
+    "judge_calls",
+)
+
+
+@dataclass
+class StoreBatch:
+    """Rows for several tables, written together or not at all."""
+
+    datasets: pd.DataFrame | None = None
+    rubrics: pd.DataFrame | None = None
+    rubric_levels: pd.DataFrame | None = None
+    items: pd.DataFrame | None = None
+    answers: pd.DataFrame | None = None
+    human_labels: pd.DataFrame | None = None
+    judges: pd.DataFrame | None = None
+    prompt_templates: pd.DataFrame | None = None
+    runs: pd.DataFrame | None = None
+    judge_calls: pd.DataFrame | None = None
+    extra: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def frames(self) -> list[tuple[str, pd.DataFrame]]:
+        named = [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "extra"]
+        ordered = sorted(named, key=lambda pair: TABLE_ORDER.index(pair[0]))
+        return [(name, frame) for name, frame in ordered if frame is not None] + list(self.extra.items())
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """Rows each table gained (rows already present are left as they were)."""
+
+    inserted: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.inserted.values())
+
+
+def _insert_ignoring_existing(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> int:
+    if frame.empty:
+        return 0
+    before = int(scalar(con, f"SELECT count(*) FROM {table}"))  # noqa: S608 - table names are ours
+    con.register("_batch_frame", frame)
+    try:
+        con.execute(f"INSERT OR IGNORE INTO {table} BY NAME SELECT * FROM _batch_frame")  # noqa: S608
+    finally:
+        con.unregister("_batch_frame")
+    after = int(scalar(con, f"SELECT count(*) FROM {table}"))  # noqa: S608
+    return int(after - before)
+
+
+PAIR_OUTCOMES_SQL = """
+INSERT INTO pair_outcomes
+SELECT o.dataset_id, o.study, o.run_id, o.judge, o.repetition, o.item_id, i.task,
+       o.second_candidate AS candidate, o.first_candidate AS opponent,
+       o.call_id, s.call_id,
+       CASE WHEN o.parse_status = 'ok' THEN o.verdict END,
+       CASE WHEN s.parse_status = 'ok' THEN s.verdict END,
+       CASE
+         WHEN o.parse_status <> 'ok' OR s.parse_status <> 'ok'
+              OR o.verdict NOT IN ('A', 'B', 'C') OR s.verdict NOT IN ('A', 'B', 'C') THEN 'failed'
+         WHEN (o.verdict = 'A' AND s.verdict = 'B') OR (o.verdict = 'B' AND s.verdict = 'A')
+              OR (o.verdict = 'C' AND s.verdict = 'C') THEN 'consistent'
+         WHEN o.verdict = 'A' OR (o.verdict = 'C' AND s.verdict = 'A') THEN 'primacy'
+         ELSE 'recency'
+       END,
+       CASE
+         WHEN o.parse_status <> 'ok' OR s.parse_status <> 'ok' THEN NULL
+         WHEN o.verdict = 'A' AND s.verdict = 'B' THEN o.first_candidate
+         WHEN o.verdict = 'B' AND s.verdict = 'A' THEN o.second_candidate
+         WHEN o.verdict = 'C' AND s.verdict = 'C' THEN 'tie'
+       END
+FROM judge_calls o
+JOIN judge_calls s
+  ON s.dataset_id = o.dataset_id AND s.study = o.study AND s.judge = o.judge
+ AND s.repetition = o.repetition AND s.item_id = o.item_id
+ AND s.first_candidate = o.second_candidate AND s.second_candidate = o.first_candidate
+ AND s.kind = 'pairwise' AND s.order_label = 'swapped'
+LEFT JOIN items i ON i.dataset_id = o.dataset_id AND i.item_id = o.item_id
+WHERE o.kind = 'pairwise' AND o.order_label = 'original' AND o.dataset_id = ? AND o.study = ?
+"""
+
+
+def refresh_pair_outcomes(con: duckdb.DuckDBPyConnection, dataset_id: str, study: str) -> None:
+    """Reclassify every pair of one (dataset, study) from its judge calls."""
+    con.execute("DELETE FROM pair_outcomes WHERE dataset_id = ? AND study = ?", [dataset_id, study])
+    con.execute(PAIR_OUTCOMES_SQL, [dataset_id, study])
+
+
+def write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
+    """Write every frame of ``batch`` in one transaction, then reclassify the pairs it touched."""
+    migrate(path)
+    inserted: dict[str, int] = {}
+    with transaction(path) as con:
+        for table, frame in batch.frames():
+            inserted[table] = _insert_ignoring_existing(con, table, frame)
+        calls = batch.judge_calls
+        if calls is not None and not calls.empty and inserted.get("judge_calls", 0) > 0:
+            pairwise = calls[calls["kind"] == "pairwise"]
+            for dataset_id, study in pairwise[["dataset_id", "study"]].drop_duplicates().itertuples(index=False):
+                refresh_pair_outcomes(con, dataset_id, study)
+    return WriteResult(inserted=inserted)

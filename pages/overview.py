@@ -1,0 +1,78 @@
+"""Overview: what judgebias measures, in plain words, and what the store holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from judgebias_core.store.queries import dataset_summaries, store_overview
+from ui.state import cached, show_error
+
+st.title("How far can an LLM judge be trusted?")
+st.markdown(
+    """
+Language models are often asked to **judge** other answers: to give a score on a rubric, or to say which of
+two answers is better. Such judges have a quiet flaw called **position bias**: they tend to favour whatever
+is shown in a particular place, such as the answer shown first, or the first option of a rubric.
+
+judgebias measures that flaw on real data:
+
+- **Swap test (pairwise).** Every pair of answers is judged twice, once as *A then B* and once as *B then A*.
+  A trustworthy judge picks the same winner both times. The share of pairs where the verdict changes is the
+  **flip rate**; which slot those changes favour is the **direction** of the bias.
+- **Rotation test (rubric).** Every score option is moved through every position of the rubric. A trustworthy
+  judge gives the same score wherever the options sit.
+- **Agreement with people.** Where humans labelled the data, judgebias shows how often the judge agrees with
+  them, beyond chance.
+
+Every number comes with the count behind it, the judge and the run it came from.
+"""
+)
+
+try:
+    overview = cached(store_overview)
+    summaries = cached(dataset_summaries)
+except Exception as error:  # noqa: BLE001
+    show_error(error)
+    st.stop()
+
+st.subheader("What is in the store")
+cols = st.columns(6)
+cols[0].metric("Datasets", overview.datasets)
+cols[1].metric("Items", f"{overview.items:,}")
+cols[2].metric("Judges", overview.judges)
+cols[3].metric("Runs", overview.runs)
+cols[4].metric("Judge calls", f"{overview.judge_calls:,}", help="Every stored call of a judge model.")
+cols[5].metric("Human labels", f"{overview.human_labels:,}", help="Ratings and preferences given by people "
+               "(and, marked as such, by reference judges).")
+st.caption(
+    f"{overview.parse_failures:,} of {overview.judge_calls:,} judge calls have a reply no verdict could be read "
+    "from; they are kept and counted as parse failures, never guessed."
+)
+
+st.dataframe(
+    [
+        {"dataset": s.id, "name": s.name, "kind": s.kind, "items": s.items, "candidates": s.candidates,
+         "judge calls": s.judge_calls, "items with human labels": s.human_labels, "licence": s.licence}
+        for s in summaries
+    ],
+    hide_index=True,
+    width="stretch",
+)
+
+st.subheader("Where to look")
+pages_dir = Path(__file__).parent
+links = [
+    ("data.py", "Data", "browse items, open a judge call, upload your own data"),
+    ("pairwise_bias.py", "Pairwise bias", "flip rates, direction and fairness of each judge"),
+    ("rubric_bias.py", "Rubric bias", "does the score depend on where the options sit?"),
+    ("factors.py", "Factors", "what drives the bias: judge, task, answer quality, length"),
+    ("judges.py", "Judges", "how judges agree with each other"),
+    ("calibration.py", "Calibration", "how judges agree with people"),
+    ("new_run.py", "New run", "judge your own data with a real model"),
+    ("report.py", "Report", "a file to share with people who do not code"),
+]
+for file_name, label, what in links:
+    if (pages_dir / file_name).exists():
+        st.page_link(f"pages/{file_name}", label=f"**{label}**: {what}")

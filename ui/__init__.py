@@ -1,0 +1,1 @@
+"""Streamlit-side helpers shared by app.py and the pages (the core never imports Streamlit)."""

@@ -1,0 +1,65 @@
+"""Store location, cached reads and error display for the dashboard pages."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from judgebias_core.errors import JudgebiasError, StoreBusyError, ValidationFailed
+from judgebias_core.store.connection import resolve_db_path
+
+T = TypeVar("T")
+
+
+def db_path() -> Path:
+    """The store file: $JUDGEBIAS_DB or data/judgebias.duckdb (secrets may set JUDGEBIAS_DB too)."""
+    return resolve_db_path(None)
+
+
+def store_stamp(path: Path | None = None) -> tuple[float, int]:
+    """Changes whenever the store file (or its write-ahead log) changes: part of every cache key."""
+    path = path or db_path()
+    stamp_time, stamp_size = 0.0, 0
+    for candidate in (path, Path(str(path) + ".wal")):
+        if candidate.exists():
+            stat = candidate.stat()
+            stamp_time = max(stamp_time, stat.st_mtime)
+            stamp_size += stat.st_size
+    return stamp_time, stamp_size
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _cached_call(_fn: Callable[..., Any], fn_key: str, stamp: tuple[float, int], args: tuple[Any, ...],
+                 kwargs_items: tuple[tuple[str, Any], ...]) -> Any:
+    return _fn(*args, **dict(kwargs_items))
+
+
+def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call a core read function with the store path first, cached until the store changes."""
+    path = db_path()
+    key = f"{fn.__module__}.{fn.__qualname__}"
+    return _cached_call(fn, key, store_stamp(path), (str(path), *args), tuple(sorted(kwargs.items())))
+
+
+def show_error(error: Exception) -> None:
+    """Turn a named judgebias error into a message a person can act on."""
+    if isinstance(error, ValidationFailed):
+        st.error(f"Nothing was written: the file has {len(error.problems)} problem(s). Fix them and upload again.")
+        st.dataframe(
+            [{"row": p.row, "column": p.column, "problem": p.reason} for p in error.problems],
+            hide_index=True, width="stretch",
+        )
+    elif isinstance(error, StoreBusyError):
+        st.error(f"The store is busy: {error}. Try again in a moment.")
+    elif isinstance(error, JudgebiasError):
+        st.error(str(error))
+    else:
+        raise error
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").lower() in {"1", "true", "yes"}
