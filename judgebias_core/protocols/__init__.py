@@ -1,0 +1,1 @@
+"""Run planning: rubric orderings, swap and list-wise slot assignments, repetitions."""
