@@ -1,0 +1,1 @@
+"""Charts: plotly figures from metric result objects; never queries the store."""
