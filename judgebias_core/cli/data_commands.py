@@ -12,7 +12,7 @@ from judgebias_core.store.schema import migrate
 
 def _import_bundled(args: argparse.Namespace) -> int:
     path = db_path(args)
-    reports = import_bundled(path, tuple(args.dataset) if args.dataset else BUNDLED_DATASETS)
+    reports = import_bundled(path, tuple(args.dataset) if args.dataset else BUNDLED_DATASETS, force=args.force)
     for report in reports:
         progress(f"{report.dataset_id}: {sum(report.inserted.values())} new rows")
     emit(args, [{"dataset": r.dataset_id, "inserted": r.inserted} for r in reports],
@@ -55,6 +55,8 @@ def _runs(args: argparse.Namespace) -> int:
 def register(groups: CommandGroups) -> None:
     parser = groups.root.add_parser("import-bundled", help="load the bundled real datasets into the store (idempotent)")
     parser.add_argument("--dataset", action="append", choices=BUNDLED_DATASETS, help="only this dataset (repeatable)")
+    parser.add_argument("--force", action="store_true",
+                        help="re-read datasets already in the store (adds only missing rows)")
     add_json_flag(parser)
     parser.set_defaults(handler=_import_bundled)
 

@@ -13,6 +13,8 @@ from judgebias_core.models import NO_REPLY, PARSE_FAILED, PARSE_OK, PARSER_PREPA
 from judgebias_core.sources.common import call_ids, join_turns, judges_frame, stable_id
 from judgebias_core.sources.summeval_rubrics import SUMMEVAL_DIMENSIONS, summeval_rubric
 from judgebias_core.store.connection import PROJECT_ROOT
+from judgebias_core.store.queries import dataset_summaries
+from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, WriteResult, write_batch
 
 BUNDLED_DATA_DIR = PROJECT_ROOT / "data"
@@ -257,10 +259,19 @@ def bundled_batch(dataset_id: str, data_dir: Path = BUNDLED_DATA_DIR) -> StoreBa
 
 
 def import_bundled(path: str | os.PathLike[str], datasets: tuple[str, ...] = BUNDLED_DATASETS,
-                   data_dir: Path = BUNDLED_DATA_DIR) -> list[ImportReport]:
-    """Import the bundled datasets into the store at ``path``; each dataset in one transaction."""
+                   data_dir: Path = BUNDLED_DATA_DIR, force: bool = False) -> list[ImportReport]:
+    """Import the bundled datasets into the store at ``path``; each dataset in one transaction.
+
+    A dataset already in the store is skipped (each was written whole, in one transaction) unless ``force``
+    asks to re-read it, which still inserts only rows that are missing.
+    """
+    migrate(path)
+    present = {summary.id for summary in dataset_summaries(path)}
     reports = []
     for dataset_id in datasets:
+        if dataset_id in present and not force:
+            reports.append(ImportReport(dataset_id=dataset_id, inserted={}))
+            continue
         result: WriteResult = write_batch(path, bundled_batch(dataset_id, data_dir))
         reports.append(ImportReport(dataset_id=dataset_id, inserted=result.inserted))
     return reports

@@ -1,0 +1,30 @@
+"""AppTest of the app shell and the Overview page on the first-launch store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app_helpers import open_page
+
+
+def test_overview_shows_store_contents(app_env: Path) -> None:
+    at = open_page()
+    assert not at.exception
+    assert at.title[0].value == "How far can an LLM judge be trusted?"
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Datasets"] == "6" or int(metrics["Datasets"]) >= 6
+    assert "Judge calls" in metrics
+    frame = at.dataframe[0].value
+    assert {"mtbench", "devbench", "autoj", "summeval"} <= set(frame["dataset"])
+
+
+def test_data_page_opens_a_judge_call(app_env: Path) -> None:
+    at = open_page("data.py")
+    assert not at.exception
+    dataset_box = next(box for box in at.selectbox if box.label == "Dataset")
+    dataset_box.set_value("mtbench").run()
+    assert not at.exception
+    texts = [t.value for t in at.text]
+    # The first call on item 81 is shown: its raw reply is verbatim text.
+    assert any("[[" in t for t in texts)
+    assert any(j.value and "parse_status" in str(j.value) for j in at.json)
