@@ -54,6 +54,7 @@ class StoreOverview:
     judge_calls: int
     parse_failures: int
     human_labels: int
+    reference_labels: int
     rubrics: int
     schema_version: int
 

@@ -44,8 +44,9 @@ cols[1].metric("Items", f"{overview.items:,}")
 cols[2].metric("Judges", overview.judges)
 cols[3].metric("Runs", overview.runs)
 cols[4].metric("Judge calls", f"{overview.judge_calls:,}", help="Every stored call of a judge model.")
-cols[5].metric("Human labels", f"{overview.human_labels:,}", help="Ratings and preferences given by people "
-               "(and, marked as such, by reference judges).")
+cols[5].metric("Human labels", f"{overview.human_labels:,}", help="Ratings and preferences given by people. "
+               f"Not counted: {overview.reference_labels:,} scores by a reference judge (GPT-4 on the Prometheus "
+               "items), which are kept apart and never shown as human.")
 st.caption(
     f"{overview.parse_failures:,} of {overview.judge_calls:,} judge calls have a reply no verdict could be read "
     "from; they are kept and counted as parse failures, never guessed."

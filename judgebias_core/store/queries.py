@@ -59,7 +59,8 @@ def store_overview(path: str | os.PathLike[str]) -> StoreOverview:
             runs=count("SELECT count(*) FROM runs"),
             judge_calls=count("SELECT count(*) FROM judge_calls"),
             parse_failures=count("SELECT count(*) FROM judge_calls WHERE parse_status = 'failed'"),
-            human_labels=count("SELECT count(*) FROM human_labels"),
+            human_labels=count("SELECT count(*) FROM human_labels WHERE label_source = 'human'"),
+            reference_labels=count("SELECT count(*) FROM human_labels WHERE label_source = 'reference-judge'"),
             rubrics=count("SELECT count(*) FROM rubrics"),
             schema_version=current_version(con),
         )

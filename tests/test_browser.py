@@ -1,0 +1,105 @@
+"""Real browser: Debian's chromium (Playwright) opens every page of the running dashboard.
+
+Fails on any exception box; saves a screenshot per page under tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.app_helpers import PROJECT_ROOT
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _page_files() -> list[tuple[str, str]]:
+    """(url path, file) of every page app.py shows, in navigation order."""
+    sys.path.insert(0, str(PROJECT_ROOT))
+    source = (PROJECT_ROOT / "app.py").read_text()
+    start = source.index("PAGES: list")
+    namespace: dict[str, object] = {}
+    exec(source[source.index("[", start + 20): source.index("]\n", start) + 1].join(["PAGES = ", ""]), namespace)  # noqa: S102
+    pages = namespace["PAGES"]
+    assert isinstance(pages, list)
+    return [("" if f == "overview.py" else f.removesuffix(".py"), f) for f, *_ in pages
+            if (PROJECT_ROOT / "pages" / f).exists()]
+
+
+@pytest.fixture(scope="module")
+def dashboard(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian's chromium is not installed (scripts/test.sh installs it)")
+    port = _free_port()
+    env = {**os.environ, "JUDGEBIAS_DB": str(bundled_db_master)}
+    log = (tmp_path_factory.mktemp("streamlit") / "streamlit.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
+         "127.0.0.1", "--server.headless", "true"],
+        cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:  # noqa: S310 - loopback
+                if response.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        server.kill()
+        pytest.fail("streamlit did not start")
+    yield url
+    server.terminate()
+    server.wait(timeout=20)
+    log.close()
+
+
+def _wait_until_idle(page: object, timeout_ms: int = 90_000) -> None:
+    """Wait until the script run finished: the main block is rendered and no 'running' status is shown."""
+    page.wait_for_selector('[data-testid="stMain"] h1', timeout=timeout_ms)  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        """() => !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]')
+                 && !document.querySelector('[data-testid="stSkeleton"]')""",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(1500)  # type: ignore[attr-defined]  # let charts finish drawing before the screenshot
+
+
+def test_every_page_renders_without_an_exception(dashboard: str) -> None:
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        for url_path, file_name in _page_files():
+            page.goto(f"{dashboard}/{url_path}")
+            _wait_until_idle(page)
+            exceptions = page.locator('[data-testid="stException"]')
+            if exceptions.count():
+                problems.append(f"{file_name}: {exceptions.first.inner_text()[:500]}")
+            page.screenshot(path=str(ARTIFACTS / f"page_{file_name.removesuffix('.py')}.png"), full_page=True)
+        browser.close()
+    assert not problems, "\n".join(problems)
