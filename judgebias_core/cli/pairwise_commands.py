@@ -1,0 +1,106 @@
+"""CLI: metrics pairwise, metrics repetition, metrics listwise, gate (flip-rate check for CI pipelines)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+
+import pandas as pd
+
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.errors import NotFoundError
+from judgebias_core.metrics.listwise import listwise_metrics
+from judgebias_core.metrics.pairwise import pairwise_metrics
+from judgebias_core.metrics.pairwise_intervals import wilson_interval
+from judgebias_core.metrics.repetition import repetition_metrics
+from judgebias_core.store.pairwise_queries import unit_counts
+from judgebias_core.store.queries import dataset_summary
+from judgebias_core.store.schema import migrate
+
+TEXT_COLUMNS = ["dataset", "study", "judge", "repetition", "pairs", "failed_pairs", "position_consistency",
+                "flip_rate", "flip_rate_ci_low", "flip_rate_ci_high", "first_slot_share", "binomial_p",
+                "preference_fairness"]
+
+
+def _text_table(rows: list[dict], columns: list[str] | None = None) -> str:
+    if not rows:
+        return "no matching judge calls in the store"
+    frame = pd.DataFrame(rows)
+    return frame[columns or list(frame.columns)].to_string(index=False, float_format=lambda v: f"{v:.4f}")
+
+
+def _metric_handler(compute: Callable[..., Sequence[object]],
+                    columns: list[str] | None = None) -> Callable[[argparse.Namespace], int]:
+    """A handler that prints one row per result of ``compute(path, dataset, judges, study)``."""
+
+    def handler(args: argparse.Namespace) -> int:
+        path = db_path(args)
+        migrate(path)
+        rows = [asdict(r) for r in compute(path, args.dataset, args.judge, args.study)]  # type: ignore[call-overload]
+        emit(args, rows, _text_table(rows, columns))
+        return 0
+
+    return handler
+
+
+def _gate(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    migrate(path)
+    dataset_summary(path, args.dataset)  # raises NotFoundError (exit 2) for an unknown dataset
+    units = unit_counts(path, args.dataset, args.study, [args.judge])
+    if units.empty:
+        raise NotFoundError(f"judge {args.judge!r} has no pairs in study {args.study!r} of dataset {args.dataset!r}")
+    flips = int(units["primacy"].sum() + units["recency"].sum())
+    classified = flips + int(units["consistent"].sum())
+    if classified == 0:
+        raise NotFoundError(f"judge {args.judge!r} has no classified pair (every pair failed to parse)")
+    upper = wilson_interval(flips, classified).high
+    passed = upper <= args.max_flip_rate
+    verdict = "pass" if passed else "FAIL"
+    line = (f"{verdict}: {args.judge} on {args.dataset}/{args.study}: flip rate {flips / classified:.4f} "
+            f"({flips} of {classified} pairs), Wilson 95% upper bound {upper:.4f} "
+            f"{'<=' if passed else '>'} max {args.max_flip_rate:.4f}")
+    payload = {"dataset": args.dataset, "study": args.study, "judge": args.judge, "pairs": classified,
+               "flips": flips, "flip_rate": flips / classified, "flip_rate_ci_high": upper,
+               "max_flip_rate": args.max_flip_rate, "passed": passed}
+    emit(args, payload, line)
+    if not passed and args.json:
+        print(line, file=sys.stderr)
+    return 0 if passed else 1
+
+
+def _add_scope(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dataset", help="only this dataset id")
+    parser.add_argument("--judge", action="append", help="only this judge (repeatable)")
+    parser.add_argument("--study", help="only this study (full, repetition, or a run id)")
+    add_json_flag(parser)
+
+
+def register(groups: CommandGroups) -> None:
+    parser = groups.metrics.add_parser(
+        "pairwise", help="swap consistency per (dataset, study, judge, repetition): PC, flip rate with Wilson and "
+        "item-bootstrap intervals, direction, preference fairness, McNemar")
+    _add_scope(parser)
+    parser.set_defaults(handler=_metric_handler(pairwise_metrics, TEXT_COLUMNS))
+
+    parser = groups.metrics.add_parser(
+        "repetition", help="repetition stability and repetition floor per (dataset, study, judge) with repetitions")
+    _add_scope(parser)
+    parser.set_defaults(handler=_metric_handler(repetition_metrics))
+
+    parser = groups.metrics.add_parser(
+        "listwise", help="list-wise consistency and first-slot share per (dataset, study, judge, repetition, p)")
+    _add_scope(parser)
+    parser.set_defaults(handler=_metric_handler(listwise_metrics))
+
+    parser = groups.root.add_parser(
+        "gate", help="exit 1 when a judge's flip-rate Wilson upper bound exceeds a threshold (0 when not, "
+        "2 when the dataset or judge is unknown)")
+    parser.add_argument("--dataset", required=True, help="dataset id")
+    parser.add_argument("--judge", required=True, help="judge name")
+    parser.add_argument("--max-flip-rate", required=True, type=float, help="largest acceptable flip rate, in [0, 1]")
+    parser.add_argument("--study", default="full", help="study (default full; a run id for engine runs)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_gate)

@@ -1,0 +1,161 @@
+"""Pairwise position bias (METHODS.md section 2): consistency, flip rate, direction, fairness, per judge and unit."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from judgebias_core.metrics.pairwise_intervals import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    first_slot_test,
+    item_bootstrap_rate,
+    mcnemar_slots,
+    wilson_interval,
+)
+from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_metrics
+from judgebias_core.store.pairwise_queries import item_counts, unit_counts_frame
+
+ROW_KEYS = ["dataset_id", "study", "judge", "repetition"]
+COUNT_COLUMNS = ["pairs", "failed", "consistent", "primacy", "recency", "candidate_wins", "opponent_wins", "ties"]
+MCNEMAR_COLUMNS = ["wins_both_slots", "wins_first_slot_only", "wins_second_slot_only", "wins_neither_slot"]
+
+
+@dataclass(frozen=True)
+class PairwiseJudgeMetrics:
+    """Swap-consistency metrics of one judge in one (dataset, study, repetition). Counts are pairs."""
+
+    dataset: str
+    study: str
+    judge: str
+    repetition: int
+    pairs: int  # including pairs with a parse failure
+    failed_pairs: int
+    consistent: int
+    primacy: int
+    recency: int
+    position_consistency: float
+    flip_rate: float
+    flip_rate_ci_low: float  # Wilson 95%, pairs treated as independent
+    flip_rate_ci_high: float
+    first_slot_share: float
+    binomial_p: float
+    preference_fairness: float
+    classified_pairs: int
+    units: int  # (candidate, task) units behind preference_fairness
+    items: int
+    bootstrap_ci_low: float  # percentile interval, items resampled with all their pairs
+    bootstrap_ci_high: float
+    bootstrap_resamples: int
+    bootstrap_seed: int
+    mcnemar_statistic: float
+    mcnemar_p: float
+    wins_first_slot_only: int
+    wins_second_slot_only: int
+    repetition_prompts: int | None = None
+    repetition_stability: float | None = None
+    repetition_floor: float | None = None
+    flip_rate_excess: float | None = None  # flip rate minus the repetition floor
+
+
+def unit_rates(units: pd.DataFrame) -> pd.DataFrame:
+    """Add PC, PF, overall win rate and quality gap to a frame of unit counts (vectorised)."""
+    classified = units["consistent"] + units["primacy"] + units["recency"]
+    inconsistent = units["primacy"] + units["recency"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        win_rate = (units["candidate_wins"] + (units["ties"] + inconsistent) / 2) / classified.where(classified > 0)
+    return units.assign(
+        classified=classified,
+        position_consistency=units["consistent"] / classified.where(classified > 0),
+        preference_fairness=(units["recency"] - units["primacy"]) / units["pairs"],
+        overall_win_rate=win_rate,
+        quality_gap=(win_rate - 0.5).abs(),
+    )
+
+
+def unit_metrics(path: str | os.PathLike[str], dataset_id: str, study: str, judges: Sequence[str] | None = None,
+                 repetition: int | None = None) -> pd.DataFrame:
+    """Per (judge, candidate, task): counts, PC, PF, overall win rate (inconsistent = tie) and quality gap.
+
+    Repetitions are pooled unless ``repetition`` picks one.
+    """
+    frame = unit_counts_frame(path, dataset_id, study, judges)
+    if repetition is not None:
+        frame = frame[frame["repetition"] == repetition]
+    pooled = frame.groupby(["judge", "candidate", "task"], as_index=False)[COUNT_COLUMNS].sum()
+    return unit_rates(pooled)
+
+
+def task_breakdown(units: pd.DataFrame, by: str = "task") -> pd.DataFrame:
+    """Per (judge, ``by``): pooled PC (ratio of sums) and PF as the unweighted mean over its units."""
+    grouped = units.groupby(["judge", by], as_index=False).agg(
+        pairs=("pairs", "sum"), consistent=("consistent", "sum"), classified=("classified", "sum"),
+        preference_fairness=("preference_fairness", "mean"), units=("pairs", "size"),
+    )
+    return grouped.assign(position_consistency=grouped["consistent"] / grouped["classified"].where(
+        grouped["classified"] > 0))
+
+
+def candidate_win_rates(units: pd.DataFrame) -> pd.DataFrame:
+    """Per (judge, candidate): overall win rate against the opponent, pooled over tasks, best first."""
+    pooled = units.groupby(["judge", "candidate"], as_index=False)[COUNT_COLUMNS].sum()
+    return unit_rates(pooled).sort_values(["judge", "overall_win_rate"], ascending=[True, False])
+
+
+def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd.DataFrame,
+                 repetition: RepetitionMetrics | None, resamples: int, seed: int) -> PairwiseJudgeMetrics:
+    dataset, study, judge, rep = key
+    consistent, primacy, recency = int(counts["consistent"]), int(counts["primacy"]), int(counts["recency"])
+    classified = consistent + primacy + recency
+    flips = primacy + recency
+    flip_rate = flips / classified if classified else float("nan")
+    wilson = wilson_interval(flips, classified)
+    boot = item_bootstrap_rate((items["classified"] - items["consistent"]).to_numpy(),
+                               items["classified"].to_numpy(), resamples=resamples, seed=seed)
+    share, binomial_p = first_slot_test(primacy, recency)
+    test = mcnemar_slots(*(int(counts[c]) for c in MCNEMAR_COLUMNS))
+    floor = repetition.repetition_floor if repetition else None
+    return PairwiseJudgeMetrics(
+        dataset=dataset, study=study, judge=judge, repetition=int(rep), pairs=int(counts["pairs"]),
+        failed_pairs=int(counts["failed"]), consistent=consistent, primacy=primacy, recency=recency,
+        position_consistency=1 - flip_rate if classified else float("nan"), flip_rate=flip_rate,
+        flip_rate_ci_low=wilson.low, flip_rate_ci_high=wilson.high, first_slot_share=share, binomial_p=binomial_p,
+        preference_fairness=pf, classified_pairs=classified, units=units, items=int((items["classified"] > 0).sum()),
+        bootstrap_ci_low=boot.low, bootstrap_ci_high=boot.high, bootstrap_resamples=resamples, bootstrap_seed=seed,
+        mcnemar_statistic=test.statistic, mcnemar_p=test.p_value, wins_first_slot_only=test.wins_first_slot_only,
+        wins_second_slot_only=test.wins_second_slot_only,
+        repetition_prompts=repetition.prompts if repetition else None,
+        repetition_stability=repetition.repetition_stability if repetition else None,
+        repetition_floor=floor,
+        flip_rate_excess=flip_rate - floor if floor is not None and classified else None,
+    )
+
+
+def pairwise_metrics(path: str | os.PathLike[str], dataset_id: str | None = None,
+                     judges: Sequence[str] | None = None, study: str | None = None,
+                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> list[PairwiseJudgeMetrics]:
+    """One result per (dataset, study, judge, repetition) with classified pairs in the store."""
+    units = unit_counts_frame(path, dataset_id, study, judges)
+    if units.empty:
+        return []
+    units = unit_rates(units)
+    per_row = units.groupby(ROW_KEYS)[COUNT_COLUMNS + MCNEMAR_COLUMNS].sum()
+    fairness = units.groupby(ROW_KEYS)["preference_fairness"].agg(["mean", "size"])
+    items = item_counts(path, dataset_id, study, judges)
+    items_by_row = dict(iter(items.groupby(ROW_KEYS)))
+    stability = {(r.dataset, r.study, r.judge): r for r in repetition_metrics(path, dataset_id, judges, study)}
+    empty_items = items.iloc[0:0]
+    return [
+        _row_metrics(key, counts, float(fairness.loc[key, "mean"]), int(fairness.loc[key, "size"]),
+                     items_by_row.get(key, empty_items), stability.get(key[:3]), resamples, seed)
+        for key, counts in per_row.iterrows()
+    ]
+
+
+def metrics_frame(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
+    """Results as a DataFrame, one row each."""
+    return pd.DataFrame([asdict(result) for result in results])

@@ -1,0 +1,79 @@
+"""Intervals and tests behind the pairwise metrics: Wilson, item-clustered bootstrap, binomial, McNemar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binomtest
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.proportion import proportion_confint
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+CONFIDENCE = 0.95
+# Keeps one block of resampled indices near 40 MB however many items a judge has.
+_MAX_BLOCK_CELLS = 5_000_000
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = CONFIDENCE) -> Interval:
+    """Wilson score interval of successes / trials (NaN bounds when there are no trials)."""
+    if trials <= 0:
+        return Interval(float("nan"), float("nan"))
+    low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
+    return Interval(float(low), float(high))
+
+
+def item_bootstrap_rate(successes: np.ndarray, trials: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
+                        seed: int = BOOTSTRAP_SEED, confidence: float = CONFIDENCE) -> Interval:
+    """Percentile interval of sum(successes) / sum(trials) when whole items (clusters) are resampled.
+
+    ``successes[i]`` and ``trials[i]`` are the counts of item i; every resample draws as many items as there are.
+    """
+    successes = np.asarray(successes, dtype=np.int64)
+    trials = np.asarray(trials, dtype=np.int64)
+    n_items = len(trials)
+    if n_items == 0 or trials.sum() == 0:
+        return Interval(float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    block = max(1, _MAX_BLOCK_CELLS // n_items)
+    rates: list[np.ndarray] = []
+    for start in range(0, resamples, block):
+        picks = rng.integers(0, n_items, size=(min(block, resamples - start), n_items))
+        drawn_trials = trials[picks].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates.append(successes[picks].sum(axis=1) / drawn_trials)
+    all_rates = np.concatenate(rates)
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.nanpercentile(all_rates, [tail, 100 - tail])
+    return Interval(float(low), float(high))
+
+
+def first_slot_test(primacy: int, recency: int, expected: float = 0.5) -> tuple[float, float]:
+    """Share of inconsistent pairs that favour the first slot, and the exact binomial p-value against ``expected``."""
+    n = primacy + recency
+    if n == 0:
+        return float("nan"), float("nan")
+    return primacy / n, float(binomtest(primacy, n, expected).pvalue)
+
+
+@dataclass(frozen=True)
+class McNemarResult:
+    statistic: float
+    p_value: float
+    wins_first_slot_only: int
+    wins_second_slot_only: int
+
+
+def mcnemar_slots(wins_both: int, wins_first_only: int, wins_second_only: int, wins_neither: int) -> McNemarResult:
+    """Exact McNemar test: does a candidate win more often in the first slot than in the second?"""
+    if wins_first_only + wins_second_only == 0:
+        return McNemarResult(float("nan"), 1.0, wins_first_only, wins_second_only)
+    result = mcnemar([[wins_both, wins_first_only], [wins_second_only, wins_neither]], exact=True)
+    return McNemarResult(float(result.statistic), float(result.pvalue), wins_first_only, wins_second_only)

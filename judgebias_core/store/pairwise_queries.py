@@ -1,0 +1,218 @@
+"""Set-based reads of classified pairs (``pair_outcomes``) and of pairwise/list-wise judge calls."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import pandas as pd
+
+from judgebias_core.store.connection import connect
+
+# Shared WHERE clause: every filter is optional (NULL means "all").
+_SCOPE = """
+(CAST(? AS VARCHAR) IS NULL OR dataset_id = ?)
+AND (CAST(? AS VARCHAR) IS NULL OR study = ?)
+AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, judge))
+"""
+
+UNIT_KEYS = ["dataset_id", "study", "judge", "repetition", "candidate", "task"]
+
+# One row per (dataset, study, judge, repetition, candidate, task). The McNemar cells ask whether the candidate
+# wins when it sits in the first slot (swapped order, verdict A) and when it sits in the second (original, B).
+UNIT_COUNTS_SQL = f"""
+SELECT dataset_id, study, judge, repetition, candidate, coalesce(task, '(no task)') AS task,
+       count(*) AS pairs,
+       count(*) FILTER (classification = 'failed') AS failed,
+       count(*) FILTER (classification = 'consistent') AS consistent,
+       count(*) FILTER (classification = 'primacy') AS primacy,
+       count(*) FILTER (classification = 'recency') AS recency,
+       count(*) FILTER (classification = 'consistent' AND winner = candidate) AS candidate_wins,
+       count(*) FILTER (classification = 'consistent' AND winner = opponent) AS opponent_wins,
+       count(*) FILTER (classification = 'consistent' AND winner = 'tie') AS ties,
+       count(*) FILTER (classification <> 'failed' AND verdict_swapped = 'A' AND verdict_original = 'B')
+           AS wins_both_slots,
+       count(*) FILTER (classification <> 'failed' AND verdict_swapped = 'A' AND verdict_original <> 'B')
+           AS wins_first_slot_only,
+       count(*) FILTER (classification <> 'failed' AND verdict_swapped <> 'A' AND verdict_original = 'B')
+           AS wins_second_slot_only,
+       count(*) FILTER (classification <> 'failed' AND verdict_swapped <> 'A' AND verdict_original <> 'B')
+           AS wins_neither_slot
+FROM pair_outcomes
+WHERE {_SCOPE}
+GROUP BY ALL
+ORDER BY ALL
+"""
+
+ITEM_COUNTS_SQL = f"""
+SELECT dataset_id, study, judge, repetition, item_id,
+       count(*) FILTER (classification <> 'failed') AS classified,
+       count(*) FILTER (classification = 'consistent') AS consistent
+FROM pair_outcomes
+WHERE {_SCOPE}
+GROUP BY ALL
+ORDER BY ALL
+"""
+
+# A prompt is one order of one pair; its repetitions are the calls that share everything but the repetition index.
+REPETITION_SQL = f"""
+WITH calls AS (
+    SELECT dataset_id, study, judge, item_id, first_candidate, second_candidate, repetition,
+           CASE WHEN parse_status = 'ok' THEN verdict END AS verdict
+    FROM judge_calls
+    WHERE kind = 'pairwise' AND {_SCOPE}
+),
+repeated AS (
+    SELECT dataset_id, study, judge FROM calls GROUP BY ALL HAVING max(repetition) > 1
+),
+prompts AS (
+    SELECT c.dataset_id, c.study, c.judge, c.item_id, c.first_candidate, c.second_candidate,
+           count(*) AS repetitions,
+           count(c.verdict) AS parsed,
+           any_value(c.verdict) FILTER (c.repetition = 1) AS verdict_1,
+           any_value(c.verdict) FILTER (c.repetition = 2) AS verdict_2
+    FROM calls c JOIN repeated USING (dataset_id, study, judge)
+    GROUP BY ALL
+),
+modes AS (
+    SELECT dataset_id, study, judge, item_id, first_candidate, second_candidate, max(n) AS mode_count
+    FROM (SELECT dataset_id, study, judge, item_id, first_candidate, second_candidate, verdict, count(*) AS n
+          FROM calls WHERE verdict IS NOT NULL GROUP BY ALL)
+    GROUP BY ALL
+)
+SELECT p.dataset_id, p.study, p.judge,
+       count(*) AS prompts,
+       count(*) FILTER (p.parsed = 0) AS prompts_unparsed,
+       avg(m.mode_count / p.repetitions) FILTER (p.parsed > 0) AS repetition_stability,
+       count(*) FILTER (p.verdict_1 IS NOT NULL AND p.verdict_2 IS NOT NULL) AS floor_prompts,
+       count(*) FILTER (p.verdict_1 IS NOT NULL AND p.verdict_2 IS NOT NULL AND p.verdict_1 <> p.verdict_2)
+           AS floor_changed,
+       max(p.repetitions) AS max_repetitions
+FROM prompts p LEFT JOIN modes m USING (dataset_id, study, judge, item_id, first_candidate, second_candidate)
+GROUP BY ALL
+ORDER BY ALL
+"""
+
+PAIR_DETAIL_SQL = f"""
+SELECT p.dataset_id, p.study, p.judge, p.repetition, p.item_id, coalesce(p.task, '(no task)') AS task,
+       p.candidate, p.opponent, p.classification, p.winner,
+       o.verdict AS verdict_original, s.verdict AS verdict_swapped,
+       o.parse_status AS parse_status_original, s.parse_status AS parse_status_swapped,
+       o.raw_output AS raw_original, s.raw_output AS raw_swapped, o.parser,
+       i.question
+FROM pair_outcomes p
+JOIN judge_calls o ON o.call_id = p.original_call_id
+JOIN judge_calls s ON s.call_id = p.swapped_call_id
+LEFT JOIN items i ON i.dataset_id = p.dataset_id AND i.item_id = p.item_id
+WHERE (CAST(? AS VARCHAR) IS NULL OR p.dataset_id = ?)
+  AND (CAST(? AS VARCHAR) IS NULL OR p.study = ?)
+  AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, p.judge))
+  AND list_contains(?, p.classification)
+  AND (CAST(? AS INTEGER) IS NULL OR p.repetition = ?)
+  AND (CAST(? AS VARCHAR) IS NULL OR p.task = ?)
+  AND (CAST(? AS VARCHAR) IS NULL OR p.candidate = ?)
+ORDER BY p.judge, p.repetition, i.seq, p.candidate
+LIMIT ?
+"""
+
+SCOPE_SQL = """
+SELECT dataset_id, study, judge, repetition, coalesce(task, '(no task)') AS task, candidate, count(*) AS pairs
+FROM pair_outcomes GROUP BY ALL ORDER BY ALL
+"""
+
+# List-wise calls grouped by the set of candidates they show; a verdict letter names a slot (A = 1).
+LISTWISE_GROUPS_SQL = f"""
+WITH calls AS (
+    SELECT dataset_id, study, judge, repetition, item_id, slots, len(slots) AS options,
+           list_sort(slots) AS candidate_set,
+           CASE WHEN verdict = 'none' THEN 0 ELSE ascii(verdict) - 64 END AS position,
+           parse_status = 'ok' AND verdict IS NOT NULL
+               AND (verdict = 'none' OR (length(verdict) = 1 AND ascii(verdict) - 64 BETWEEN 1 AND len(slots)))
+               AS parsed
+    FROM judge_calls
+    WHERE kind = 'listwise' AND {_SCOPE}
+),
+chosen AS (
+    SELECT *, CASE WHEN NOT parsed THEN NULL WHEN position = 0 THEN '(none)' ELSE slots[position] END AS winner
+    FROM calls
+),
+groups AS (
+    SELECT dataset_id, study, judge, repetition, item_id, candidate_set, any_value(options) AS options,
+           count(*) AS calls, count(DISTINCT slots) AS orderings, bool_and(parsed) AS all_parsed,
+           count(DISTINCT winner) AS winners,
+           count(*) FILTER (parsed AND position = 1) AS first_picks,
+           count(*) FILTER (parsed AND position > 1) AS later_picks
+    FROM chosen GROUP BY ALL
+)
+SELECT *,
+       CASE WHEN NOT all_parsed OR orderings < options THEN 'failed'
+            WHEN winners = 1 THEN 'consistent'
+            WHEN first_picks * options > first_picks + later_picks THEN 'primacy'
+            WHEN first_picks * options < first_picks + later_picks THEN 'recency'
+            ELSE 'undirected'
+       END AS classification
+FROM groups
+ORDER BY dataset_id, study, judge, repetition, item_id
+"""
+
+
+def _scope_params(dataset_id: str | None, study: str | None, judges: Sequence[str] | None) -> list[object]:
+    judge_list = list(judges) if judges else None
+    return [dataset_id, dataset_id, study, study, judge_list, judge_list]
+
+
+def _frame(path: str | os.PathLike[str], sql: str, params: list[object]) -> pd.DataFrame:
+    with connect(path, read_only=True) as con:
+        return con.execute(sql, params).df()
+
+
+def unit_counts_frame(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+                      judges: Sequence[str] | None = None) -> pd.DataFrame:
+    """Pair counts per (dataset, study, judge, repetition, candidate, task), failures included."""
+    return _frame(path, UNIT_COUNTS_SQL, _scope_params(dataset_id, study, judges))
+
+
+def unit_counts(path: str | os.PathLike[str], dataset_id: str, study: str,
+                judges: Sequence[str] | None = None, repetition: int | None = None) -> pd.DataFrame:
+    """One row per (judge, candidate, task): pairs (incl. failed), failed, consistent, primacy, recency, wins, ties.
+
+    Repetitions are pooled unless ``repetition`` picks one.
+    """
+    frame = unit_counts_frame(path, dataset_id, study, judges)
+    if repetition is not None:
+        frame = frame[frame["repetition"] == repetition]
+    counts = ["pairs", "failed", "consistent", "primacy", "recency", "candidate_wins", "opponent_wins", "ties"]
+    return frame.groupby(["judge", "candidate", "task"], as_index=False)[counts].sum()
+
+
+def item_counts(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+                judges: Sequence[str] | None = None) -> pd.DataFrame:
+    """Classified and consistent pairs per (dataset, study, judge, repetition, item): the bootstrap's clusters."""
+    return _frame(path, ITEM_COUNTS_SQL, _scope_params(dataset_id, study, judges))
+
+
+def repetition_counts(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+                      judges: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per (dataset, study, judge) with repetitions: prompts, mean mode share, and the repetition-floor counts."""
+    return _frame(path, REPETITION_SQL, _scope_params(dataset_id, study, judges))
+
+
+def pair_details(path: str | os.PathLike[str], dataset_id: str | None, study: str | None,
+                 judges: Sequence[str] | None = None, classifications: Sequence[str] = ("primacy", "recency"),
+                 repetition: int | None = None, task: str | None = None, candidate: str | None = None,
+                 limit: int = 500) -> pd.DataFrame:
+    """Pairs of the given classes with both raw replies and the item's question, for a drill-down."""
+    params = [*_scope_params(dataset_id, study, judges), list(classifications), repetition, repetition,
+              task, task, candidate, candidate, limit]
+    return _frame(path, PAIR_DETAIL_SQL, params)
+
+
+def pairwise_scope(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Every (dataset, study, judge, repetition, task, candidate) that has classified pairs, for filters."""
+    return _frame(path, SCOPE_SQL, [])
+
+
+def listwise_groups(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+                    judges: Sequence[str] | None = None) -> pd.DataFrame:
+    """List-wise calls grouped by (dataset, study, judge, repetition, item, candidate set), classified."""
+    return _frame(path, LISTWISE_GROUPS_SQL, _scope_params(dataset_id, study, judges))
