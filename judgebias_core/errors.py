@@ -57,3 +57,7 @@ class MissingApiKey(ProviderError):
     def __init__(self, variable: str) -> None:
         self.variable = variable
         super().__init__(f"set the environment variable {variable} (or the Streamlit secret of that name)")
+
+
+class ExportUnavailable(JudgebiasError):
+    """A file export cannot be produced here (e.g. no Chrome/Chromium for static chart images)."""

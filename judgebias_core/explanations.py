@@ -1,0 +1,299 @@
+"""Plain-language explanations of every metric of docs/METHODS.md: what it means and how it is computed.
+
+Pages show them through ``ui.share.explain``; the HTML report prints them as "how this was measured".
+Formulas are plain text (no LaTeX) so they read the same in the dashboard, the report and a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MetricExplanation:
+    """One metric: a one-line meaning for a non-coder, the formula, and where the method comes from."""
+
+    key: str
+    name: str
+    meaning: str
+    formula: str
+    source: str
+
+
+SHI = "Shi et al., Judging the Judges (arXiv 2406.07791)"
+RUBRIC_PAPER = "Am I More Pointwise or Pairwise? (arXiv 2602.02219)"
+SWAP_PRACTICE = "practitioners' swap-consistency write-ups"
+CALIBRATION = "LLM-as-judge calibration notes"
+PROJECT = "judgebias project rule (docs/METHODS.md)"
+
+_PAIR_CLASSES = (
+    "A pair is judged twice, with the two answers swapped. Verdicts (original order, swapped order): "
+    "consistent = (A,B), (B,A), (C,C); primacy = (A,A), (A,C), (C,A); recency = (B,B), (B,C), (C,B). "
+    "Pairs with a parse failure on either side are left out and counted apart."
+)
+
+_ENTRIES: tuple[MetricExplanation, ...] = (
+    # Pairwise swap runs
+    MetricExplanation(
+        "position_consistency", "Position consistency",
+        "Share of answer pairs where the judge picks the same winner (or tie) whichever answer is shown first.",
+        f"{_PAIR_CLASSES}\nPC = consistent / (consistent + primacy + recency), counted in pairs; groups are pooled "
+        "by adding counts (ratio of sums), not by averaging ratios.",
+        SHI,
+    ),
+    MetricExplanation(
+        "flip_rate", "Flip rate",
+        "Share of answer pairs where swapping the two answers changes the judge's verdict.",
+        "flip rate = 1 - PC = (primacy + recency) / n, with n = consistent + primacy + recency pairs. A change to or "
+        "from a tie is a flip; a tie in both orders is consistent.\n95% Wilson interval over n pairs. Because pairs "
+        "that share an item are not independent, a second interval comes from a bootstrap that resamples items "
+        "(all pairs of an item together), 2,000 resamples, seed 0.",
+        SWAP_PRACTICE,
+    ),
+    MetricExplanation(
+        "first_slot_share", "First-slot share (direction)",
+        "Among the verdicts that changed, the share that favoured the answer shown first.",
+        "first-slot share = primacy / (primacy + recency). 0.5 means no preferred side. Exact two-sided binomial "
+        "test of primacy successes in primacy + recency trials against p = 1/2 (scipy binomtest).",
+        SWAP_PRACTICE,
+    ),
+    MetricExplanation(
+        "preference_fairness", "Preference fairness",
+        "How far the judge leans to one slot: negative leans to the first answer, positive to the second, 0 is fair.",
+        "Per unit (judge, candidate, task): PF = (recency - primacy) / N, where N counts every pair of the unit "
+        "including parse failures. PF lies in [-1, 1]. The judge's PF is the unweighted mean over its units.",
+        SHI,
+    ),
+    MetricExplanation(
+        "mcnemar", "McNemar test",
+        "Whether an answer wins more often when shown first than when shown second, beyond what chance allows.",
+        "2 x 2 table of paired outcomes of each pair: 'x wins when first' (yes/no) against 'x wins when second' "
+        "(yes/no). McNemar's test on the discordant cells (statsmodels mcnemar; exact when they are few).",
+        SWAP_PRACTICE,
+    ),
+    MetricExplanation(
+        "repetition_stability", "Repetition stability",
+        "How often the judge gives the same verdict when asked the very same question several times.",
+        "Per prompt (one order of one pair) judged R times: count of its most frequent verdict / R (failed parses "
+        "stay in R and never count as the mode). RS = mean over prompts; prompts with no parsed repetition are "
+        "left out and counted apart.",
+        SHI,
+    ),
+    MetricExplanation(
+        "repetition_floor", "Repetition floor",
+        "How often the verdict changes with nothing swapped at all: the noise the flip rate should be read against.",
+        "Among prompts whose repetitions 1 and 2 both parsed: share whose two verdicts differ. The positional "
+        "effect worth reporting is the flip rate in excess of this floor.",
+        SWAP_PRACTICE,
+    ),
+    MetricExplanation(
+        "overall_win_rate", "Overall win rate",
+        "How often a candidate beats the baseline answer, counting pairs the judge could not decide on as half.",
+        "win rate = (consistent wins + (consistent ties + inconsistent pairs) / 2) / classified pairs.",
+        SHI,
+    ),
+    MetricExplanation(
+        "quality_gap", "Answer quality gap",
+        "How clearly one answer is better than the other: 0 means evenly matched, 0.5 means one always wins.",
+        "quality gap = |overall win rate - 1/2|. Published finding: the larger the gap, the higher the "
+        "position consistency.",
+        SHI,
+    ),
+    MetricExplanation(
+        "ranking_safety", "Ranking safety",
+        "Whether the order of the top of a leaderboard could be an artefact of where answers were shown.",
+        "If the top two differ by less than the upper end of the judge's flip-rate Wilson interval, the order is "
+        "flagged as possibly caused by position.",
+        PROJECT,
+    ),
+    MetricExplanation(
+        "listwise_consistency", "List-wise consistency",
+        "Share of items where the judge picks the same best answer whatever the order of the list.",
+        "p candidates shown in p cyclic orders (each in each position once). Consistent if the same candidate wins in "
+        "all p orders. Direction: one-vs-all, choosing the first slot counts as primacy.",
+        SHI,
+    ),
+    # Rubric balanced permutation
+    MetricExplanation(
+        "position_share", "Position selection distribution",
+        "How often the judge's chosen score sat at each place of the rubric; an unbiased judge gives each place 1/k.",
+        "Share of parsed trials whose chosen position is p, for p = 1..k; no-bias line 1/k. Valid only on a balanced "
+        "set of orderings (k forward and k reversed rotations: each score twice at each position), otherwise score "
+        "and position are confounded.",
+        RUBRIC_PAPER,
+    ),
+    MetricExplanation(
+        "position_given_score", "Score-by-position table P(position | score)",
+        "For each score the judge gave, where that score option sat in the list when it was chosen.",
+        "P(p | s) = trials choosing score s at position p / trials choosing score s. Each row sums to 1; no bias "
+        "means every cell is 1/k.",
+        RUBRIC_PAPER,
+    ),
+    MetricExplanation(
+        "permutation_vs_repeat", "Human correlation: permutation vs repeat",
+        "Whether averaging over shuffled rubric orders brings the judge closer to people than asking the same "
+        "order repeatedly.",
+        "Per item: mean of its 2k permutation scores and mean of its 2k repeat scores (canonical order). Pearson r "
+        "and Spearman rho of each against the human mean score, and their difference, with bootstrap intervals over "
+        "items. Against a reference judge where no human labels exist (labelled as such).",
+        RUBRIC_PAPER,
+    ),
+    MetricExplanation(
+        "within_item_spread", "Within-item spread",
+        "How much one item's score moves when only the order of the rubric options changes.",
+        "Per item: standard deviation of its 2k scores; reported as the mean over items, for each run.",
+        RUBRIC_PAPER,
+    ),
+    MetricExplanation(
+        "ordering_rank", "Per-ordering correlation rank",
+        "Which order of the rubric options gives scores closest to people's.",
+        "For each ordering: Pearson correlation of its single-run scores with the human scores; orderings ranked "
+        "(1 = highest). The canonical order's rank is highlighted.",
+        RUBRIC_PAPER,
+    ),
+    MetricExplanation(
+        "bias_cost", "Bias cost",
+        "How much a given order of rubric options would push the judge off, estimated from a small probing run.",
+        "Cost(pi) = sum over positions p of |P(p | pi_p) - 1/k|, with P(p | s) from the probing run. Lower is less "
+        "biased; the lowest-cost ordering among the candidates is recommended.",
+        RUBRIC_PAPER,
+    ),
+    MetricExplanation(
+        "g_eval_score", "Expected score (G-Eval style)",
+        "The score the judge expects on average, from its own probabilities for each score.",
+        "expected score = sum over valid scores s of s * P(s), from the token log-probabilities the provider "
+        "returns, next to the sampled score.",
+        PROJECT,
+    ),
+    # Several judges
+    MetricExplanation(
+        "agreement", "Agreement between judges",
+        "How often two judges give the same verdict on the same question.",
+        "Over instances (item, first slot, second slot, repetition) both judges answered with a parsed verdict: "
+        "identical verdicts / instances. Variant: leave out every instance where either judge said tie.",
+        SHI,
+    ),
+    MetricExplanation(
+        "disagreement", "Disagreement",
+        "How many judges break from the majority on a question.",
+        "Per prompt: number of judges whose verdict differs from the majority verdict; shown as a distribution over "
+        "prompts. The majority verdict also serves as an ensemble judge.",
+        SHI,
+    ),
+    # Agreement with humans
+    MetricExplanation(
+        "kappa", "Cohen's kappa",
+        "Agreement between judge and people beyond what chance alone would give: 1 is perfect, 0 is chance level.",
+        "kappa = (p_o - p_e) / (1 - p_e): p_o observed agreement, p_e agreement expected from the two label "
+        "distributions (confusion matrix, human labels as rows). Unweighted for pairwise labels. Where several raters "
+        "score an item, their median rating is used.",
+        CALIBRATION,
+    ),
+    MetricExplanation(
+        "kappa_quadratic", "Quadratic-weighted kappa",
+        "Like Cohen's kappa, but a near miss on a score scale (4 for 5) costs less than a far miss (1 for 5).",
+        "kappa_w = 1 - sum(w_ij * o_ij) / sum(w_ij * e_ij) with w_ij = (i - j)^2 / (k - 1)^2, o observed and e "
+        "chance-expected cell shares. For ordinal scores; median rating of several raters.",
+        CALIBRATION,
+    ),
+    MetricExplanation(
+        "precision_recall", "Precision and recall per label",
+        "For each label: how often the judge is right when it says it (precision), and how many of the people's "
+        "uses of it the judge finds (recall).",
+        "With the human label as truth: precision(l) = both say l / judge says l; recall(l) = both say l / human "
+        "says l.",
+        CALIBRATION,
+    ),
+    MetricExplanation(
+        "confusion_matrix", "Confusion matrix",
+        "Counts of each (human label, judge label) combination: the diagonal is agreement.",
+        "Rows: human labels, columns: judge labels, in a fixed order (pairwise: response_1, response_2, tie; "
+        "rubric: 1..k). Never summarised by raw accuracy alone.",
+        CALIBRATION,
+    ),
+    MetricExplanation(
+        "pearson", "Pearson correlation",
+        "How closely the judge's scores rise and fall with people's scores, in a straight line.",
+        "r = cov(x, y) / (sd(x) sd(y)), x judge scores, y the mean of the human raters; 95% confidence interval.",
+        CALIBRATION,
+    ),
+    MetricExplanation(
+        "spearman", "Spearman correlation",
+        "Whether the judge ranks items in the same order people do.",
+        "rho = Pearson correlation of the ranks of x and y (ties get average ranks); 95% confidence interval.",
+        CALIBRATION,
+    ),
+    MetricExplanation(
+        "kendall", "Kendall's tau",
+        "Of all pairs of items, how much more often judge and people order them the same way than the opposite way.",
+        "tau-b = (concordant - discordant) / sqrt((n0 - n1)(n0 - n2)), corrected for ties; 95% confidence interval.",
+        CALIBRATION,
+    ),
+    # Other biases and rankings
+    MetricExplanation(
+        "verbosity", "Verbosity bias",
+        "Whether the judge prefers the longer answer regardless of quality.",
+        "Share of decisive pairs won by the longer answer (lengths in characters), and win probability against the "
+        "length difference. Length-controlled pairs are analysed apart from swap pairs.",
+        PROJECT,
+    ),
+    MetricExplanation(
+        "self_preference", "Self-preference",
+        "Whether a judge favours answers written by models of its own family.",
+        "Matrix of win rates: rows judge family, columns candidate family; compare the diagonal with the rest.",
+        PROJECT,
+    ),
+    MetricExplanation(
+        "bradley_terry", "Bradley-Terry strength",
+        "A single strength score per candidate, estimated from who beat whom, to rank them.",
+        "P(i beats j) = s_i / (s_i + s_j); strengths fitted by maximum likelihood on the pairwise outcomes (a tie "
+        "counts as half a win for each side), shown on a log scale.",
+        PROJECT,
+    ),
+    MetricExplanation(
+        "stepwise_aic", "Stepwise regression (AIC)",
+        "Which factors (judge, candidate, task, quality gap, lengths) best explain where the position bias is.",
+        "Units (judge, candidate, task); target PC or PF. From the empty model, at each step add or drop the one "
+        "predictor that lowers AIC = 2k - 2 ln L the most; stop when none does. Final model: OLS coefficients with "
+        "intervals and p-values; per predictor, the AIC rise when it alone is removed.",
+        SHI,
+    ),
+    MetricExplanation(
+        "parse_failures", "Parse failures",
+        "Judge replies from which no verdict or score could be read; kept and counted, never guessed.",
+        "Count of calls with parse_status = failed (a reply came back, no verdict matched the parser's rule), shown "
+        "next to every rate they are excluded from.",
+        PROJECT,
+    ),
+)
+
+EXPLANATIONS: dict[str, MetricExplanation] = {entry.key: entry for entry in _ENTRIES}
+
+# Other names page code may reasonably use for the same metric.
+ALIASES: dict[str, str] = {
+    "pc": "position_consistency",
+    "consistency": "position_consistency",
+    "flip_rate_wilson": "flip_rate",
+    "flip_rate_bootstrap": "flip_rate",
+    "direction": "first_slot_share",
+    "binomial_test": "first_slot_share",
+    "pf": "preference_fairness",
+    "win_rate": "overall_win_rate",
+    "answer_quality_gap": "quality_gap",
+    "position_selection": "position_share",
+    "score_by_position": "position_given_score",
+    "human_correlation": "permutation_vs_repeat",
+    "cohen_kappa": "kappa",
+    "kappa_unweighted": "kappa",
+    "weighted_kappa": "kappa_quadratic",
+    "kendall_tau": "kendall",
+    "stepwise": "stepwise_aic",
+}
+
+
+def explanation(key: str) -> MetricExplanation:
+    """The explanation of a metric by key or alias; KeyError naming the known keys otherwise."""
+    canonical = ALIASES.get(key, key)
+    if canonical not in EXPLANATIONS:
+        raise KeyError(f"no explanation for metric {key!r}; known: {', '.join(sorted(EXPLANATIONS))}")
+    return EXPLANATIONS[canonical]

@@ -1,0 +1,59 @@
+"""ui/share.py in a running Streamlit script: explanations, permalinks read from the URL, download buttons."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from ui.share import escape_markdown
+
+SCRIPT = '''
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+from ui.share import chart_downloads, explain, permalink_hint, synced_multiselect, synced_selectbox, table_downloads
+
+explain("flip_rate")
+dataset = synced_selectbox("Dataset", ["mtbench", "devbench", "autoj"], key="dataset")
+judges = synced_multiselect("Judges", ["gpt-4", "gemini-pro", "claude"], key="judges", default=["gpt-4"])
+st.write(f"dataset={dataset} judges={','.join(judges)}")
+table_downloads(pd.DataFrame({"judge": ["=cmd"]}), "flip rates")
+chart_downloads(go.Figure(), "flip chart")
+permalink_hint()
+'''
+
+
+def _run(query: dict[str, object]) -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_explain_shows_meaning_and_formula() -> None:
+    at = _run({})
+    assert any("Flip rate" in c.value and "swapping the two answers" in c.value for c in at.caption)
+    assert at.expander[0].label == "How flip rate is computed"
+    assert any("Wilson" in m.value for m in at.markdown)
+
+
+def test_filters_are_read_back_from_the_url() -> None:
+    at = _run({"dataset": "devbench", "judges": ["gemini-pro", "claude"]})
+    assert at.selectbox(key="dataset").value == "devbench"
+    assert at.multiselect(key="judges").value == ["gemini-pro", "claude"]
+    assert any(m.value == "dataset=devbench judges=gemini-pro,claude" for m in at.markdown)
+
+
+def test_unknown_url_values_fall_back_to_the_default() -> None:
+    at = _run({"dataset": "<script>alert(1)</script>"})
+    assert at.selectbox(key="dataset").value == "mtbench"
+
+
+def test_escape_markdown_makes_links_images_and_html_literal() -> None:
+    hostile = "![x](http://evil.example/a.png) [click](javascript:alert(1)) <img src=x onerror=alert(1)> $x$"
+    escaped = escape_markdown(hostile)
+    assert "![" not in escaped and "](" not in escaped
+    for token in ("\\!\\[", "\\]\\(", "\\<img", "\\$x\\$"):
+        assert token in escaped
+    assert escaped.replace("\\", "") == hostile
