@@ -1,0 +1,47 @@
+"""Plotly figures of judge-vs-human calibration: confusion matrices and correlations with intervals."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from judgebias_core.metrics.calibration import Correlation
+
+
+def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[int]], title: str,
+                      human_label: str = "human") -> go.Figure:
+    """Counts with the human label as rows and the judge's as columns; row shares on hover."""
+    table = np.asarray(confusion, dtype=int)
+    row_totals = table.sum(axis=1, keepdims=True)
+    share = np.divide(table, row_totals, out=np.zeros(table.shape), where=row_totals > 0)
+    names = [str(label) for label in labels]
+    fig = go.Figure(go.Heatmap(
+        z=share, x=names, y=names, zmin=0, zmax=1, colorscale="Blues", text=table, texttemplate="%{text:,}",
+        customdata=table, colorbar={"title": "row share"},
+        hovertemplate=f"{human_label} %{{y}}, judge %{{x}}<br>%{{customdata:,}} (%{{z:.1%}} of the row)<extra></extra>",
+    ))
+    fig.update_layout(title=title, xaxis_title="judge", yaxis_title=human_label, yaxis={"autorange": "reversed"},
+                      xaxis={"type": "category"}, margin={"l": 10, "r": 10, "t": 40, "b": 10}, height=360)
+    fig.update_yaxes(type="category")
+    return fig
+
+
+def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
+    """Each correlation with its 95% interval, the count behind it on hover."""
+    names = [f"{name} (n={c.n:,})" for name, c in named]
+    values = np.array([c.statistic for _, c in named], dtype=float)
+    fig = go.Figure(go.Scatter(
+        x=values, y=names, mode="markers", marker={"size": 10},
+        error_x={"type": "data", "symmetric": False, "array": [c.ci_high - c.statistic for _, c in named],
+                 "arrayminus": [c.statistic - c.ci_low for _, c in named]},
+        customdata=[[c.ci_low, c.ci_high, c.method, c.p_value] for _, c in named],
+        hovertemplate="%{y}: %{x:.3f}<br>95%: %{customdata[0]:.3f} to %{customdata[1]:.3f} (%{customdata[2]})"
+                      "<br>p = %{customdata[3]:.2g}<extra></extra>",
+    ))
+    fig.add_vline(x=0, line_dash="dot", line_color="grey")
+    fig.update_layout(xaxis={"range": [-1, 1], "title": "correlation with the labels"},
+                      yaxis={"autorange": "reversed"}, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      height=80 + 45 * len(named))
+    return fig

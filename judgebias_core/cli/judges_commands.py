@@ -1,0 +1,122 @@
+"""CLI: metrics calibration, agreement, verbosity and leaderboard (judges compared with each other and with people)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from typing import Any
+
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_report
+from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration, calibration
+from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED, leaderboard
+from judgebias_core.metrics.verbosity import verbosity, verbosity_frame
+from judgebias_core.store.agreement_queries import pairwise_studies
+
+CORRELATIONS = ("pearson", "spearman", "kendall", "item_pearson", "item_spearman")
+
+
+def rubric_payload(result: RubricCalibration) -> dict[str, Any]:
+    """Flat JSON of a rubric calibration: each correlation as a number with ``_ci_low``/``_ci_high``/``_p``."""
+    payload = {k: v for k, v in asdict(result).items() if k not in CORRELATIONS}
+    for name in CORRELATIONS:
+        correlation = getattr(result, name)
+        payload.update({name: correlation.statistic, f"{name}_ci_low": correlation.ci_low,
+                        f"{name}_ci_high": correlation.ci_high, f"{name}_p": correlation.p_value,
+                        f"{name}_n": correlation.n, f"{name}_interval": correlation.method})
+    return payload
+
+
+def _calibration_text(result: PairwiseCalibration | RubricCalibration) -> str:
+    if isinstance(result, RubricCalibration):
+        return (f"{result.judge} on {result.dataset_id} vs {result.label_source} labels: n={result.n} calls "
+                f"({result.items} items), kappa={result.kappa:.3f}, quadratic kappa={result.weighted_kappa:.3f}, "
+                f"pearson={result.pearson.statistic:.3f}, spearman={result.spearman.statistic:.3f}, "
+                f"kendall={result.kendall.statistic:.3f}")
+    lines = [f"{result.judge} on {result.dataset_id} vs {result.label_source} labels ({result.pairs} pairs)"]
+    for name in ("original", "swapped", "swap_aggregated"):
+        table = getattr(result, name)
+        lines.append(f"  {name:<16} n={table.n:<6} accuracy={table.accuracy:.4f} kappa={table.kappa:.4f}")
+    lines.append(f"  correct in both orders: {result.both_orders_correct} of {result.pairs} "
+                 f"({result.both_orders_correct_rate:.4f}); position consistency {result.position_consistency:.4f} "
+                 f"({result.consistent_pairs} of {result.pairs - result.failed_pairs})")
+    return "\n".join(lines)
+
+
+def _calibration(args: argparse.Namespace) -> int:
+    result = calibration(db_path(args), args.dataset, args.judge, args.study)
+    payload = rubric_payload(result) if isinstance(result, RubricCalibration) else result
+    emit(args, payload, _calibration_text(result))
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    result = agreement_report(db_path(args), args.dataset, args.study, args.repetition)
+    text = "\n".join(
+        [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
+        + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
+           f"{p.n_without_ties}" for p in result.pairs + result.ensemble_pairs]
+    )
+    emit(args, result, text)
+    return 0
+
+
+def _default_studies(args: argparse.Namespace) -> list[str]:
+    if args.study:
+        return list(args.study)
+    return pairwise_studies(db_path(args), args.dataset)["study"].tolist()[:1]
+
+
+def _verbosity(args: argparse.Namespace) -> int:
+    studies = _default_studies(args)
+    judges = args.judge or [*agreement_report(db_path(args), args.dataset, studies).judges, ENSEMBLE_JUDGE]
+    results = verbosity(db_path(args), args.dataset, studies, judges)
+    emit(args, {"dataset": args.dataset, "studies": studies, "judges": results},
+         verbosity_frame(results).round(4).to_string(index=False))
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    board = leaderboard(db_path(args), args.dataset, _default_studies(args), args.judge, args.resamples, args.seed)
+    columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
+               "rank_strength", "position_artefact"]
+    emit(args, board, board.frame()[columns].round(4).to_string(index=False)
+         + f"\nflip rate {board.flip_rate:.4f}, Wilson upper bound {board.flip_rate_ci_high:.4f}")
+    return 0
+
+
+def register(groups: CommandGroups) -> None:
+    parser = groups.metrics.add_parser(
+        "calibration", help="a judge against human labels: confusion, Cohen's kappa, correlations")
+    parser.add_argument("--dataset", required=True, help="dataset id (e.g. autoj, summeval)")
+    parser.add_argument("--judge", required=True, help="judge name as stored")
+    parser.add_argument("--study", help="study or run id (default: every study of the judge on the dataset)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_calibration)
+
+    parser = groups.metrics.add_parser(
+        "agreement", help="agreement of every pair of judges on the same judge calls, with and without ties")
+    parser.add_argument("--dataset", required=True, help="dataset id")
+    parser.add_argument("--study", action="append", required=True,
+                        help="study or run id (repeatable: judges run separately can be compared)")
+    parser.add_argument("--repetition", type=int, help="only this repetition (default: all)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_agreement)
+
+    parser = groups.metrics.add_parser("verbosity", help="does a judge prefer the longer answer (swap pairs)")
+    parser.add_argument("--dataset", required=True, help="dataset id")
+    parser.add_argument("--study", action="append", help="study or run id (repeatable; default: the first)")
+    parser.add_argument("--judge", action="append",
+                        help=f"judge (repeatable; '{ENSEMBLE_JUDGE}' for the ensemble; default: all and the ensemble)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_verbosity)
+
+    parser = groups.metrics.add_parser(
+        "leaderboard", help="candidates ranked by win rate and Bradley-Terry strength, with ranking-safety flags")
+    parser.add_argument("--dataset", required=True, help="dataset id")
+    parser.add_argument("--study", action="append", help="study or run id (repeatable; default: the first)")
+    parser.add_argument("--judge", required=True, help=f"judge name, or '{ENSEMBLE_JUDGE}' for the ensemble")
+    parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples over items")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_leaderboard)

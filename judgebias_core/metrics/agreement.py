@@ -1,0 +1,248 @@
+"""Agreement between judges on the same judge calls, per-prompt disagreement, and the majority-vote ensemble.
+
+An instance is one judge call: (item, first slot, second slot, repetition). Studies are not part of the key, so
+judges run in separate studies on the same pairs can be compared.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from judgebias_core.errors import InvalidArgument
+from judgebias_core.sources.common import model_family
+from judgebias_core.store.agreement_queries import judge_families, pairwise_calls
+
+ENSEMBLE_JUDGE = "majority-vote"
+ENSEMBLE_FAMILY = "ensemble"
+ENSEMBLE_RULE = ("the verdict most judges gave on the call (A, B or tie); no verdict when the top count is shared "
+                 "(e.g. one A, one B, one tie) or when no judge parsed")
+INSTANCE_KEY = ["item_id", "first_candidate", "second_candidate", "repetition"]
+VERDICTS = ("A", "B", "C")
+
+
+@dataclass(frozen=True)
+class JudgePairAgreement:
+    """Agreement of two judges over the calls both answered with a parsed verdict."""
+
+    a: str
+    b: str
+    n: int
+    agreement: float
+    n_without_ties: int
+    agreement_without_ties: float
+
+
+@dataclass(frozen=True)
+class FamilyAgreement:
+    """Pooled agreement over every pair of distinct judges drawn from two families."""
+
+    family_a: str
+    family_b: str
+    judge_pairs: int
+    n: int
+    agreement: float
+
+
+@dataclass(frozen=True)
+class DisagreementDistribution:
+    """How many judges differ from the most common verdict, over calls every judge answered."""
+
+    judges: int
+    instances: int
+    counts: dict[int, int]
+    mean: float
+
+
+@dataclass(frozen=True)
+class AgreementResult:
+    dataset_id: str
+    studies: list[str]
+    repetition: int | None
+    judges: list[str]
+    families: dict[str, str]
+    pairs: list[JudgePairAgreement]
+    ensemble_pairs: list[JudgePairAgreement]
+    family_agreement: list[FamilyAgreement]
+    disagreement: DisagreementDistribution
+    instances: int
+    ensemble_instances: int
+    ensemble_rule: str = ENSEMBLE_RULE
+    notes: list[str] = field(default_factory=list)
+
+    def matrix(self, without_ties: bool = False, with_ensemble: bool = True) -> pd.DataFrame:
+        """Square judge x judge table of agreement (diagonal 1), ensemble last."""
+        names = self.judges + ([ENSEMBLE_JUDGE] if with_ensemble else [])
+        table = pd.DataFrame(np.eye(len(names)), index=names, columns=names)
+        for pair in self.pairs + (self.ensemble_pairs if with_ensemble else []):
+            value = pair.agreement_without_ties if without_ties else pair.agreement
+            table.loc[pair.a, pair.b] = table.loc[pair.b, pair.a] = value
+        return table
+
+    def counts_matrix(self, without_ties: bool = False) -> pd.DataFrame:
+        """The number of shared instances behind each cell of :meth:`matrix`."""
+        names = self.judges + [ENSEMBLE_JUDGE]
+        table = pd.DataFrame(0, index=names, columns=names)
+        for pair in self.pairs + self.ensemble_pairs:
+            value = pair.n_without_ties if without_ties else pair.n
+            table.loc[pair.a, pair.b] = table.loc[pair.b, pair.a] = value
+        return table
+
+
+def label_judges(calls: pd.DataFrame) -> pd.Series:
+    """A judge's name, or 'name [study]' when the same judge appears in several of the chosen studies."""
+    studies_per_judge = calls.groupby("judge")["study"].transform("nunique")
+    return calls["judge"].where(studies_per_judge == 1, calls["judge"] + " [" + calls["study"] + "]")
+
+
+def verdict_table(calls: pd.DataFrame) -> pd.DataFrame:
+    """Instances as rows, judges as columns, parsed verdicts as values (NaN: not answered or not parsed)."""
+    labelled = calls.assign(judge=label_judges(calls))
+    return labelled.pivot(index=INSTANCE_KEY, columns="judge", values="verdict")
+
+
+def majority_vote(table: pd.DataFrame) -> pd.Series:
+    """The plurality verdict of each row; NaN when the top count is shared or nothing parsed."""
+    counts = pd.DataFrame({verdict: (table == verdict).sum(axis=1) for verdict in VERDICTS})
+    top = counts.max(axis=1)
+    unique_top = counts.eq(top, axis=0).sum(axis=1) == 1
+    return counts.idxmax(axis=1).where(unique_top & (top > 0))
+
+
+def _agreement(first: pd.Series, second: pd.Series, a: str, b: str) -> JudgePairAgreement:
+    both = first.notna() & second.notna()
+    same = (first == second) & both
+    no_tie = both & (first != "C") & (second != "C")
+    n, n_no_tie = int(both.sum()), int(no_tie.sum())
+    return JudgePairAgreement(
+        a=a, b=b, n=n, agreement=float(same.sum() / n) if n else float("nan"),
+        n_without_ties=n_no_tie,
+        agreement_without_ties=float((same & no_tie).sum() / n_no_tie) if n_no_tie else float("nan"),
+    )
+
+
+def pairwise_agreements(table: pd.DataFrame) -> list[JudgePairAgreement]:
+    """Agreement of every pair of judges (columns of ``table``), in column order."""
+    return [_agreement(table[a], table[b], a, b) for a, b in itertools.combinations(table.columns, 2)]
+
+
+def disagreement_distribution(table: pd.DataFrame) -> DisagreementDistribution:
+    """Per call answered by every judge: judges whose verdict differs from the most common one."""
+    complete = table.dropna()
+    if complete.empty:
+        return DisagreementDistribution(judges=table.shape[1], instances=0, counts={}, mean=float("nan"))
+    top = pd.DataFrame({verdict: (complete == verdict).sum(axis=1) for verdict in VERDICTS}).max(axis=1)
+    differing = complete.shape[1] - top
+    counts = differing.value_counts().sort_index()
+    return DisagreementDistribution(
+        judges=complete.shape[1], instances=len(complete),
+        counts={int(k): int(v) for k, v in counts.items()}, mean=float(differing.mean()),
+    )
+
+
+def family_agreements(pairs: list[JudgePairAgreement], families: dict[str, str]) -> list[FamilyAgreement]:
+    """Pool pair agreement counts by the two judges' families (ratio of sums)."""
+    if not pairs:
+        return []
+    frame = pd.DataFrame([{"a": p.a, "b": p.b, "n": p.n, "same": p.agreement * p.n if p.n else 0.0} for p in pairs])
+    fam_a, fam_b = frame["a"].map(families), frame["b"].map(families)
+    frame["family_a"] = np.where(fam_a <= fam_b, fam_a, fam_b)
+    frame["family_b"] = np.where(fam_a <= fam_b, fam_b, fam_a)
+    pooled = frame.groupby(["family_a", "family_b"]).agg(judge_pairs=("n", "size"), n=("n", "sum"),
+                                                          same=("same", "sum")).reset_index()
+    return [
+        FamilyAgreement(r.family_a, r.family_b, int(r.judge_pairs), int(r.n),
+                        float(r.same / r.n) if r.n else float("nan"))
+        for r in pooled.itertuples()
+    ]
+
+
+def _families_for(path: str | os.PathLike[str], judges: list[str]) -> dict[str, str]:
+    known = judge_families(path)
+    plain = {judge: judge.split(" [")[0] for judge in judges}
+    return {judge: known.get(name) or model_family(name) for judge, name in plain.items()}
+
+
+def agreement_report(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                     repetition: int | None = None) -> AgreementResult:
+    """Agreement of every pair of judges in the studies, the ensemble against each, and per-call disagreement."""
+    if not studies:
+        raise InvalidArgument("choose at least one study")
+    table = verdict_table(pairwise_calls(path, dataset_id, studies, repetition))
+    judges = sorted(table.columns, key=lambda judge: (model_family(judge.split(" [")[0]), judge))
+    table = table[judges]
+    families = _families_for(path, judges)
+    notes = []
+    if len(judges) < 2:
+        notes.append("only one judge in the chosen studies: agreement needs two")
+    ensemble = majority_vote(table)
+    pairs = pairwise_agreements(table)
+    ensemble_pairs = [_agreement(table[judge], ensemble, judge, ENSEMBLE_JUDGE) for judge in judges]
+    return AgreementResult(
+        dataset_id=dataset_id, studies=list(studies), repetition=repetition, judges=judges, families=families,
+        pairs=pairs, ensemble_pairs=ensemble_pairs,
+        family_agreement=family_agreements(pairs, families),
+        disagreement=disagreement_distribution(table), instances=len(table),
+        ensemble_instances=int(ensemble.notna().sum()), notes=notes,
+    )
+
+
+def disagreeing_calls(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                      repetition: int | None = None, minimum_differing: int = 1) -> pd.DataFrame:
+    """Calls on which at least ``minimum_differing`` judges differ from the majority, most disputed first."""
+    table = verdict_table(pairwise_calls(path, dataset_id, studies, repetition))
+    answered = table.notna().sum(axis=1)
+    top = pd.DataFrame({verdict: (table == verdict).sum(axis=1) for verdict in VERDICTS}).max(axis=1)
+    frame = table.assign(**{ENSEMBLE_JUDGE: majority_vote(table), "judges answering": answered,
+                            "differing from majority": answered - top})
+    frame = frame[frame["differing from majority"] >= minimum_differing]
+    return frame.sort_values("differing from majority", ascending=False, kind="stable").reset_index()
+
+
+def classify_pairs(calls: pd.DataFrame) -> pd.DataFrame:
+    """Pair each original-order call with its mirror and classify it, as the store does for ``pair_outcomes``."""
+    original = calls[calls["order_label"] == "original"]
+    swapped = calls[calls["order_label"] == "swapped"].rename(
+        columns={"first_candidate": "second_candidate", "second_candidate": "first_candidate",
+                 "verdict": "verdict_swapped"})
+    pairs = original.merge(swapped[[*INSTANCE_KEY, "judge", "study", "verdict_swapped"]],
+                           on=[*INSTANCE_KEY, "judge", "study"])
+    first, second = pairs["verdict"], pairs["verdict_swapped"]
+    failed = ~first.isin(VERDICTS) | ~second.isin(VERDICTS)
+    consistent = ((first == "A") & (second == "B")) | ((first == "B") & (second == "A")) | ((first == "C") & (second == "C"))
+    primacy = (first == "A") | ((first == "C") & (second == "A"))
+    classification = np.select([failed, consistent, primacy], ["failed", "consistent", "primacy"], "recency")
+    winner = np.select(
+        [failed, (first == "A") & (second == "B"), (first == "B") & (second == "A"), (first == "C") & (second == "C")],
+        [None, pairs["first_candidate"], pairs["second_candidate"], "tie"], None)
+    return pd.DataFrame({
+        "judge": pairs["judge"], "study": pairs["study"], "repetition": pairs["repetition"],
+        "item_id": pairs["item_id"], "task": pairs["task"], "candidate": pairs["second_candidate"],
+        "opponent": pairs["first_candidate"], "verdict_original": first, "verdict_swapped": second,
+        "classification": classification, "winner": winner,
+    })
+
+
+def ensemble_calls(calls: pd.DataFrame) -> pd.DataFrame:
+    """The majority-vote ensemble as a judge of its own: one call per instance, verdict NaN without a majority."""
+    table = verdict_table(calls)
+    keys = calls.groupby(INSTANCE_KEY, as_index=False).agg(task=("task", "first"), order_label=("order_label", "first"))
+    votes = majority_vote(table).rename("verdict").reset_index()
+    studies = "+".join(sorted(calls["study"].unique()))
+    return keys.merge(votes, on=INSTANCE_KEY).assign(judge=ENSEMBLE_JUDGE, study=studies)
+
+
+def load_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judge: str) -> pd.DataFrame:
+    """Classified pairs of one judge (or of the majority-vote ensemble) in the studies."""
+    from judgebias_core.store.agreement_queries import pair_outcomes  # noqa: PLC0415 - keeps the top list short
+
+    if judge == ENSEMBLE_JUDGE:
+        return classify_pairs(ensemble_calls(pairwise_calls(path, dataset_id, studies)))
+    outcomes = pair_outcomes(path, dataset_id, studies, judge)
+    if outcomes.empty:
+        raise InvalidArgument(f"judge {judge!r} has no classified pair on {dataset_id!r} in studies {studies}")
+    return outcomes

@@ -1,0 +1,276 @@
+"""Agreement of a judge with human labels: confusion, Cohen's kappa, per-class precision and recall, correlations.
+
+Pairwise labels are candidates or a tie; a slot verdict maps to the candidate in that slot (A -> first slot).
+Rubric scores are compared with the raters' median (kappa, confusion) and mean (correlations), per judge call.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.inter_rater import cohens_kappa
+
+from judgebias_core.errors import InvalidArgument, NotFoundError
+from judgebias_core.store.calibration_queries import (
+    pairwise_calls_with_labels,
+    rubric_scale,
+    rubric_trials_with_labels,
+)
+
+TIE = "tie"
+PAIR_KEY = ["study", "item_id", "repetition"]
+
+
+@dataclass(frozen=True)
+class ClassScore:
+    """Precision and recall of one label, with the human label as truth."""
+
+    label: str
+    precision: float
+    recall: float
+    human_count: int
+    judge_count: int
+
+
+@dataclass(frozen=True)
+class AgreementTable:
+    """Judge labels against human labels on one set of instances."""
+
+    n: int
+    accuracy: float
+    kappa: float
+    kappa_ci_low: float
+    kappa_ci_high: float
+    labels: list[str]
+    confusion: list[list[int]]  # rows: human label, columns: judge label, both in ``labels`` order
+    per_class: list[ClassScore]
+
+
+@dataclass(frozen=True)
+class PairwiseCalibration:
+    dataset_id: str
+    judge: str
+    study: str | None
+    label_source: str
+    original: AgreementTable
+    swapped: AgreementTable
+    swap_aggregated: AgreementTable
+    pairs: int
+    failed_pairs: int
+    both_orders_correct: int
+    both_orders_correct_rate: float
+    consistent_pairs: int
+    position_consistency: float
+    rule: str = ("swap-aggregated verdict: the candidate chosen in both orders, or a tie when the verdict changes "
+                 "with the order; pairs with a parse failure in either order are left out of it and counted apart; "
+                 "both_orders_correct_rate is over every pair, a failed order counting as not correct")
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """A correlation coefficient with its 95% interval (Fisher z; the standard error named in ``method``)."""
+
+    statistic: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    n: int
+    method: str
+
+
+@dataclass(frozen=True)
+class RubricCalibration:
+    dataset_id: str
+    judge: str
+    study: str | None
+    label_source: str
+    n: int
+    items: int
+    failed: int
+    kappa: float
+    kappa_ci_low: float
+    kappa_ci_high: float
+    weighted_kappa: float
+    weighted_kappa_ci_low: float
+    weighted_kappa_ci_high: float
+    pearson: Correlation
+    spearman: Correlation
+    kendall: Correlation
+    item_pearson: Correlation
+    item_spearman: Correlation
+    levels: list[int]
+    confusion: list[list[int]]
+    per_class: list[ClassScore]
+    rule: str = ("one instance per parsed judge call; kappa and confusion against the raters' median (rounded half "
+                 "up), correlations against the raters' mean; item_* correlate each item's mean judge score instead")
+
+
+def _kappa(table: np.ndarray, weighted: bool = False) -> tuple[float, float, float]:
+    if table.sum() == 0:
+        return float("nan"), float("nan"), float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = cohens_kappa(table, wt="quadratic") if weighted else cohens_kappa(table)
+    return float(result.kappa), float(result.kappa_low), float(result.kappa_upp)
+
+
+def _confusion(human: pd.Series, judge: pd.Series, labels: list) -> np.ndarray:
+    crossed = pd.crosstab(pd.Categorical(human, categories=labels), pd.Categorical(judge, categories=labels),
+                          dropna=False)
+    return crossed.reindex(index=labels, columns=labels, fill_value=0).to_numpy(dtype=int)
+
+
+def _per_class(table: np.ndarray, labels: list) -> list[ClassScore]:
+    human_counts, judge_counts, hits = table.sum(axis=1), table.sum(axis=0), np.diag(table)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = np.where(judge_counts > 0, hits / judge_counts, np.nan)
+        recall = np.where(human_counts > 0, hits / human_counts, np.nan)
+    return [ClassScore(str(label), float(p), float(r), int(h), int(j))
+            for label, p, r, h, j in zip(labels, precision, recall, human_counts, judge_counts, strict=True)]
+
+
+def agreement_table(human: pd.Series, judge: pd.Series, labels: list) -> AgreementTable:
+    """Confusion, accuracy, unweighted Cohen's kappa and per-class scores of two aligned label series."""
+    table = _confusion(human, judge, labels)
+    n = int(table.sum())
+    kappa, low, high = _kappa(table)
+    return AgreementTable(
+        n=n, accuracy=float(np.trace(table) / n) if n else float("nan"), kappa=kappa, kappa_ci_low=low,
+        kappa_ci_high=high, labels=[str(label) for label in labels], confusion=table.tolist(),
+        per_class=_per_class(table, labels),
+    )
+
+
+def _slot_labels(calls: pd.DataFrame) -> pd.Series:
+    """A -> the candidate in the first slot, B -> the second, C -> tie; NaN when the call did not parse."""
+    return pd.Series(np.select([calls["verdict"] == "A", calls["verdict"] == "B", calls["verdict"] == "C"],
+                               [calls["first_candidate"], calls["second_candidate"], TIE], None),
+                     index=calls.index).where(calls["verdict"].isin(["A", "B", "C"]))
+
+
+def _pair_labels(calls: pd.DataFrame) -> list[str]:
+    """The fixed label order: original first slot, original second slot, tie (response_1, response_2, tie)."""
+    original = calls[calls["order_label"] == "original"]
+    firsts, seconds = original["first_candidate"].unique(), original["second_candidate"].unique()
+    if len(firsts) != 1 or len(seconds) != 1:
+        raise InvalidArgument("calibration of pairwise labels needs the same two candidate names on every item "
+                              f"(found {len(firsts)} first and {len(seconds)} second names in the original order)")
+    return [str(firsts[0]), str(seconds[0]), TIE]
+
+
+def pairwise_calibration_from_calls(calls: pd.DataFrame, dataset_id: str, judge: str,
+                                    study: str | None) -> PairwiseCalibration:
+    """Each order alone, the swap-aggregated verdict, and correct-in-both-orders, from calls with labels."""
+    labels = _pair_labels(calls)
+    calls = calls.assign(judge_label=_slot_labels(calls))
+    by_order = {order: calls[(calls["order_label"] == order) & calls["judge_label"].notna()]
+                for order in ("original", "swapped")}
+    pairs = calls[calls["order_label"] == "original"].merge(
+        calls.loc[calls["order_label"] == "swapped", [*PAIR_KEY, "judge_label"]], on=PAIR_KEY,
+        suffixes=("_original", "_swapped"))
+    first, second = pairs["judge_label_original"], pairs["judge_label_swapped"]
+    parsed = pairs[first.notna() & second.notna()]
+    consistent = parsed["judge_label_original"] == parsed["judge_label_swapped"]
+    aggregated = parsed["judge_label_original"].where(consistent, TIE)
+    correct_both = int(((first == pairs["human"]) & (second == pairs["human"])).sum())
+    return PairwiseCalibration(
+        dataset_id=dataset_id, judge=judge, study=study, label_source=str(calls["label_source"].iloc[0]),
+        original=agreement_table(by_order["original"]["human"], by_order["original"]["judge_label"], labels),
+        swapped=agreement_table(by_order["swapped"]["human"], by_order["swapped"]["judge_label"], labels),
+        swap_aggregated=agreement_table(parsed["human"], aggregated, labels),
+        pairs=len(pairs), failed_pairs=len(pairs) - len(parsed), both_orders_correct=correct_both,
+        both_orders_correct_rate=correct_both / len(pairs) if len(pairs) else float("nan"),
+        consistent_pairs=int(consistent.sum()),
+        position_consistency=float(consistent.mean()) if len(parsed) else float("nan"),
+    )
+
+
+def _fisher_interval(r: float, n: int, se: float) -> tuple[float, float]:
+    if not np.isfinite(r) or not np.isfinite(se):
+        return float("nan"), float("nan")
+    z, half = np.arctanh(np.clip(r, -0.999999, 0.999999)), stats.norm.ppf(0.975) * se
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+def correlations(judge: pd.Series, human: pd.Series) -> tuple[Correlation, Correlation, Correlation]:
+    """Pearson, Spearman and Kendall (tau-b) with 95% Fisher-z intervals; NaN when undefined."""
+    x, y = judge.to_numpy(dtype=float), human.to_numpy(dtype=float)
+    n = len(x)
+    if n < 4 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        empty = Correlation(float("nan"), float("nan"), float("nan"), float("nan"), n, "undefined")
+        return empty, empty, empty
+    pearson = stats.pearsonr(x, y)
+    p_ci = pearson.confidence_interval()
+    spearman = stats.spearmanr(x, y)
+    kendall = stats.kendalltau(x, y)
+    rho, tau = float(spearman.statistic), float(kendall.statistic)
+    s_low, s_high = _fisher_interval(rho, n, np.sqrt((1 + rho**2 / 2) / (n - 3)))
+    k_low, k_high = _fisher_interval(tau, n, np.sqrt(0.437 / (n - 4)) if n > 4 else float("nan"))
+    return (
+        Correlation(float(pearson.statistic), float(p_ci.low), float(p_ci.high), float(pearson.pvalue), n,
+                    "Fisher z, se 1/sqrt(n-3)"),
+        Correlation(rho, s_low, s_high, float(spearman.pvalue), n, "Fisher z, Bonett-Wright se"),
+        Correlation(tau, k_low, k_high, float(kendall.pvalue), n, "Fisher z, Fieller-Hartley-Pearson se"),
+    )
+
+
+def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], dataset_id: str, judge: str,
+                                   study: str | None) -> RubricCalibration:
+    """Kappa (plain and quadratic-weighted), confusion and correlations of rubric trials against labels."""
+    parsed = trials[trials["score"].notna()]
+    table = _confusion(parsed["human_median"].astype(int), parsed["score"].astype(int), levels)
+    kappa, low, high = _kappa(table)
+    weighted, w_low, w_high = _kappa(table, weighted=True)
+    pearson, spearman, kendall = correlations(parsed["score"], parsed["human_mean"])
+    per_item = parsed.groupby(["item_id", "rubric_id"]).agg(score=("score", "mean"), human=("human_mean", "first"))
+    item_pearson, item_spearman, _ = correlations(per_item["score"], per_item["human"])
+    return RubricCalibration(
+        dataset_id=dataset_id, judge=judge, study=study, label_source=str(trials["label_source"].iloc[0]),
+        n=len(parsed), items=int(parsed["item_id"].nunique()), failed=len(trials) - len(parsed),
+        kappa=kappa, kappa_ci_low=low, kappa_ci_high=high, weighted_kappa=weighted, weighted_kappa_ci_low=w_low,
+        weighted_kappa_ci_high=w_high, pearson=pearson, spearman=spearman, kendall=kendall,
+        item_pearson=item_pearson, item_spearman=item_spearman, levels=levels, confusion=table.tolist(),
+        per_class=_per_class(table, levels),
+    )
+
+
+def calibration(path: str | os.PathLike[str], dataset_id: str, judge: str,
+                study: str | None = None) -> PairwiseCalibration | RubricCalibration:
+    """Calibration of a judge against the dataset's labels: pairwise when it made pairwise calls, else rubric."""
+    calls = pairwise_calls_with_labels(path, dataset_id, judge, study)
+    if not calls.empty:
+        return pairwise_calibration_from_calls(calls, dataset_id, judge, study)
+    trials = rubric_trials_with_labels(path, dataset_id, judge, study)
+    if trials.empty:
+        raise NotFoundError(f"judge {judge!r} has no call on labelled items of {dataset_id!r}"
+                            + (f" in study {study!r}" if study else ""))
+    levels = rubric_scale(path, sorted(trials["rubric_id"].unique()))
+    return rubric_calibration_from_trials(trials, levels, dataset_id, judge, study)
+
+
+def disagreeing_pairs(path: str | os.PathLike[str], dataset_id: str, judge: str,
+                      study: str | None = None) -> pd.DataFrame:
+    """Pairs whose swap-aggregated verdict differs from the human label, with both orders' verdicts."""
+    calls = pairwise_calls_with_labels(path, dataset_id, judge, study)
+    if calls.empty:
+        return pd.DataFrame()
+    calls = calls.assign(judge_label=_slot_labels(calls))
+    wide = calls.pivot_table(index=[*PAIR_KEY, "human"], columns="order_label", values="judge_label",
+                             aggfunc="first").reset_index()
+    wide = wide.reindex(columns=[*PAIR_KEY, "human", "original", "swapped"])
+    wide["swap_aggregated"] = wide["original"].where(wide["original"] == wide["swapped"], TIE)
+    wide.loc[wide["original"].isna() | wide["swapped"].isna(), "swap_aggregated"] = None
+    return wide[wide["swap_aggregated"] != wide["human"]].reset_index(drop=True)
+
+
+def disagreeing_trials(path: str | os.PathLike[str], dataset_id: str, judge: str,
+                       study: str | None = None) -> pd.DataFrame:
+    """Rubric calls whose score differs from the raters' median, largest gaps first."""
+    trials = rubric_trials_with_labels(path, dataset_id, judge, study)
+    parsed = trials[trials["score"].notna()]
+    gap = (parsed["score"] - parsed["human_median"]).abs()
+    frame = parsed.assign(gap=gap)[gap > 0]
+    return frame.sort_values("gap", ascending=False, kind="stable").reset_index(drop=True)

@@ -1,0 +1,207 @@
+"""Candidates ranked by win rate and by Bradley-Terry strength, with bootstrap intervals over items.
+
+A pair's score for its candidate: 1 for a consistent win, 0 for a consistent loss, 1/2 for a consistent tie or an
+inconsistent (primacy or recency) pair. Failed pairs are left out. Each pair counts for both of its candidates.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from statsmodels.stats.proportion import proportion_confint
+
+from judgebias_core.errors import InvalidArgument
+from judgebias_core.metrics.agreement import load_outcomes
+
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 0
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    candidate: str
+    pairs: int
+    wins: int
+    ties: int  # consistent ties and inconsistent pairs, each scored 1/2
+    losses: int
+    win_rate: float
+    win_rate_ci_low: float
+    win_rate_ci_high: float
+    strength: float  # Bradley-Terry log-odds, the reference candidate at 0
+    strength_ci_low: float
+    strength_ci_high: float
+    rank_win_rate: int
+    rank_strength: int
+    gap_to_next: float  # win-rate gap to the next candidate down (NaN for the last)
+    position_artefact: bool  # that gap is smaller than the judge's flip-rate upper bound
+    is_reference: bool  # the candidate whose strength is fixed at 0 (the baseline in a baseline design)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    dataset_id: str
+    studies: list[str]
+    judge: str
+    reference: str
+    rows: list[LeaderboardRow]
+    pairs: int
+    failed_pairs: int
+    items: int
+    flip_rate: float
+    flip_rate_ci_high: float  # Wilson 95% upper bound over the classified pairs
+    resamples: int
+    seed: int
+    baseline_design: bool  # every pair involves the reference, so win rates are against it
+    rule: str = ("ranking-safety: neighbours whose win rates differ by less than the judge's flip-rate Wilson upper "
+                 "bound are flagged, their order could be an artefact of position; intervals are bootstrap "
+                 "percentiles over items (all pairs of an item resampled together); in a baseline design win rates are against the baseline, whose "
+                 "own is 1/2 by definition")
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame([row.__dict__ for row in self.rows])
+
+
+def pair_scores(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Classified (non-failed) pairs with the candidate's score: 1 win, 1/2 tie or inconsistent, 0 loss."""
+    kept = outcomes[outcomes["classification"] != "failed"]
+    score = np.select([kept["winner"] == kept["candidate"], kept["winner"] == kept["opponent"]], [1.0, 0.0], 0.5)
+    return kept.assign(score=score)[["item_id", "candidate", "opponent", "score"]]
+
+
+def flip_rate_bound(outcomes: pd.DataFrame) -> tuple[float, float]:
+    """Flip rate and its Wilson 95% upper bound over the classified pairs (failed pairs left out)."""
+    classified = outcomes[outcomes["classification"] != "failed"]
+    n, flips = len(classified), int((classified["classification"] != "consistent").sum())
+    if n == 0:
+        return float("nan"), float("nan")
+    _, high = proportion_confint(flips, n, alpha=0.05, method="wilson")
+    return flips / n, float(high)
+
+
+def side_scores(scores: pd.DataFrame) -> pd.DataFrame:
+    """Each pair twice: once for its candidate, once (score 1 - s) for its opponent."""
+    return pd.concat([
+        scores.rename(columns={"candidate": "player"})[["item_id", "player", "score"]],
+        scores.rename(columns={"opponent": "player"}).assign(score=1 - scores["score"])[["item_id", "player", "score"]],
+    ], ignore_index=True)
+
+
+def _bt_design(combos: pd.DataFrame, players: list[str], reference: str) -> np.ndarray:
+    free = [p for p in players if p != reference]
+    design = np.zeros((len(combos), len(free)))
+    column = {p: i for i, p in enumerate(free)}
+    rows = np.arange(len(combos))
+    cand, opp = combos["candidate"].map(column), combos["opponent"].map(column)
+    design[rows[cand.notna()], cand.dropna().astype(int)] = 1.0
+    design[rows[opp.notna()], opp.dropna().astype(int)] = -1.0
+    return design
+
+
+def _bt_fit(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """Bradley-Terry log-odds strengths: a binomial GLM with logit link on the pair design (no intercept)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = sm.GLM(np.column_stack([wins, totals - wins]), design, family=sm.families.Binomial())
+        return np.asarray(model.fit(start_params=start, maxiter=50).params)
+
+
+def _star_strengths(wins: np.ndarray, totals: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    """Closed-form Bradley-Terry MLE when every pair includes the reference: the log-odds against it."""
+    share = np.clip(wins / np.where(totals > 0, totals, np.nan), 0.5 / np.maximum(totals, 1),
+                    1 - 0.5 / np.maximum(totals, 1))
+    return sign * np.log(share / (1 - share))
+
+
+def _per_item(frame: pd.DataFrame, keys: list[str], items: list[str],
+              columns: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """Per item (rows) and key (columns): the summed score and the number of pairs."""
+    grouped = frame.groupby(["item_id", *keys])["score"].agg(["sum", "size"])
+    sums = grouped["sum"].unstack(keys, fill_value=0).reindex(index=items, columns=columns, fill_value=0)
+    sizes = grouped["size"].unstack(keys, fill_value=0).reindex(index=items, columns=columns, fill_value=0)
+    return sums.to_numpy(float), sizes.to_numpy(float)
+
+
+def _reference(scores: pd.DataFrame) -> str:
+    counts = pd.concat([scores["candidate"], scores["opponent"]]).value_counts()
+    return str(counts.index[0])
+
+
+def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: list[str], judge: str,
+                              resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Leaderboard:
+    """Rank the candidates of one judge's classified pairs; bootstrap over items for intervals."""
+    scores = pair_scores(outcomes)
+    if scores.empty:
+        raise InvalidArgument(f"judge {judge!r} has no classified pair to rank candidates with")
+    reference = _reference(scores)
+    sides = side_scores(scores)
+    players = sorted(sides["player"].unique())
+    combos = scores.groupby(["candidate", "opponent"], as_index=False).agg(wins=("score", "sum"), n=("score", "size"))
+    design = _bt_design(combos, players, reference)
+    free = [p for p in players if p != reference]
+    star = bool(((combos["candidate"] == reference) | (combos["opponent"] == reference)).all())
+    point = _bt_fit(design, combos["wins"].to_numpy(), combos["n"].to_numpy().astype(float))
+
+    # Per-item sums make every resample a matrix product: totals = item_counts @ per_item.
+    items = sorted(scores["item_id"].unique())
+    item_index = {item: i for i, item in enumerate(items)}
+    draws = np.random.default_rng(seed).multinomial(len(items), np.full(len(items), 1 / len(items)), size=resamples)
+    combo_key = pd.MultiIndex.from_frame(combos[["candidate", "opponent"]])
+    per_item_wins, per_item_n = _per_item(scores, ["candidate", "opponent"], items, combo_key)
+    boot_wins, boot_n = draws @ per_item_wins, draws @ per_item_n
+    if star:
+        others = np.where(combos["candidate"] == reference, combos["opponent"], combos["candidate"])
+        sign = np.where(combos["candidate"] == reference, -1.0, 1.0)
+        order = [list(others).index(p) for p in free]
+        boot_strength = _star_strengths(boot_wins, boot_n, sign)[:, order]
+    else:
+        boot_strength = np.array([_bt_fit(design, w, n, start=point) if (n > 0).all() else np.full(len(free), np.nan)
+                                  for w, n in zip(boot_wins, boot_n, strict=True)])
+    player_sum, player_n = _per_item(sides, ["player"], items, pd.Index(players, name="player"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot_rate = (draws @ player_sum) / (draws @ player_n)
+
+    flip_rate, flip_high = flip_rate_bound(outcomes)
+    table = sides.groupby("player")["score"].agg(
+        pairs="size", win_rate="mean", wins=lambda s: int((s == 1).sum()), losses=lambda s: int((s == 0).sum()))
+    table = table.reindex(players)
+    if star:  # every pair involves the reference: rank on the win rate against it, its own is 1/2 by definition
+        table.loc[reference, "win_rate"] = 0.5
+        boot_rate[:, players.index(reference)] = 0.5
+    table["strength"] = [0.0 if p == reference else point[free.index(p)] for p in players]
+    strength_boot = {p: (np.zeros(resamples) if p == reference else boot_strength[:, free.index(p)]) for p in players}
+    table["rank_strength"] = table["strength"].rank(ascending=False, method="min").astype(int)
+    table = table.sort_values(["win_rate", "strength"], ascending=False)
+    gaps = table["win_rate"] - table["win_rate"].shift(-1)
+    near = gaps < flip_high
+    flagged = near | near.shift(1, fill_value=False)
+    rows = [
+        LeaderboardRow(
+            candidate=str(player), pairs=int(row.pairs), wins=int(row.wins), losses=int(row.losses),
+            ties=int(row.pairs - row.wins - row.losses), win_rate=float(row.win_rate),
+            win_rate_ci_low=float(np.nanpercentile(boot_rate[:, players.index(player)], 2.5)),
+            win_rate_ci_high=float(np.nanpercentile(boot_rate[:, players.index(player)], 97.5)),
+            strength=float(row.strength),
+            strength_ci_low=float(np.nanpercentile(strength_boot[player], 2.5)),
+            strength_ci_high=float(np.nanpercentile(strength_boot[player], 97.5)),
+            rank_win_rate=rank, rank_strength=int(row.rank_strength), gap_to_next=float(gaps[player]),
+            position_artefact=bool(flagged[player]), is_reference=player == reference,
+        )
+        for rank, (player, row) in enumerate(table.iterrows(), start=1)
+    ]
+    return Leaderboard(
+        dataset_id=dataset_id, studies=list(studies), judge=judge, reference=reference, rows=rows,
+        pairs=len(scores), failed_pairs=int((outcomes["classification"] == "failed").sum()), items=len(items),
+        flip_rate=flip_rate, flip_rate_ci_high=flip_high, resamples=resamples, seed=seed, baseline_design=star,
+    )
+
+
+def leaderboard(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judge: str,
+                resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Leaderboard:
+    """The leaderboard one judge (or the majority-vote ensemble) gives the candidates of a dataset."""
+    outcomes = load_outcomes(path, dataset_id, studies, judge)
+    return leaderboard_from_outcomes(outcomes, dataset_id, studies, judge, resamples, seed)

@@ -1,0 +1,96 @@
+"""Self-preference: how candidates of each family fare when judged by each family (a judge x candidate matrix).
+
+Families come from an editable mapping of model names to families; names missing from it fall back to
+``model_family``. Each classified pair scores its candidate 1 (win), 1/2 (tie or position-inconsistent) or 0.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+from judgebias_core.metrics.agreement import ENSEMBLE_FAMILY, ENSEMBLE_JUDGE, load_outcomes
+from judgebias_core.metrics.leaderboard import pair_scores, side_scores
+from judgebias_core.sources.common import model_family
+from judgebias_core.store.agreement_queries import dataset_candidates, judge_families
+
+
+@dataclass(frozen=True)
+class FamilyCell:
+    judge_family: str
+    candidate_family: str
+    pairs: int
+    win_rate: float
+
+
+@dataclass(frozen=True)
+class FamilyGap:
+    """A family's candidates judged by their own family against by every other family."""
+
+    family: str
+    own_pairs: int
+    own_win_rate: float
+    other_pairs: int
+    other_win_rate: float
+    difference: float
+
+
+@dataclass(frozen=True)
+class SelfPreference:
+    dataset_id: str
+    studies: list[str]
+    judges: list[str]
+    cells: list[FamilyCell]
+    gaps: list[FamilyGap]
+    rule: str = ("each pair counts for both of its candidates (the opponent scores 1 - s); in a baseline design "
+                 "candidates' win rates are against the baseline")
+
+    def matrix(self) -> pd.DataFrame:
+        """Judge families as rows, candidate families as columns, win rates as values."""
+        frame = pd.DataFrame([c.__dict__ for c in self.cells])
+        if frame.empty:
+            return frame
+        return frame.pivot(index="judge_family", columns="candidate_family", values="win_rate")
+
+
+def default_family_mapping(path: str | os.PathLike[str], dataset_id: str, judges: list[str]) -> dict[str, str]:
+    """Every judge and candidate name of a dataset with its family (the judges table, else from the name)."""
+    known = judge_families(path)
+    mapping = {name: model_family(name) for name in dataset_candidates(path, dataset_id)}
+    mapping.update({judge: known.get(judge) or model_family(judge) for judge in judges if judge != ENSEMBLE_JUDGE})
+    return mapping
+
+
+def self_preference_from_sides(sides: pd.DataFrame, families: Mapping[str, str], dataset_id: str,
+                               studies: list[str]) -> SelfPreference:
+    """Win-rate matrix from per-candidate pair scores with a ``judge`` column."""
+    def family_of(name: str) -> str:
+        if name == ENSEMBLE_JUDGE:
+            return ENSEMBLE_FAMILY
+        return families.get(name) or model_family(name)
+
+    frame = sides.assign(judge_family=sides["judge"].map(family_of), candidate_family=sides["player"].map(family_of))
+    grouped = frame.groupby(["judge_family", "candidate_family"])["score"].agg(["size", "mean"]).reset_index()
+    cells = [FamilyCell(r.judge_family, r.candidate_family, int(r.size), float(r.mean))
+             for r in grouped.itertuples(index=False)]
+    gaps = []
+    for family, rows in frame[frame["judge_family"] != ENSEMBLE_FAMILY].groupby("candidate_family"):
+        own, other = rows[rows["judge_family"] == family], rows[rows["judge_family"] != family]
+        if own.empty or other.empty:
+            continue
+        gaps.append(FamilyGap(str(family), len(own), float(own["score"].mean()), len(other),
+                              float(other["score"].mean()), float(own["score"].mean() - other["score"].mean())))
+    return SelfPreference(dataset_id=dataset_id, studies=list(studies),
+                          judges=sorted(sides["judge"].unique()), cells=cells, gaps=gaps)
+
+
+def self_preference(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judges: list[str],
+                    families: Mapping[str, str] | None = None) -> SelfPreference:
+    """Judge family x candidate family win rates over the judges' classified pairs."""
+    families = dict(families) if families else default_family_mapping(path, dataset_id, judges)
+    sides = pd.concat([side_scores(pair_scores(load_outcomes(path, dataset_id, studies, judge))).assign(judge=judge)
+                       for judge in judges], ignore_index=True)
+    return self_preference_from_sides(sides, families, dataset_id, studies)

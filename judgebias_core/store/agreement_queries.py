@@ -1,0 +1,91 @@
+"""Reads behind the judge comparisons: pairwise verdicts per call, classified pairs, answer lengths, families."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from judgebias_core.errors import NotFoundError
+from judgebias_core.store.connection import connect
+
+CALL_COLUMNS = ["judge", "study", "item_id", "task", "first_candidate", "second_candidate", "repetition",
+                "order_label", "options", "verdict"]
+OUTCOME_COLUMNS = ["judge", "study", "repetition", "item_id", "task", "candidate", "opponent", "verdict_original",
+                   "verdict_swapped", "classification", "winner"]
+
+
+def pairwise_studies(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+    """Studies of a dataset that hold pairwise calls, with their judges, repetitions and call counts."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "SELECT study, list(DISTINCT judge ORDER BY judge) AS judges, max(repetition) AS repetitions, "
+            "count(*) AS calls FROM judge_calls WHERE dataset_id = ? AND kind = 'pairwise' "
+            "GROUP BY study ORDER BY study",
+            [dataset_id],
+        ).df()
+
+
+def pairwise_datasets(path: str | os.PathLike[str]) -> list[str]:
+    """Datasets holding at least one pairwise judge call, in the order they were added."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(
+            "SELECT d.dataset_id FROM datasets d WHERE EXISTS (SELECT 1 FROM judge_calls j "
+            "WHERE j.dataset_id = d.dataset_id AND j.kind = 'pairwise') ORDER BY d.created_at, d.dataset_id"
+        ).fetchall()
+    return [row[0] for row in rows]
+
+
+def pairwise_calls(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                   repetition: int | None = None) -> pd.DataFrame:
+    """Every pairwise call of the studies; ``verdict`` is null unless the call parsed."""
+    with connect(path, read_only=True) as con:
+        frame = con.execute(
+            "SELECT j.judge, j.study, j.item_id, i.task, j.first_candidate, j.second_candidate, j.repetition, "
+            "j.order_label, j.options, CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict "
+            "FROM judge_calls j LEFT JOIN items i USING (dataset_id, item_id) "
+            "WHERE j.dataset_id = ? AND j.kind = 'pairwise' AND list_contains(?, j.study) "
+            "AND (? IS NULL OR j.repetition = ?) "
+            "ORDER BY j.judge, j.study, j.item_id, j.first_candidate, j.second_candidate, j.repetition",
+            [dataset_id, studies, repetition, repetition],
+        ).df()
+    if frame.empty:
+        raise NotFoundError(f"no pairwise judge call on {dataset_id!r} in studies {studies}")
+    return frame
+
+
+def pair_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                  judge: str | None = None) -> pd.DataFrame:
+    """Classified pairs of the studies (one row per pair, judge and repetition)."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "SELECT judge, study, repetition, item_id, task, candidate, opponent, verdict_original, "
+            "verdict_swapped, classification, winner FROM pair_outcomes "
+            "WHERE dataset_id = ? AND list_contains(?, study) AND (? IS NULL OR judge = ?) "
+            "ORDER BY judge, study, item_id, candidate, opponent, repetition",
+            [dataset_id, studies, judge, judge],
+        ).df()
+
+
+def answer_lengths(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+    """Length in characters of every candidate answer (all turns together)."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "SELECT item_id, candidate, length(answer) AS length FROM answers WHERE dataset_id = ?", [dataset_id]
+        ).df()
+
+
+def judge_families(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Family of every judge the store knows, as recorded when it was added."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute("SELECT judge, family FROM judges ORDER BY judge").fetchall()
+    return {judge: family for judge, family in rows}
+
+
+def dataset_candidates(path: str | os.PathLike[str], dataset_id: str) -> list[str]:
+    """Every candidate with an answer in a pairwise dataset."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(
+            "SELECT DISTINCT candidate FROM answers WHERE dataset_id = ? ORDER BY candidate", [dataset_id]
+        ).fetchall()
+    return [row[0] for row in rows]
