@@ -1,0 +1,145 @@
+"""Rubric files (YAML or JSON): a criterion and k level descriptions, read into ``Rubric``s and store records.
+
+Accepted shapes: one rubric, a list of rubrics, or ``{"rubrics": [...]}``. Per rubric: the criterion under
+``criterion`` or ``criteria``; the levels under ``levels`` or ``score_descriptions``, as a mapping keyed by level
+(integers or strings such as "1"), or a list of descriptions (levels 1..k); optional ``id``/``rubric_id``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import PurePath
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from judgebias_core.errors import NotFoundError, RowProblem, ValidationFailed
+from judgebias_core.models import Rubric, RubricLevel
+from judgebias_core.sources.common import stable_id
+from judgebias_core.sources.upload_read import check_size, decode_text, file_problem
+from judgebias_core.store.queries import load_rubric
+from judgebias_core.store.schema import migrate
+from judgebias_core.store.writes import StoreBatch, WriteResult, write_batch
+
+RUBRIC_SUFFIXES = (".yaml", ".yml", ".json")
+MAX_RUBRIC_BYTES = 1024 * 1024
+_RUBRIC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,79}$")
+
+
+def _parse_document(text: str, suffix: str) -> Any:
+    try:
+        return json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as error:
+        where = getattr(error, "problem_mark", None)
+        line = where.line + 1 if where is not None else getattr(error, "lineno", None)
+        raise file_problem(f"unparseable {'JSON' if suffix == '.json' else 'YAML'}: "
+                           f"{getattr(error, 'problem', None) or error}", row=line) from error
+
+
+def _entries(document: Any) -> list[Any]:
+    if isinstance(document, dict) and isinstance(document.get("rubrics"), list):
+        return list(document["rubrics"])
+    if isinstance(document, list):
+        return document
+    return [document]
+
+
+def _level(key: Any) -> int | None:
+    if isinstance(key, bool):
+        return None
+    if isinstance(key, int):
+        return key
+    if isinstance(key, float) and key.is_integer():
+        return int(key)
+    text = str(key).strip()
+    return int(text) if re.fullmatch(r"[+-]?\d+", text) else None
+
+
+def _one(entry: Any, number: int) -> tuple[Rubric | None, list[RowProblem]]:
+    where = f"rubric {number}"
+    if not isinstance(entry, dict):
+        return None, [RowProblem(number, None, f"{where}: expected a mapping with a criterion and levels")]
+    problems = []
+    criterion = entry.get("criterion", entry.get("criteria"))
+    if not isinstance(criterion, str) or not criterion.strip():
+        problems.append(RowProblem(number, "criterion", f"{where}: missing criterion (under 'criterion' or 'criteria')"))
+    raw_levels = entry.get("levels", entry.get("score_descriptions"))
+    if isinstance(raw_levels, list):
+        raw_levels = dict(enumerate(raw_levels, start=1))
+    if not isinstance(raw_levels, dict) or len(raw_levels) < 2:
+        problems.append(RowProblem(number, "levels", f"{where}: give at least two levels (under 'levels' or "
+                                                     "'score_descriptions'), keyed by level"))
+        return None, problems
+    levels = []
+    for key, description in raw_levels.items():
+        level = _level(key)
+        if level is None:
+            problems.append(RowProblem(number, "levels", f"{where}: level {key!r} is not an integer"))
+        elif not isinstance(description, str) or not description.strip():
+            problems.append(RowProblem(number, "levels", f"{where}: level {level} has no description"))
+        else:
+            levels.append(RubricLevel(level, description.strip()))
+    if len({lv.level for lv in levels}) < len(levels):
+        problems.append(RowProblem(number, "levels", f"{where}: a level is given twice"))
+    given_id = entry.get("rubric_id", entry.get("id"))
+    if given_id is not None and not _RUBRIC_ID.match(str(given_id)):
+        problems.append(RowProblem(number, "id", f"{where}: id {given_id!r} may hold only letters, digits, "
+                                                 "'.', '_', ':' or '-'"))
+    if problems:
+        return None, problems
+    ordered = tuple(sorted(levels, key=lambda lv: lv.level))
+    rubric_id = str(given_id) if given_id is not None else (
+        "upload-" + stable_id(criterion.strip(), [(lv.level, lv.description) for lv in ordered])[:12])
+    return Rubric(rubric_id, criterion.strip(), ordered, source=str(entry.get("source", ""))), []
+
+
+def read_rubrics(data: bytes, file_name: str) -> list[Rubric]:
+    """Every rubric in a YAML or JSON file; raises ``ValidationFailed`` listing every problem."""
+    suffix = PurePath(file_name).suffix.lower()
+    if suffix not in RUBRIC_SUFFIXES:
+        raise file_problem(f"unsupported rubric file type {suffix or '(none)'!r}: use YAML or JSON")
+    check_size(data, MAX_RUBRIC_BYTES)
+    document = _parse_document(decode_text(data), suffix)
+    rubrics, problems = [], []
+    for number, entry in enumerate(_entries(document), start=1):
+        rubric, found = _one(entry, number)
+        problems += found
+        if rubric is not None:
+            rubrics.append(rubric)
+    ids = [r.rubric_id for r in rubrics]
+    problems += [RowProblem(None, "id", f"rubric id {i!r} appears twice") for i in sorted({i for i in ids
+                                                                                         if ids.count(i) > 1})]
+    if problems:
+        raise ValidationFailed(problems, file_name)
+    return rubrics
+
+
+def rubrics_batch(rubrics: list[Rubric], file_name: str, dataset_id: str | None = None) -> StoreBatch:
+    """Store records of uploaded rubrics (optionally tied to a dataset)."""
+    heads = pd.DataFrame([{"rubric_id": r.rubric_id, "criterion": r.criterion, "k": r.k,
+                           "source": r.source or f"upload: {file_name}", "dataset_id": dataset_id} for r in rubrics])
+    levels = pd.DataFrame([{"rubric_id": r.rubric_id, "level": lv.level, "description": lv.description}
+                           for r in rubrics for lv in r.levels])
+    return StoreBatch(rubrics=heads, rubric_levels=levels)
+
+
+def upload_rubrics(path: str | os.PathLike[str], data: bytes, file_name: str,
+                   dataset_id: str | None = None) -> tuple[list[Rubric], WriteResult]:
+    """Read a rubric file and store its rubrics in one transaction (an id already stored is left as it was)."""
+    rubrics = read_rubrics(data, file_name)
+    migrate(path)
+    clashes = []
+    for rubric in rubrics:
+        try:
+            stored = load_rubric(path, rubric.rubric_id)
+        except NotFoundError:
+            continue
+        if (stored.criterion, stored.levels) != (rubric.criterion, rubric.levels):
+            clashes.append(RowProblem(None, "id", f"rubric id {rubric.rubric_id!r} is already stored with another "
+                                                  "criterion or levels; give this rubric another id"))
+    if clashes:
+        raise ValidationFailed(clashes, file_name)
+    return rubrics, write_batch(path, rubrics_batch(rubrics, file_name, dataset_id))

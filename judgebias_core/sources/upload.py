@@ -1,0 +1,232 @@
+"""User uploads end to end: read the file, map its columns, validate every row, preview, write in one transaction.
+
+``prepare_upload`` never writes: it returns the rows as they would be stored and every problem found.
+``upload_file`` writes only when there is no problem (else it raises ``ValidationFailed``). The same file with
+the same settings gets the same ids, so uploading it twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from judgebias_core.errors import RowProblem, ValidationFailed
+from judgebias_core.sources.upload_checks import StoreContext, check_items, check_pairs, new_dataset_problems
+from judgebias_core.sources.upload_log_checks import check_pairwise_log, check_rubric_log
+from judgebias_core.sources.upload_mapping import (
+    FIELDS,
+    UploadKind,
+    suggest_candidate_columns,
+    suggest_mapping,
+    suggest_name_columns,
+)
+from judgebias_core.sources.upload_read import read_table
+from judgebias_core.sources.upload_records import (
+    items_batch,
+    pairs_batch,
+    pairwise_log_batch,
+    rubric_log_batch,
+    upload_run_id,
+)
+from judgebias_core.sources.upload_spec import PAIRWISE_LOG_PARSERS, RUBRIC_LOG_PARSERS, UploadSpec
+from judgebias_core.sources.upload_validate import ItemRow, PairCallRow, PairRow, RubricTrialRow, validate_rows
+from judgebias_core.store import upload_queries
+from judgebias_core.store.schema import migrate
+from judgebias_core.store.writes import StoreBatch, write_batch
+
+ROW_MODELS = {"items": ItemRow, "pairs": PairRow, "pairwise-log": PairCallRow, "rubric-log": RubricTrialRow}
+# The table the preview shows: what the user's rows become.
+PREVIEW_TABLE: dict[str, str] = {"items": "items", "pairs": "answers", "pairwise-log": "judge_calls",
+                                 "rubric-log": "judge_calls"}
+
+
+@dataclass(frozen=True)
+class UploadPreview:
+    """What an upload would write, and every problem that stops it."""
+
+    spec: UploadSpec
+    file_name: str
+    rows: int
+    content_hash: str
+    problems: list[RowProblem]
+    stored: pd.DataFrame = field(default_factory=pd.DataFrame)  # first rows of PREVIEW_TABLE[kind]
+    counts: dict[str, int] = field(default_factory=dict)  # rows per table in the batch
+    already_stored: bool = False
+    run_id: str | None = None
+    batch: StoreBatch | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def stored_table(self) -> str:
+        return PREVIEW_TABLE[self.spec.kind]
+
+
+@dataclass(frozen=True)
+class UploadResult:
+    dataset_id: str
+    kind: str
+    rows: int
+    run_id: str | None
+    inserted: dict[str, int]
+    already_stored: bool
+
+
+def suggest_spec(columns: Sequence[str], kind: UploadKind, dataset_id: str, **settings: Any) -> UploadSpec:
+    """Settings suggested from the header names; ``settings`` override them."""
+    suggested: dict[str, Any] = {}
+    taken: list[str] = []
+    if kind == "pairs":
+        name_columns = suggest_name_columns(columns)
+        if len(name_columns) >= 2:
+            suggested["name_columns"] = name_columns
+            taken = [*name_columns, *name_columns.values()]
+        else:
+            suggested["candidate_columns"] = suggest_candidate_columns(columns)
+            taken = list(suggested["candidate_columns"])
+    suggested["columns"] = suggest_mapping(columns, kind, taken)
+    return UploadSpec(kind=kind, dataset_id=dataset_id, **{**suggested, **settings})
+
+
+def mapping_problems(columns: Sequence[str], spec: UploadSpec) -> list[RowProblem]:
+    """Mapped columns the file lacks, required fields left unmapped, settings that do not fit the kind."""
+    present = set(columns)
+    problems = [RowProblem(None, column, f"mapped to {name!r} but not in the file")
+                for name, column in spec.columns.items() if column not in present]
+    problems += [RowProblem(None, column, "not in the file")
+                 for column in [*spec.rater_columns, *spec.candidate_columns, *spec.name_columns,
+                                *spec.name_columns.values()] if column not in present]
+    known = {f.name for f in FIELDS[spec.kind]}
+    problems += [RowProblem(None, None, f"{name!r} is not a field of a {spec.kind} upload")
+                 for name in spec.columns if name not in known]
+    for required in (f for f in FIELDS[spec.kind] if f.required and f.name not in spec.columns):
+        if required.name == "judge" and spec.judge:
+            continue
+        problems.append(RowProblem(None, None, f"no column is mapped to the required field {required.label!r}"
+                                   + (" (or give one judge name)" if required.name == "judge" else "")))
+    outcome = {"pairwise-log": "verdict", "rubric-log": "score"}.get(spec.kind)
+    if outcome and "raw_output" not in spec.columns and outcome not in spec.columns:
+        problems.append(RowProblem(None, None, f"map the raw reply or the {outcome} (or both)"))
+    parsers = {"pairwise-log": PAIRWISE_LOG_PARSERS, "rubric-log": RUBRIC_LOG_PARSERS}.get(spec.kind)
+    if parsers and spec.parser_name not in parsers:
+        problems.append(RowProblem(None, None, f"parser {spec.parser_name!r} does not read {spec.kind} replies "
+                                               f"(use {', '.join(parsers)})"))
+    return problems
+
+
+def _records(frame: pd.DataFrame, spec: UploadSpec) -> list[dict[str, Any]]:
+    cells = frame.astype(object)
+    base = pd.DataFrame({name: cells[column] for name, column in spec.columns.items()}, index=cells.index)
+    if "item_id" not in base and spec.kind in ("items", "pairs"):
+        base["item_id"] = [str(i) for i in range(1, len(cells) + 1)]
+    if "judge" not in base and spec.judge:
+        base["judge"] = spec.judge
+    records = base.to_dict("records")
+    nested: dict[str, list[dict[str, Any]]] = {}
+    if spec.kind == "items":
+        nested["rater_scores"] = cells[list(spec.rater_columns)].rename(columns=spec.rater_columns).to_dict("records")
+    if spec.kind == "pairs":
+        answer_columns = list(spec.name_columns or spec.candidate_columns)
+        nested["answers"] = cells[answer_columns].to_dict("records")
+        if spec.name_columns:
+            by_answer = {name: answer for answer, name in spec.name_columns.items()}
+            nested["names"] = cells[list(by_answer)].rename(columns=by_answer).to_dict("records")
+    for name, values in nested.items():
+        for record, value in zip(records, values, strict=True):
+            record[name] = value
+    return records
+
+
+def _column_locator(spec: UploadSpec) -> Any:
+    rater_column = {rater: column for column, rater in spec.rater_columns.items()}
+
+    def column_of(location: tuple[Any, ...]) -> str | None:
+        if not location:
+            return None
+        name, *rest = location
+        if name == "rater_scores":
+            return rater_column.get(rest[0]) if rest else None
+        if name == "answers":
+            return str(rest[0]) if rest else None
+        if name == "names":
+            return spec.name_columns.get(rest[0]) if rest else None
+        return spec.columns.get(name)
+
+    return column_of
+
+
+def _store_context(path: str | os.PathLike[str], spec: UploadSpec) -> StoreContext:
+    record = upload_queries.dataset_record(path, spec.dataset_id)
+    needs_items = spec.kind in ("pairwise-log", "rubric-log") and record is not None
+    return StoreContext(
+        dataset=record,
+        items=upload_queries.dataset_items(path, spec.dataset_id) if needs_items else StoreContext(None).items,
+        answers=(upload_queries.dataset_answer_candidates(path, spec.dataset_id) if spec.kind == "pairwise-log"
+                 and record is not None else StoreContext(None).answers),
+        levels=upload_queries.rubric_level_table(path) if spec.kind in ("items", "rubric-log")
+        else StoreContext(None).levels,
+    )
+
+
+def _batch(path: str | os.PathLike[str], valid: pd.DataFrame, spec: UploadSpec, context: StoreContext,
+           file_name: str, content_hash: str) -> tuple[StoreBatch, list[RowProblem], bool, str | None]:
+    if spec.kind in ("items", "pairs"):
+        problems, already = new_dataset_problems(spec, context, content_hash)
+        if spec.kind == "items":
+            checked_items, more = check_items(valid, spec, context)
+            return items_batch(valid, checked_items, spec, file_name, content_hash), problems + more, already, None
+        checked_pairs, more = check_pairs(valid, spec)
+        if any(p.row is None for p in more):
+            return StoreBatch(), problems + more, already, None
+        return pairs_batch(valid, checked_pairs, spec, file_name, content_hash), problems + more, already, None
+    run_id = upload_run_id(spec, content_hash)
+    check = check_pairwise_log if spec.kind == "pairwise-log" else check_rubric_log
+    rows, problems = check(valid, spec, context)
+    if any(p.row is None for p in problems):
+        return StoreBatch(), problems, False, run_id
+    build = pairwise_log_batch if spec.kind == "pairwise-log" else rubric_log_batch
+    return build(rows, spec, run_id, file_name, content_hash), problems, upload_queries.run_exists(path, run_id), run_id
+
+
+def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, spec: UploadSpec,
+                   preview_rows: int = 20) -> UploadPreview:
+    """Read, map, validate and check an upload without writing; the preview holds every problem found."""
+    content_hash = spec.content_hash(data)
+    try:
+        frame = read_table(data, file_name)
+    except ValidationFailed as error:
+        return UploadPreview(spec, file_name, 0, content_hash, error.problems)
+    problems = mapping_problems(list(frame.columns), spec)
+    if problems:
+        return UploadPreview(spec, file_name, len(frame), content_hash, problems)
+    migrate(path)
+    valid, problems = validate_rows(_records(frame, spec), ROW_MODELS[spec.kind], _column_locator(spec))
+    batch, more, already, run_id = _batch(path, valid, spec, _store_context(path, spec), file_name, content_hash)
+    problems = sorted(problems + more, key=lambda p: (p.row or 0, p.column or "", p.reason))
+    table = getattr(batch, PREVIEW_TABLE[spec.kind])
+    counts = {name: len(rows) for name, rows in batch.frames()}
+    return UploadPreview(
+        spec, file_name, len(frame), content_hash, problems,
+        stored=table.head(preview_rows).reset_index(drop=True) if table is not None else pd.DataFrame(),
+        counts=counts, already_stored=already, run_id=run_id, batch=None if problems else batch,
+    )
+
+
+def write_upload(path: str | os.PathLike[str], preview: UploadPreview) -> UploadResult:
+    """Write a prepared upload in one transaction; refuses (``ValidationFailed``) when it has any problem."""
+    if preview.problems or preview.batch is None:
+        raise ValidationFailed(preview.problems or [RowProblem(None, None, "nothing to write")], preview.file_name)
+    result = write_batch(path, preview.batch)
+    return UploadResult(dataset_id=preview.spec.dataset_id, kind=preview.spec.kind, rows=preview.rows,
+                        run_id=preview.run_id, inserted=result.inserted, already_stored=preview.already_stored)
+
+
+def upload_file(path: str | os.PathLike[str], data: bytes, file_name: str, spec: UploadSpec) -> UploadResult:
+    """Validate and write an upload: everything or nothing."""
+    return write_upload(path, prepare_upload(path, data, file_name, spec))

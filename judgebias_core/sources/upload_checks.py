@@ -1,0 +1,149 @@
+"""Checks of item uploads across rows and against the store (duplicates, rubric levels, preferences).
+
+Each check returns the long frames the records step stores, and every problem it found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from judgebias_core.errors import RowProblem
+from judgebias_core.sources.upload_mapping import TIE
+from judgebias_core.sources.upload_spec import UploadSpec
+from judgebias_core.sources.upload_validate import duplicate_problems
+from judgebias_core.store.upload_queries import DatasetRecord
+
+
+@dataclass(frozen=True)
+class StoreContext:
+    """What the store already holds that an upload is checked against."""
+
+    dataset: DatasetRecord | None
+    items: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["item_id", "rubric_id"]))
+    answers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["item_id", "candidate"]))
+    levels: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rubric_id", "level"]))
+
+    def rubric_levels(self, rubric_id: str) -> list[int]:
+        return sorted(int(v) for v in self.levels.loc[self.levels["rubric_id"] == rubric_id, "level"])
+
+
+def new_dataset_problems(spec: UploadSpec, context: StoreContext, content_hash: str) -> tuple[list[RowProblem], bool]:
+    """Problems with creating ``spec.dataset_id``, and whether this very upload is already stored."""
+    record = context.dataset
+    if record is None:
+        return [], False
+    if record.origin == "upload" and record.content_hash == content_hash:
+        return [], True
+    return [RowProblem(None, None, f"dataset id {spec.dataset_id!r} is already used by another "
+                                   f"{'upload' if record.origin == 'upload' else record.origin + ' dataset'}; "
+                                   "choose another id")], False
+
+
+@dataclass(frozen=True)
+class CheckedItems:
+    scores: pd.DataFrame  # row, item_id, rater, score
+
+
+def _long_scores(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
+    """(row, item_id, rater, column, score) of every human score given, per rater column or from a list column."""
+    keys = valid[["row", "item_id"]].reset_index(drop=True)
+    parts = []
+    if spec.rater_columns:
+        wide = pd.DataFrame(valid["rater_scores"].tolist()).reindex(columns=list(spec.rater_columns.values()))
+        melted = pd.concat([keys, wide], axis=1).melt(["row", "item_id"], var_name="rater", value_name="score")
+        column_of = {rater: column for column, rater in spec.rater_columns.items()}
+        parts.append(melted.assign(column=melted["rater"].map(column_of)))
+    if "scores" in spec.columns:
+        listed = pd.concat([keys, valid["scores"].reset_index(drop=True).rename("score")], axis=1)
+        listed = listed.explode("score")
+        listed["rater"] = "rater-" + (listed.groupby("row").cumcount() + 1).astype(str)
+        parts.append(listed.assign(column=spec.columns["scores"]))
+    if not parts:
+        return pd.DataFrame(columns=["row", "item_id", "rater", "column", "score"])
+    scores = pd.concat(parts, ignore_index=True)
+    return scores[scores["score"].notna()].astype({"score": float}).reset_index(drop=True)
+
+
+def check_items(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext) -> tuple[CheckedItems, list[RowProblem]]:
+    """Duplicate ids, and human scores that are not levels of the chosen rubric."""
+    problems = duplicate_problems(valid, ["item_id"], spec.columns.get("item_id"), "item id")
+    scores = _long_scores(valid, spec)
+    levels = context.rubric_levels(spec.rubric_id) if spec.rubric_id else []
+    if spec.rubric_id and not levels:
+        problems.append(RowProblem(None, None, f"rubric {spec.rubric_id!r} is not in the store; upload it first"))
+    elif not scores.empty and not spec.rubric_id:
+        problems.append(RowProblem(None, None, "the file holds human scores: choose the rubric they are levels of"))
+    elif not scores.empty:
+        outside = scores[~scores["score"].isin(levels)]
+        problems += [RowProblem(int(r.row), r.column, f"score {r.score:g} is not a level of rubric "
+                                                      f"{spec.rubric_id!r} ({', '.join(map(str, levels))})")
+                     for r in outside.itertuples()]
+    problems += duplicate_problems(scores, ["item_id", "rater"], None, "rater score for the item")
+    return CheckedItems(scores=scores[["row", "item_id", "rater", "score"]]), problems
+
+
+@dataclass(frozen=True)
+class CheckedPairs:
+    answers: pd.DataFrame  # row, item_id, column, candidate, answer
+    preferences: pd.DataFrame  # row, item_id, preference
+
+
+def _long_answers(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
+    keys = valid[["row", "item_id"]].reset_index(drop=True)
+    answer_columns = list(spec.name_columns or spec.candidate_columns)
+    wide = pd.DataFrame(valid["answers"].tolist()).reindex(columns=answer_columns)
+    answers = pd.concat([keys, wide], axis=1).melt(["row", "item_id"], var_name="column", value_name="answer")
+    answers = answers[answers["answer"].notna()]
+    if spec.name_columns:
+        names = pd.DataFrame(valid["names"].tolist()).reindex(columns=answer_columns)
+        named = pd.concat([keys[["row"]], names], axis=1).melt("row", var_name="column", value_name="candidate")
+        answers = answers.merge(named, on=["row", "column"], how="left")
+    else:
+        answers = answers.assign(candidate=answers["column"].map(spec.candidate_columns))
+    slot = answers["column"].map({column: i for i, column in enumerate(answer_columns)})
+    return answers.assign(slot=slot).sort_values(["row", "slot"]).drop(columns="slot").reset_index(drop=True)
+
+
+def _resolve_preferences(valid: pd.DataFrame, answers: pd.DataFrame, spec: UploadSpec) -> tuple[pd.DataFrame,
+                                                                                                  list[RowProblem]]:
+    column = spec.columns.get("preference")
+    given = valid.loc[valid["preference"].notna(), ["row", "item_id", "preference"]]
+    if given.empty:
+        return given, []
+    target = given["preference"].map(spec.preference_map)
+    # An unmapped value that is itself a candidate of its row names that candidate.
+    own = given.merge(answers[["row", "candidate"]], left_on=["row", "preference"], right_on=["row", "candidate"],
+                      how="left")["candidate"].set_axis(given.index)
+    target = target.fillna(own)
+    by_column = given.assign(column=target).merge(answers[["row", "column", "candidate"]], on=["row", "column"],
+                                                   how="left")["candidate"].set_axis(given.index)
+    resolved = by_column.fillna(target) if spec.name_columns else target
+    row_candidates = answers.groupby("row")["candidate"].agg(set)
+    known = [r is not None and r == r and (r == TIE or r in row_candidates.get(row, set()))
+             for row, r in zip(given["row"], resolved, strict=True)]
+    problems = [
+        RowProblem(int(row), column,
+                   f"preference value {value!r} is not mapped to a candidate or to tie" if mapped != mapped
+                   else f"preference {value!r} maps to {mapped!r}, which has no answer in this row")
+        for row, value, mapped, ok in zip(given["row"], given["preference"], target, known, strict=True) if not ok
+    ]
+    return given.assign(preference=resolved)[known], problems
+
+
+def check_pairs(valid: pd.DataFrame, spec: UploadSpec) -> tuple[CheckedPairs, list[RowProblem]]:
+    """Duplicate ids, candidate names, the baseline, and every preference value mapped to a candidate or tie."""
+    problems = duplicate_problems(valid, ["item_id"], spec.columns.get("item_id"), "item id")
+    answer_columns = list(spec.name_columns or spec.candidate_columns)
+    if len(answer_columns) < 2:
+        problems.append(RowProblem(None, None, "choose at least two answer columns (one per candidate)"))
+        return CheckedPairs(pd.DataFrame(), pd.DataFrame()), problems
+    names = list(spec.candidate_columns.values())
+    if not spec.name_columns and len(set(names)) < len(names):
+        problems.append(RowProblem(None, None, "two answer columns have the same candidate name"))
+    answers = _long_answers(valid, spec)
+    if spec.baseline_candidate and spec.baseline_candidate not in set(answers["candidate"]):
+        problems.append(RowProblem(None, None, f"baseline {spec.baseline_candidate!r} is not one of the candidates"))
+    preferences, preference_problems = _resolve_preferences(valid, answers, spec)
+    return CheckedPairs(answers=answers, preferences=preferences), problems + preference_problems

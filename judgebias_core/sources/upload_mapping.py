@@ -1,0 +1,187 @@
+"""The fields each upload kind needs, and column suggestions from the file's header names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+UploadKind = Literal["items", "pairs", "pairwise-log", "rubric-log"]
+UPLOAD_KINDS: tuple[UploadKind, ...] = ("items", "pairs", "pairwise-log", "rubric-log")
+KIND_LABELS: dict[UploadKind, str] = {
+    "items": "Pointwise items (instruction, response, optional human scores)",
+    "pairs": "Pairwise items (prompt, two or more candidate answers, optional human preference)",
+    "pairwise-log": "Judge log: pairwise calls",
+    "rubric-log": "Judge log: rubric trials",
+}
+TIE = "tie"
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field an upload kind stores; ``synonyms`` are normalised header names that suggest it."""
+
+    name: str
+    label: str
+    required: bool
+    synonyms: tuple[str, ...]
+    help: str = ""
+
+
+_ITEM_ID = FieldSpec("item_id", "Item id", False, ("item_id", "id", "item", "question_id", "pair_id", "qid", "uid",
+                                                   "example_id", "sample_id"),
+                     "Unique per row; without it rows are numbered 1, 2, ... in file order.")
+_TASK = FieldSpec("task", "Task / category", False, ("task", "category", "scenario", "domain", "type", "subset"))
+_JUDGE = FieldSpec("judge", "Judge", True, ("judge", "judge_model", "evaluator", "grader", "judge_name"),
+                   "Or give one judge name for the whole file.")
+_REPETITION = FieldSpec("repetition", "Repetition", False, ("repetition", "rep", "repeat", "trial", "run", "sample"),
+                        "1, 2, ... for repeated calls of the same prompt; 1 when absent.")
+_RAW = FieldSpec("raw_output", "Raw reply", False, ("raw_output", "raw_reply", "reply", "judgment", "judgement",
+                                                    "judge_output", "raw", "output", "completion", "feedback"),
+                 "The judge's full reply, parsed with the chosen parser. Give a raw reply, a parsed value, or both.")
+_PROMPT_SHOWN = FieldSpec("prompt", "Prompt shown to the judge", False, ("judge_prompt", "prompt", "full_prompt"))
+
+FIELDS: dict[UploadKind, tuple[FieldSpec, ...]] = {
+    "items": (
+        _ITEM_ID,
+        FieldSpec("instruction", "Instruction", True, ("instruction", "prompt", "question", "input", "query",
+                                                       "article", "source", "context")),
+        FieldSpec("response", "Response", True, ("response", "output", "answer", "completion", "generation",
+                                                 "summary", "model_output")),
+        FieldSpec("reference_answer", "Reference answer", False, ("reference_answer", "reference", "gold",
+                                                                  "ground_truth", "target", "expected_output")),
+        FieldSpec("candidate", "Who wrote the response", False, ("candidate", "model", "system", "response_source",
+                                                                 "generator", "model_name")),
+        _TASK,
+        FieldSpec("scores", "Human scores (one column holding a list)", False,
+                  ("scores", "human_scores", "ratings", "human_ratings", "labels"),
+                  'A list per row such as [4, 5, 3] or "4,5,3"; raters are named rater-1, rater-2, ...'),
+    ),
+    "pairs": (
+        _ITEM_ID,
+        FieldSpec("prompt", "Prompt", True, ("prompt", "question", "instruction", "input", "query", "conversation")),
+        _TASK,
+        FieldSpec("preference", "Human preference", False, ("preference", "winner", "human_label", "label",
+                                                            "human_preference", "choice", "preferred")),
+    ),
+    "pairwise-log": (
+        FieldSpec("item_id", "Item id", True, _ITEM_ID.synonyms, "Must be an item of the chosen dataset."),
+        FieldSpec("first_candidate", "Candidate in the first slot", True,
+                  ("first_candidate", "first", "model_a", "candidate_a", "slot_a", "position_a", "first_model")),
+        FieldSpec("second_candidate", "Candidate in the second slot", True,
+                  ("second_candidate", "second", "model_b", "candidate_b", "slot_b", "position_b", "second_model")),
+        _JUDGE, _RAW,
+        FieldSpec("verdict", "Parsed verdict", False, ("verdict", "decision", "winner", "choice", "result"),
+                  "A / B / C (tie), or first / second / tie, relative to the slots."),
+        _REPETITION, _PROMPT_SHOWN,
+    ),
+    "rubric-log": (
+        FieldSpec("item_id", "Item id", True, _ITEM_ID.synonyms, "Must be an item of the chosen dataset."),
+        _JUDGE,
+        FieldSpec("ordering", "Ordering shown", True, ("ordering", "order", "permutation", "score_order",
+                                                        "option_order"),
+                  'The scores in position order as shown: a JSON list [3,4,5,1,2] or "3,4,5,1,2".'),
+        _RAW,
+        FieldSpec("score", "Parsed score", False, ("score", "rating", "grade", "judge_score")),
+        _REPETITION, _PROMPT_SHOWN,
+    ),
+}
+
+_ANSWER_WORDS = r"(?:response|answer|output|completion|generation|reply)s?"
+_NAME_WORDS = r"(?:model|candidate|system|name|assistant)s?"
+_HEADER_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"^{_ANSWER_WORDS}\s*[\(\[<]\s*(?P<name>[^\)\]>]+?)\s*[\)\]>]$", re.IGNORECASE),
+    re.compile(rf"^{_ANSWER_WORDS}\s*(?:[_:\-]+|\s+(?:of|from|by)\s+|\s+)(?P<name>.+)$", re.IGNORECASE),
+    re.compile(rf"^(?P<name>.+?)(?:'s)?[\s_\-:]+{_ANSWER_WORDS}$", re.IGNORECASE),
+)
+_SLOT_SUFFIX = re.compile(r"^(?:[a-z]|\d{1,2})$", re.IGNORECASE)
+
+
+def normalise(name: str) -> str:
+    """A header as the suggestions compare it: lower case, runs of non-alphanumerics as one underscore."""
+    return re.sub(r"[^0-9a-z]+", "_", name.lower()).strip("_")
+
+
+def candidate_from_header(header: str) -> str | None:
+    """The candidate a header names ("Response (ChatGPT)" -> "ChatGPT"); None when it names no answer column.
+
+    A bare slot suffix ("response_1", "Answer A") keeps the whole header as the name.
+    """
+    text = header.strip()
+    for pattern in _HEADER_PATTERNS:
+        match = pattern.match(text)
+        if match:
+            name = match.group("name").strip(" _-:")
+            if not name or normalise(name) in {"", "text", "content"}:
+                return None
+            return text if _SLOT_SUFFIX.match(name) else name
+    return None
+
+
+def suggest_mapping(columns: Sequence[str], kind: UploadKind, taken: Iterable[str] = ()) -> dict[str, str]:
+    """Field -> column suggested from header names (exact synonym first, then containment); each column once."""
+    used = set(taken)
+    normalised = {column: normalise(column) for column in columns}
+    mapping: dict[str, str] = {}
+    for exact in (True, False):
+        for spec in FIELDS[kind]:
+            if spec.name in mapping:
+                continue
+            for synonym in spec.synonyms:
+                found = next((c for c in columns if c not in used and (
+                    normalised[c] == synonym if exact else len(synonym) > 3 and synonym in normalised[c])), None)
+                if found is not None:
+                    mapping[spec.name] = found
+                    used.add(found)
+                    break
+    return mapping
+
+
+def suggest_candidate_columns(columns: Sequence[str], taken: Iterable[str] = ()) -> dict[str, str]:
+    """Answer column -> candidate name for headers that name a candidate ("Response (ChatGPT)")."""
+    used = set(taken)
+    found = {c: candidate_from_header(c) for c in columns if c not in used}
+    return {column: name for column, name in found.items() if name}
+
+
+def suggest_name_columns(columns: Sequence[str]) -> dict[str, str]:
+    """Answer column -> candidate-name column when they share a slot suffix (response_a next to model_a)."""
+    answers: dict[str, str] = {}
+    names: dict[str, str] = {}
+    for column in columns:
+        match = re.match(rf"^({_ANSWER_WORDS}|{_NAME_WORDS})[_\s\-]*([a-z]|\d{{1,2}})$", column.strip(), re.IGNORECASE)
+        if match:
+            target = names if re.fullmatch(_NAME_WORDS, match.group(1), re.IGNORECASE) else answers
+            target[match.group(2).lower()] = column
+    return {answers[suffix]: names[suffix] for suffix in answers if suffix in names}
+
+
+_TIE_WORDS = {"tie", "draw", "equal", "both", "same", "neither", "c", "tie_bothbad", "both_bad", "both_good", "0"}
+_FIRST_WORDS = {"a", "1", "first", "model_a", "response_a", "answer_a", "left", "assistant_a", "response_1"}
+_SECOND_WORDS = {"b", "2", "second", "model_b", "response_b", "answer_b", "right", "assistant_b", "response_2"}
+
+
+def suggest_preference_map(values: Iterable[str], targets: Sequence[str]) -> dict[str, str]:
+    """Preference value -> target ('tie', a candidate name, or in name-column mode an answer column).
+
+    ``targets`` are in slot order, so "A"/"1"/"model_a" suggest the first and "B"/"2" the second.
+    Values with no obvious target are left out: the user maps them.
+    """
+    by_name = {normalise(t): t for t in targets}
+    suggested: dict[str, str] = {}
+    for value in values:
+        key = normalise(str(value))
+        if key in by_name:
+            suggested[value] = by_name[key]
+        elif key in _TIE_WORDS:
+            suggested[value] = TIE
+        elif key in _FIRST_WORDS and targets:
+            suggested[value] = targets[0]
+        elif key in _SECOND_WORDS and len(targets) > 1:
+            suggested[value] = targets[1]
+        else:
+            close = [t for n, t in by_name.items() if n and (n in key or key in n)]
+            if len(close) == 1 and key:
+                suggested[value] = close[0]
+    return suggested

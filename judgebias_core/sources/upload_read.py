@@ -1,0 +1,140 @@
+"""Read an uploaded table (CSV, JSON Lines, JSON, Parquet, XLSX) from bytes, with encoding and size checks.
+
+Every cell is kept as the file gives it (text stays text: ids like "007" are not turned into numbers);
+problems are collected as ``RowProblem``s and raised together in one ``ValidationFailed``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import PurePath
+
+import pandas as pd
+
+from judgebias_core.errors import RowProblem, ValidationFailed
+
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+MAX_UPLOAD_ROWS = 200_000
+TABLE_SUFFIXES: dict[str, str] = {
+    ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
+    ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx",
+}
+
+
+def file_problem(reason: str, row: int | None = None, column: str | None = None) -> ValidationFailed:
+    return ValidationFailed([RowProblem(row=row, column=column, reason=reason)])
+
+
+def table_format(file_name: str) -> str:
+    """The table format a file name announces (csv, tsv, jsonl, json, parquet, xlsx)."""
+    suffix = PurePath(file_name).suffix.lower()
+    if suffix not in TABLE_SUFFIXES:
+        raise file_problem(f"unsupported file type {suffix or '(none)'!r}: use CSV, JSON Lines, JSON, Parquet or XLSX")
+    return TABLE_SUFFIXES[suffix]
+
+
+def check_size(data: bytes, max_bytes: int = MAX_UPLOAD_BYTES) -> None:
+    """Empty and oversized files are refused before anything reads them."""
+    if not data or not data.strip():
+        raise file_problem("the file is empty")
+    if len(data) > max_bytes:
+        raise file_problem(f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 text (a byte-order mark is allowed); anything else is a 'wrong encoding' problem with its line."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise file_problem("the file is UTF-16; save it as UTF-8")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise file_problem(
+            f"wrong encoding: byte 0x{data[error.start]:02x} at line {line} is not UTF-8; save the file as UTF-8",
+            row=line,
+        ) from error
+    if "\x00" in text:
+        raise file_problem("the file holds NUL characters: it is binary, not text")
+    return text
+
+
+def _read_delimited(text: str, delimiter: str) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False,
+                            na_values=[], engine="python", quoting=csv.QUOTE_MINIMAL)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error, ValueError) as error:
+        raise file_problem(f"unparseable CSV: {error}") from error
+    return frame
+
+
+def _read_json_lines(text: str) -> pd.DataFrame:
+    records: list[dict[str, object]] = []
+    problems: list[RowProblem] = []
+    row = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        row += 1
+        try:
+            value = json.loads(line)
+        except ValueError as error:
+            problems.append(RowProblem(row, None, f"unparseable row: not JSON ({error.args[0] if error.args else error})"))
+            continue
+        if not isinstance(value, dict):
+            problems.append(RowProblem(row, None, "unparseable row: a JSON Lines row must be an object"))
+            continue
+        records.append(value)
+    if problems:
+        raise ValidationFailed(problems)
+    return pd.DataFrame.from_records(records)
+
+
+def _read_json(text: str) -> pd.DataFrame:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return _read_json_lines(text)  # many ".json" exports are JSON Lines
+    if isinstance(value, dict):
+        value = next((v for v in value.values() if isinstance(v, list)), [value])
+    if not isinstance(value, list):
+        raise file_problem("a JSON upload must be an array of objects (or JSON Lines)")
+    bad = [RowProblem(i, None, "unparseable row: not an object") for i, v in enumerate(value, 1) if not isinstance(v, dict)]
+    if bad:
+        raise ValidationFailed(bad)
+    return pd.DataFrame.from_records(value)
+
+
+def _read_binary(data: bytes, kind: str) -> pd.DataFrame:
+    try:
+        if kind == "parquet":
+            return pd.read_parquet(io.BytesIO(data))
+        return pd.read_excel(io.BytesIO(data), sheet_name=0, dtype=object, engine="openpyxl")
+    # Parquet and XLSX readers raise many unrelated types on corrupt input; each means "not readable".
+    except Exception as error:  # noqa: BLE001
+        label = "Parquet" if kind == "parquet" else "XLSX"
+        raise file_problem(f"not a readable {label} file ({type(error).__name__})") from error
+
+
+def read_table(data: bytes, file_name: str, max_bytes: int = MAX_UPLOAD_BYTES,
+               max_rows: int = MAX_UPLOAD_ROWS) -> pd.DataFrame:
+    """The uploaded table with string column names, one row per data row (raises ``ValidationFailed``)."""
+    kind = table_format(file_name)
+    check_size(data, max_bytes)
+    if kind in ("parquet", "xlsx"):
+        frame = _read_binary(data, kind)
+    else:
+        text = decode_text(data)
+        readers = {"csv": lambda t: _read_delimited(t, ","), "tsv": lambda t: _read_delimited(t, "\t"),
+                   "jsonl": _read_json_lines, "json": _read_json}
+        frame = readers[kind](text)
+    frame.columns = [str(column).strip() for column in frame.columns]
+    if frame.empty or not len(frame.columns):
+        raise file_problem("the file holds no data rows")
+    if len(frame) > max_rows:
+        raise file_problem(f"the file has {len(frame):,} rows; the limit is {max_rows:,}")
+    duplicated = frame.columns[frame.columns.duplicated()].unique().tolist()
+    if duplicated:
+        raise ValidationFailed([RowProblem(None, c, "the column name appears more than once") for c in duplicated])
+    return frame.reset_index(drop=True)

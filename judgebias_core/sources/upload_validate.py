@@ -1,0 +1,235 @@
+"""Row validation of uploads with pydantic, lazily: every bad row is reported with its column and reason."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from judgebias_core.errors import RowProblem
+
+_INTEGER = re.compile(r"^[+-]?\d+(?:\.0*)?$")
+
+
+def clean_cell(value: Any) -> Any:
+    """A file's cell as validation sees it: blanks and NaN become None, 4.0 becomes 4, arrays become lists."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        return int(value) if value.is_integer() else value
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def _missing() -> PydanticCustomError:
+    return PydanticCustomError("missing_value", "missing value (this field is required)")
+
+
+def _not_integer(value: Any) -> PydanticCustomError:
+    return PydanticCustomError("not_integer", "{value} is not an integer", {"value": repr(value)})
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list | dict):
+        raise PydanticCustomError("not_text", "expected text, got a {kind}", {"kind": type(value).__name__})
+    return value if isinstance(value, str) else str(value)
+
+
+def _ident(value: Any) -> str:
+    return _text(value).strip()
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, bool) or isinstance(value, list | dict | float):
+        raise _not_integer(value)
+    if isinstance(value, int):
+        return value
+    text = str(value).strip()
+    if not _INTEGER.match(text):
+        raise _not_integer(value)
+    return int(text.split(".")[0])
+
+
+def _int_list(value: Any) -> list[int | None]:
+    """A list of integers from a list, a JSON list "[3, 4, 5]" or "3,4,5" / "3 4 5"."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except ValueError as error:
+                raise PydanticCustomError("not_list", "{value} is not a JSON list", {"value": repr(text)}) from error
+        else:
+            value = [part for part in re.split(r"[,;\s]+", text) if part]
+    elif isinstance(value, int):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise PydanticCustomError("not_list", "expected a list of integers such as [3, 4, 5] or 3,4,5")
+    cleaned = [clean_cell(v) for v in value]
+    return [None if v is None else _integer(v) for v in cleaned]
+
+
+def _repetition(value: int) -> int:
+    if value < 1:
+        raise PydanticCustomError("repetition", "repetition {value} must be 1 or more", {"value": value})
+    return value
+
+
+def _cell(parse: Callable[[Any], Any], required: bool = True, default: Any = None) -> BeforeValidator:
+    """Clean the cell, then parse it; a blank cell is a 'missing value' problem unless optional."""
+    def validate(value: Any) -> Any:
+        value = clean_cell(value)
+        if value is None:
+            if required:
+                raise _missing()
+            return default
+        return parse(value)
+
+    return BeforeValidator(validate)
+
+
+Text = Annotated[str, _cell(_text)]
+Ident = Annotated[str, _cell(_ident)]
+OptText = Annotated[str | None, _cell(_text, required=False)]
+OptIdent = Annotated[str | None, _cell(_ident, required=False)]
+OptInt = Annotated[int | None, _cell(_integer, required=False)]
+IntList = Annotated[list[int | None], _cell(_int_list)]
+OptIntList = Annotated[list[int | None] | None, _cell(_int_list, required=False)]
+Repetition = Annotated[int, _cell(lambda v: _repetition(_integer(v)), required=False, default=1)]
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ItemRow(_Row):
+    """A pointwise item: one response to score, with optional human scores."""
+
+    item_id: Ident
+    instruction: Text
+    response: Text
+    reference_answer: OptText = None
+    candidate: OptIdent = None
+    task: OptIdent = None
+    rater_scores: dict[str, OptInt] = {}
+    scores: OptIntList = None
+
+
+class PairRow(_Row):
+    """A pairwise item: a prompt and two or more candidate answers (keyed by their answer column)."""
+
+    item_id: Ident
+    prompt: Text
+    task: OptIdent = None
+    preference: OptIdent = None
+    answers: dict[str, OptText]
+    names: dict[str, OptIdent] = {}
+
+    @model_validator(mode="after")
+    def _two_named_answers(self) -> PairRow:
+        given = [column for column, text in self.answers.items() if text is not None]
+        if len(given) < 2:
+            raise PydanticCustomError("answers", "fewer than two candidate answers in this row")
+        if self.names:
+            named = [self.names.get(column) for column in given]
+            if any(name is None for name in named):
+                raise PydanticCustomError("names", "an answer has no candidate name in its name column")
+            if len(set(named)) < len(named):
+                raise PydanticCustomError("names", "two answers of this row name the same candidate")
+        return self
+
+
+class _LogRow(_Row):
+    """What every judge-log row holds; ``outcome`` names the parsed-value field that may replace the raw reply."""
+
+    outcome: ClassVar[str]
+    item_id: Ident
+    judge: Ident
+    raw_output: OptText = None
+    repetition: Repetition = 1
+    prompt: OptText = None
+
+    @model_validator(mode="after")
+    def _has_outcome(self) -> _LogRow:
+        if self.raw_output is None and getattr(self, self.outcome) is None:
+            raise PydanticCustomError("no_outcome", "missing value: give the raw reply or the {outcome}",
+                                      {"outcome": self.outcome})
+        return self
+
+
+class PairCallRow(_LogRow):
+    """One pairwise judge call from a log."""
+
+    outcome: ClassVar[str] = "verdict"
+    first_candidate: Ident
+    second_candidate: Ident
+    verdict: OptIdent = None
+
+    @model_validator(mode="after")
+    def _two_candidates(self) -> PairCallRow:
+        if self.first_candidate == self.second_candidate:
+            raise PydanticCustomError("same_candidate", "the same candidate sits in both slots")
+        return self
+
+
+class RubricTrialRow(_LogRow):
+    """One rubric trial from a log: the ordering shown and what the judge answered."""
+
+    outcome: ClassVar[str] = "score"
+    ordering: IntList
+    score: OptIdent = None
+
+
+ColumnOf = Callable[[tuple[Any, ...]], str | None]
+
+
+def validate_rows(records: Sequence[dict[str, Any]], model: type[_Row],
+                  column_of: ColumnOf) -> tuple[pd.DataFrame, list[RowProblem]]:
+    """Validate every record; return the valid rows (with their 1-based ``row``) and one problem per error.
+
+    ``column_of`` turns an error's location inside a record (field, key, ...) into the file's column.
+    """
+    adapter = TypeAdapter(list[model])
+    problems: list[RowProblem] = []
+    bad: set[int] = set()
+    try:
+        valid = adapter.validate_python(list(records))
+    except ValidationError as error:
+        for detail in error.errors(include_url=False):
+            index, *inner = detail["loc"]
+            bad.add(int(index))
+            problems.append(RowProblem(row=int(index) + 1, column=column_of(tuple(inner)), reason=detail["msg"]))
+        kept = [record for i, record in enumerate(records) if i not in bad]
+        valid = adapter.validate_python(kept)
+    rows = [i + 1 for i in range(len(records)) if i not in bad]
+    frame = pd.DataFrame.from_records(adapter.dump_python(valid), columns=list(model.model_fields))
+    frame.insert(0, "row", rows)
+    return frame, sorted(problems, key=lambda p: (p.row or 0, p.column or ""))
+
+
+def duplicate_problems(frame: pd.DataFrame, keys: list[str], column: str | None, what: str) -> list[RowProblem]:
+    """One problem per row whose ``keys`` repeat an earlier row's."""
+    if frame.empty:
+        return []
+    repeated = frame.duplicated(keys, keep=False)
+    if not repeated.any():
+        return []
+    first_row = frame.groupby(keys, dropna=False)["row"].transform("min")
+    dupes = frame[repeated & (frame["row"] != first_row)]
+    values = dupes[keys].astype(str).agg(" / ".join, axis=1)
+    return [RowProblem(int(row), column, f"duplicate {what} {value!r} (first on row {int(first)})")
+            for row, value, first in zip(dupes["row"], values, first_row[dupes.index], strict=True)]
