@@ -14,6 +14,15 @@ from judgebias_core.store.schema import migrate
 FIRST_LAUNCH_STEPS: list[Callable[[str | os.PathLike[str]], None]] = []
 
 
+def _demo_runs(path: str | os.PathLike[str]) -> None:
+    from judgebias_core.demo import ensure_demo_runs  # noqa: PLC0415 - keeps the engine out of plain imports
+
+    ensure_demo_runs(path)
+
+
+FIRST_LAUNCH_STEPS.append(_demo_runs)
+
+
 def ensure_store_ready(path: str | os.PathLike[str]) -> bool:
     """Migrate the store; on an empty store import the bundled data and run the first-launch steps.
 

@@ -61,3 +61,12 @@ class MissingApiKey(ProviderError):
 
 class ExportUnavailable(JudgebiasError):
     """A file export cannot be produced here (e.g. no Chrome/Chromium for static chart images)."""
+
+
+class JudgeCallError(ProviderError):
+    """One judge call failed. ``retryable`` errors (429, 5xx, timeouts, malformed bodies) may be tried again."""
+
+    def __init__(self, message: str, retryable: bool, retry_after: float | None = None) -> None:
+        self.retryable = retryable
+        self.retry_after = retry_after
+        super().__init__(message)

@@ -158,7 +158,23 @@ CREATE TABLE pair_outcomes (
 );
 """
 
-MIGRATIONS: list[str] = [MIGRATION_1]
+# The engine's response cache (an identical paid call is never sent twice) and a flag on calls answered from it.
+MIGRATION_2 = """
+CREATE TABLE response_cache (
+    cache_key VARCHAR PRIMARY KEY,     -- sha256 of provider, model, base URL, sampling params, prompt, repetition
+    provider VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    raw_output VARCHAR NOT NULL,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    run_id VARCHAR,
+    call_id VARCHAR,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+ALTER TABLE judge_calls ADD COLUMN cached BOOLEAN DEFAULT false;
+"""
+
+MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,42 @@
+"""First-launch demo runs: the simulated judge on 40 SummEval summaries, so every rubric chart has content.
+
+Two runs on the first 10 articles x systems M8, M9, M10, M11 (stored order), rubric summeval-coherence: a
+rubric-permutation run over the balanced set (10 orderings) and a rubric-repeat run (10 repeats of the canonical
+ordering). The judge is simulated, labelled so in the store, with its parameters stored and shown.
+"""
+
+from __future__ import annotations
+
+import os
+
+from judgebias_core.engine import start_run
+from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
+from judgebias_core.store import run_queries
+
+DEMO_SYSTEMS = ("M8", "M9", "M10", "M11")
+DEMO_ITEMS = 40
+DEMO_RUBRIC = "summeval-coherence"
+DEMO_PARAMS = SimulatedParams(position_prob=0.3, position_weights=(0.4, 0.2, 0.15, 0.15, 0.1), noise=0.6, seed=0)
+DEMO_RUNS: dict[str, str] = {
+    "demo-summeval-coherence-permutation": "rubric-permutation",
+    "demo-summeval-coherence-repeat": "rubric-repeat",
+}
+
+
+def demo_spec(protocol: str) -> RunSpec:
+    return RunSpec(dataset_id="summeval", protocol=protocol, provider="simulated", model="demo-judge",
+                   rubric_id=DEMO_RUBRIC, limit_items=DEMO_ITEMS, candidates=DEMO_SYSTEMS, orderings="balanced",
+                   repeats=10, simulated=DEMO_PARAMS, seed=DEMO_PARAMS.seed)
+
+
+def ensure_demo_runs(path: str | os.PathLike[str]) -> list[str]:
+    """Run the demo runs that are not complete yet (idempotent); returns the ids it ran."""
+    ran = []
+    for run_id, protocol in DEMO_RUNS.items():
+        record = run_queries.run_record(path, run_id)
+        if record is not None and record["status"] == "complete":
+            continue
+        start_run(path, demo_spec(protocol), RunSettings(concurrency=16, flush_every=500, flush_interval_s=5.0),
+                  run_id=run_id)
+        ran.append(run_id)
+    return ran

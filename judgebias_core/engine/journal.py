@@ -1,0 +1,72 @@
+"""The run's append-only journal on disk: one JSON line per reply, flushed the moment it arrives.
+
+The journal is the source of truth while a run is going: DuckDB receives its lines in small batches, and a
+resumed run first replays it, so a reply that reached the journal is never requested again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+RUNS_FOLDER = "runs"
+
+
+def run_folder(db_path: str | os.PathLike[str]) -> Path:
+    """Where a store's run journals, progress and cancel files live: ``<store dir>/runs/<store name>/``."""
+    path = Path(db_path)
+    return path.parent / RUNS_FOLDER / path.stem
+
+
+def _safe(run_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", run_id)
+
+
+def journal_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
+    return run_folder(db_path) / f"{_safe(run_id)}.journal.jsonl"
+
+
+def progress_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
+    return run_folder(db_path) / f"{_safe(run_id)}.progress.json"
+
+
+def cancel_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
+    return run_folder(db_path) / f"{_safe(run_id)}.cancel"
+
+
+class Journal:
+    """Appends reply records (never keys) to the run's journal file."""
+
+    def __init__(self, path: Path, fsync: bool = False) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fsync = fsync
+        self._file = path.open("a", encoding="utf-8")
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._file.flush()  # in the OS after this: survives the process being killed
+        if self._fsync:
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def read_journal(path: Path) -> dict[str, dict[str, Any]]:
+    """The last record of every call in a journal; a torn last line (killed mid-write) is skipped."""
+    records: dict[str, dict[str, Any]] = {}
+    if not path.exists():
+        return records
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and "call_id" in record:
+                records[record["call_id"]] = record
+    return records

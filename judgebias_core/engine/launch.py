@@ -1,0 +1,184 @@
+"""Start or resume a run: plan it, register it, replay its journal, send what is missing, finish it.
+
+Running the same run id again after any interruption (SIGKILL included) first moves the journal into the store,
+then sends only the calls with no reply: nothing lost, no duplicate rows, no received reply requested again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from judgebias_core.engine.journal import Journal, journal_path, read_journal
+from judgebias_core.engine.progress import RunProgress, cancel_requested, clear_cancel, write_progress
+from judgebias_core.engine.records import RunContext, cache_key
+from judgebias_core.engine.runner import Budget, RunExecutor
+from judgebias_core.engine.writer import StoreWriter
+from judgebias_core.errors import InvalidArgument
+from judgebias_core.judges import make_client
+from judgebias_core.judges.base import JudgeClient
+from judgebias_core.judges.prices import price_of
+from judgebias_core.models import NO_REPLY
+from judgebias_core.protocols.plans import Plan, build_plan
+from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.sources.common import model_family
+from judgebias_core.store import run_queries
+from judgebias_core.store.schema import migrate
+from judgebias_core.store.writes import StoreBatch, write_batch
+
+ProgressCallback = Callable[[RunProgress], None]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_id: str
+    status: str
+    planned: int
+    completed: int
+    failed: int
+    parse_failures: int
+    cost_usd: float
+    sent_this_session: int
+    replayed_from_journal: int
+
+
+def run_params(spec: RunSpec, plan: Plan, client: JudgeClient) -> dict[str, object]:
+    """What the runs table keeps: the whole spec, plus the sampling settings and judge description up front."""
+    return {"temperature": spec.temperature, "max_tokens": spec.max_tokens, "seed": spec.seed,
+            "simulated": spec.simulated.model_dump() if spec.simulated else None,
+            "orderings": [list(o) for o in plan.orderings] or None, "judge_description": client.describe(),
+            "template_name": plan.template.name, "spec": spec.model_dump(mode="json")}
+
+
+def _register(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, client: JudgeClient) -> None:
+    runs = pd.DataFrame([{
+        "run_id": plan.run_id, "dataset_id": spec.dataset_id, "study": plan.run_id, "origin": "engine",
+        "protocol": spec.protocol, "provider": spec.provider, "judge": client.name, "model": spec.model,
+        "simulated": client.simulated, "params": json.dumps(run_params(spec, plan, client)),
+        "template_id": plan.template_id, "rubric_id": plan.rubric_id, "status": "running",
+        "planned": len(plan.calls),
+    }])
+    judges = pd.DataFrame([{"judge": client.name, "provider": spec.provider, "family": (
+        "simulated" if client.simulated else model_family(spec.model)), "simulated": client.simulated,
+        "description": client.describe()}])
+    templates = pd.DataFrame([{"template_id": plan.template_id, "name": plan.template.name,
+                               "kind": plan.template.kind, "text": plan.template.text}])
+    write_batch(db_path, StoreBatch(judges=judges, prompt_templates=templates, runs=runs))
+
+
+def _check_same_run(db_path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> None:
+    record = run_queries.run_record(db_path, run_id)
+    if record is None:
+        return
+    stored = json.loads(record["params"] or "{}").get("spec")
+    if record["origin"] != "engine" or stored is None:
+        raise InvalidArgument(f"run id {run_id!r} belongs to a run the engine did not make")
+    if RunSpec.model_validate(stored) != spec:
+        changed = sorted(k for k, v in spec.model_dump(mode="json").items() if stored.get(k) != v)
+        raise InvalidArgument(f"run {run_id!r} exists with other settings ({', '.join(changed)}); "
+                              "resume it with the same settings or choose another --run-id")
+
+
+def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings | None = None,
+              run_id: str | None = None, on_progress: ProgressCallback | None = None,
+              key: str | None = None) -> RunOutcome:
+    """Run (or resume) a run to the end, a spending cap or a cancel request; returns its stored counts."""
+    settings = settings or RunSettings()
+    migrate(db_path)
+    run_id = run_id or spec.default_run_id()
+    _check_same_run(db_path, spec, run_id)
+    if settings.max_cost_usd is not None and spec.provider in ("openai", "anthropic") and price_of(spec.model) is None:
+        raise InvalidArgument(f"no price for {spec.model!r} in the price table: add it (JUDGEBIAS_PRICES) "
+                              "to use a spending cap")
+    plan = build_plan(db_path, spec, run_id)
+    client = make_client(db_path, spec, settings, key)
+    _register(db_path, spec, plan, client)
+    clear_cancel(db_path, run_id)
+    return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
+
+
+async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,
+                   client: JudgeClient, on_progress: ProgressCallback | None) -> RunOutcome:
+    context = RunContext(plan.run_id, client.name, plan.template_id, client.parser or plan.template.parser,
+                         spec.allow_none)
+    calls = {c.call_id: c for c in plan.calls}
+    stored = run_queries.stored_call_status(db_path, plan.run_id)
+    no_reply_ids = set(stored.loc[stored["parse_status"] == NO_REPLY, "call_id"])
+    writer = StoreWriter(db_path, calls, context, spec.provider, spec.model, no_reply_ids,
+                         settings.flush_every, settings.flush_interval_s)
+    journal_file = journal_path(db_path, plan.run_id)
+    journaled = read_journal(journal_file)
+    replayed = _replay_journal(journaled, set(stored["call_id"]), no_reply_ids, calls, writer)
+    writer.parse_failures = 0  # the replayed lines are in ``base`` below
+    answered = set(stored.loc[stored["parse_status"] != NO_REPLY, "call_id"]) | {
+        r["call_id"] for r in journaled.values() if r.get("text") is not None}
+    pending = [c for c in plan.calls if c.call_id not in answered]
+    cache_keys = {c.call_id: cache_key(spec, c) for c in pending} if client.paid else {}
+    cached = {r.cache_key: {"text": r.raw_output, "input_tokens": _int(r.input_tokens),
+                            "output_tokens": _int(r.output_tokens)}
+              for r in run_queries.cached_replies(db_path, list(cache_keys.values())).itertuples()}
+    budget = Budget(settings.max_cost_usd, price_of(spec.model) if client.paid else None, spec.max_tokens)
+    base = run_queries.run_counts(db_path, plan.run_id)
+    journal = Journal(journal_file)
+    executor = RunExecutor(client, settings, journal, writer, budget, cache_keys, cached,
+                           should_cancel=lambda: cancel_requested(db_path, plan.run_id),
+                           earlier_failures=set(no_reply_ids) - answered)
+    budget.spent = base["cost_usd"]
+
+    def report(status: str = "running") -> None:
+        progress = _progress(plan, executor, writer, base, status)
+        write_progress(db_path, progress)
+        if on_progress:
+            on_progress(progress)
+
+    writer.start()
+    status = "interrupted"
+    try:
+        status = await executor.run(pending, on_tick=report)
+    finally:
+        await client.aclose()
+        journal.close()
+        writer.close()
+        run_queries.set_run_status(db_path, plan.run_id, status, finished=status != "interrupted")
+        report(status)
+    counts = run_queries.run_counts(db_path, plan.run_id)
+    return RunOutcome(plan.run_id, status, len(plan.calls), counts["completed"], counts["failed"],
+                      counts["parse_failures"], counts["cost_usd"], len(pending), replayed)
+
+
+def _int(value: object) -> int | None:
+    return None if value is None or value != value else int(value)  # noqa: PLR0124 - NaN check
+
+
+def _replay_journal(journal: dict[str, dict[str, object]], stored_ids: set[str], no_reply_ids: set[str],
+                    calls: dict[str, object], writer: StoreWriter) -> int:
+    """Move journal lines the store does not hold yet (or holds only as 'no reply') into the store."""
+    missing = [r for cid, r in journal.items() if cid in calls and (
+        cid not in stored_ids or (cid in no_reply_ids and r.get("text") is not None))]
+    writer.write(missing)  # type: ignore[arg-type]
+    return len(missing)
+
+
+def _progress(plan: Plan, executor: RunExecutor, writer: StoreWriter, base: dict[str, float],
+              status: str) -> RunProgress:
+    counts = executor.counts
+    elapsed = time.monotonic() - counts.started
+    done_now = counts.received + counts.failed
+    rate = done_now / elapsed if elapsed > 0 else 0.0
+    completed = int(base["completed"]) + counts.received
+    # calls that got no reply in an earlier session are sent again: count each once, by its latest outcome
+    failed = int(base["failed"]) - counts.retried_earlier_failures + counts.failed
+    remaining = len(plan.calls) - completed - failed
+    return RunProgress(
+        run_id=plan.run_id, status=status, planned=len(plan.calls), completed=completed,
+        failed=failed, parse_failures=int(base["parse_failures"]) + writer.parse_failures,
+        cached=counts.cached, cost_usd=float(base["cost_usd"]) + counts.cost_usd, elapsed_s=elapsed,
+        seconds_left=(remaining / rate) if rate > 0 and status == "running" else None, pid=os.getpid(),
+        updated_at=time.time(),
+    )

@@ -1,0 +1,80 @@
+"""The live progress file a run keeps next to its journal, and the cancel file that stops it.
+
+Any process (the dashboard, another shell) reads progress and asks for a stop without touching the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from judgebias_core.engine.journal import cancel_path, progress_path
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    run_id: str
+    status: str  # running | complete | stopped: spending cap | cancelled | interrupted | failed
+    planned: int
+    completed: int  # calls with a stored reply, unparseable ones included
+    failed: int  # calls with no reply after every retry
+    parse_failures: int
+    cached: int
+    cost_usd: float
+    elapsed_s: float
+    seconds_left: float | None
+    pid: int
+    updated_at: float
+
+    @property
+    def done(self) -> int:
+        return self.completed + self.failed
+
+
+def write_progress(db_path: str | os.PathLike[str], progress: RunProgress) -> None:
+    path = progress_path(db_path, progress.run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(asdict(progress)), encoding="utf-8")
+    temporary.replace(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def read_progress(db_path: str | os.PathLike[str], run_id: str) -> RunProgress | None:
+    """The run's last progress; a 'running' run whose process is gone reads as 'interrupted'."""
+    path = progress_path(db_path, run_id)
+    try:
+        values = json.loads(Path(path).read_text(encoding="utf-8"))
+        progress = RunProgress(**values)
+    except (OSError, ValueError, TypeError):
+        return None
+    if progress.status == "running" and not _alive(progress.pid):
+        return RunProgress(**(asdict(progress) | {"status": "interrupted", "seconds_left": None}))
+    return progress
+
+
+def request_cancel(db_path: str | os.PathLike[str], run_id: str) -> None:
+    """Ask a running run to stop (it finishes the calls in flight, stores them and exits cleanly)."""
+    path = cancel_path(db_path, run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(str(time.time()), encoding="utf-8")
+
+
+def cancel_requested(db_path: str | os.PathLike[str], run_id: str) -> bool:
+    return cancel_path(db_path, run_id).exists()
+
+
+def clear_cancel(db_path: str | os.PathLike[str], run_id: str) -> None:
+    cancel_path(db_path, run_id).unlink(missing_ok=True)

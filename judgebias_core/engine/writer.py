@@ -1,0 +1,115 @@
+"""A thread that parses replies and moves them into DuckDB in small batches, off the event loop.
+
+Each batch is one short transaction (``write_batch``); nothing holds the store open between batches, so the
+dashboard and the CLI can read while a run writes. A batch the store refuses (busy) is kept and tried again.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from judgebias_core.engine.records import RunContext, call_row
+from judgebias_core.errors import StoreBusyError
+from judgebias_core.models import NO_REPLY, PARSE_FAILED
+from judgebias_core.protocols.plans import PlannedCall
+from judgebias_core.store import run_queries
+from judgebias_core.store.writes import StoreBatch, write_batch
+
+_STOP = object()
+
+
+def rows_frame(calls: Mapping[str, PlannedCall], records: Iterable[dict[str, Any]],
+               context: RunContext) -> pd.DataFrame:
+    return pd.DataFrame([call_row(calls[r["call_id"]], r, context) for r in records])
+
+
+def cache_frame(records: Iterable[dict[str, Any]], provider: str, model: str, run_id: str) -> pd.DataFrame:
+    """Cache rows for paid replies that were really received (not themselves answered from the cache)."""
+    return pd.DataFrame([
+        {"cache_key": r["cache_key"], "provider": provider, "model": model, "raw_output": r["text"],
+         "input_tokens": r.get("input_tokens"), "output_tokens": r.get("output_tokens"), "run_id": run_id,
+         "call_id": r["call_id"]}
+        for r in records if r.get("text") is not None and r.get("cache_key") and not r.get("cached")
+    ])
+
+
+class StoreWriter(threading.Thread):
+    """Collects reply records from the event loop and writes them every ``flush_every`` records or interval."""
+
+    def __init__(self, db_path: str | os.PathLike[str], calls: Mapping[str, PlannedCall], context: RunContext,
+                 provider: str, model: str, replace_ids: set[str], flush_every: int = 50,
+                 flush_interval_s: float = 0.5) -> None:
+        super().__init__(name=f"judgebias-writer-{context.run_id}", daemon=True)
+        self.db_path = db_path
+        self.calls = calls
+        self.context = context
+        self.provider, self.model = provider, model
+        self.replace_ids = replace_ids  # calls stored earlier with no reply, to be replaced by a reply
+        self.flush_every = flush_every
+        self.flush_interval_s = flush_interval_s
+        self.parse_failures = 0
+        self.written = 0
+        self.last_error: str | None = None
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._pending: list[dict[str, Any]] = []
+
+    def put(self, record: dict[str, Any]) -> None:
+        self._queue.put(record)
+
+    def close(self) -> None:
+        """Write everything still pending and stop the thread."""
+        self._queue.put(_STOP)
+        self.join()
+        if self._pending:
+            self.flush(raise_errors=True)
+
+    def run(self) -> None:
+        last_flush = time.monotonic()
+        while True:
+            timeout = max(0.01, self.flush_interval_s - (time.monotonic() - last_flush))
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                item = None
+            if item is _STOP:
+                break
+            if item is not None:
+                self._pending.append(item)
+            due = time.monotonic() - last_flush >= self.flush_interval_s
+            if self._pending and (len(self._pending) >= self.flush_every or due):
+                self.flush()
+                last_flush = time.monotonic()
+            elif due:
+                last_flush = time.monotonic()
+
+    def flush(self, raise_errors: bool = False) -> None:
+        batch, self._pending = self._pending, []
+        try:
+            self.write(batch)
+        except StoreBusyError as error:
+            self.last_error = str(error)
+            self._pending = batch + self._pending
+            if raise_errors:
+                raise
+
+    def write(self, records: list[dict[str, Any]]) -> None:
+        """Parse and store records now (also used to replay a journal on resume)."""
+        if not records:
+            return
+        frame = rows_frame(self.calls, records, self.context)
+        replaced = [r["call_id"] for r in records if r["call_id"] in self.replace_ids and r.get("text") is not None]
+        run_queries.delete_no_reply_calls(self.db_path, replaced)
+        write_batch(self.db_path, StoreBatch(
+            judge_calls=frame, extra={"response_cache": cache_frame(records, self.provider, self.model,
+                                                                    self.context.run_id)},
+        ))
+        self.replace_ids.difference_update(replaced)
+        self.parse_failures += int((frame["parse_status"] == PARSE_FAILED).sum())
+        self.written += int((frame["parse_status"] != NO_REPLY).sum())

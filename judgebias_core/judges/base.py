@@ -1,0 +1,70 @@
+"""The one interface every judge client implements, and the helpers they share (keys, redaction)."""
+
+from __future__ import annotations
+
+import os
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from judgebias_core.errors import MissingApiKey
+from judgebias_core.protocols.plans import PlannedCall
+
+KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+_KEY_LIKE = re.compile(r"(sk|key|ak)-[A-Za-z0-9_\-*]{6,}")
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """What came back from one call: the reply text and the provider's usage (None when not reported)."""
+
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class JudgeClient(ABC):
+    """A judge: turns a planned call into provider request parameters and sends them.
+
+    ``paid`` judges go through the response cache and the spending cap; ``parser`` overrides the template's
+    parser when the judge's replies have their own format (replayed recordings).
+    """
+
+    provider: str
+    model: str
+    name: str
+    simulated: bool = False
+    paid: bool = True
+    parser: str | None = None
+
+    @abstractmethod
+    def request_params(self, call: PlannedCall) -> dict[str, Any]:
+        """The provider request for one call (also what a batch request would carry)."""
+
+    @abstractmethod
+    async def send(self, params: dict[str, Any]) -> JudgeReply:
+        """Send one request; raises ``JudgeCallError`` (retryable or not) when no reply came back."""
+
+    async def aclose(self) -> None:
+        """Release connections."""
+
+    def describe(self) -> str:
+        return f"{self.provider} {self.model}"
+
+
+def api_key(provider: str, given: str | None = None) -> str:
+    """The key from ``given`` (e.g. a Streamlit secret) or the provider's environment variable."""
+    variable = KEY_VARIABLES[provider]
+    key = given or os.environ.get(variable)
+    if not key:
+        raise MissingApiKey(variable)
+    return key
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """The text with every secret and anything shaped like an API key replaced (SDK errors quote key prefixes)."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return _KEY_LIKE.sub("[redacted]", text)

@@ -1,0 +1,56 @@
+"""Judge through the official ``openai`` SDK (chat completions); ``base_url`` serves vLLM, Ollama, LM Studio."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from judgebias_core.errors import JudgeCallError
+from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
+from judgebias_core.judges.sdk_errors import call_error
+from judgebias_core.protocols.plans import PlannedCall
+from judgebias_core.protocols.spec import RunSettings, RunSpec
+
+
+class OpenAIJudge(JudgeClient):
+    """One ``AsyncOpenAI`` client per judge; the SDK retries 429 (honouring Retry-After), 5xx and timeouts."""
+
+    provider = "openai"
+
+    def __init__(self, spec: RunSpec, settings: RunSettings, key: str | None = None) -> None:
+        self.model = spec.model
+        self.name = spec.judge_name()
+        self._spec = spec
+        self._key = api_key("openai", key)
+        self._client = openai.AsyncOpenAI(api_key=self._key, base_url=spec.base_url, timeout=settings.timeout_s,
+                                          max_retries=settings.sdk_max_retries)
+
+    def request_params(self, call: PlannedCall) -> dict[str, Any]:
+        messages = ([{"role": "system", "content": call.system}] if call.system else []) + [
+            {"role": "user", "content": call.user}
+        ]
+        params: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self._spec.temperature,
+                                  "max_tokens": self._spec.max_tokens}
+        if self._spec.seed is not None:
+            params["seed"] = self._spec.seed
+        return params
+
+    async def send(self, params: dict[str, Any]) -> JudgeReply:
+        try:
+            completion = await self._client.chat.completions.create(**params)
+            text = completion.choices[0].message.content
+        except Exception as error:  # noqa: BLE001 - classified, and the key is redacted
+            raise call_error(error, openai, self._key) from None
+        if text is None:
+            raise JudgeCallError("malformed reply body: the completion has no message content", retryable=True)
+        usage = completion.usage
+        return JudgeReply(text=text, input_tokens=usage.prompt_tokens if usage else None,
+                          output_tokens=usage.completion_tokens if usage else None)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def describe(self) -> str:
+        where = f" at {self._spec.base_url}" if self._spec.base_url else ""
+        return f"OpenAI chat completions, model {self.model}{where}"

@@ -1,0 +1,99 @@
+"""What a run is: its dataset, protocol, judge and sampling settings (stored with the run as JSON)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RunProtocol = Literal["rubric-permutation", "rubric-repeat", "pairwise-swap", "listwise", "repetition"]
+Provider = Literal["anthropic", "openai", "simulated", "replay"]
+PROTOCOLS: tuple[str, ...] = ("rubric-permutation", "rubric-repeat", "pairwise-swap", "listwise", "repetition")
+PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "simulated", "replay")
+RUBRIC_PROTOCOLS = ("rubric-permutation", "rubric-repeat")
+PAIR_PROTOCOLS = ("pairwise-swap", "repetition")
+
+
+class SimulatedParams(BaseModel):
+    """The stated behaviour of the simulated judge (stored with the run and shown in the UI)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    position_prob: float = Field(0.3, ge=0, le=1, description="q: probability of answering by position")
+    position_weights: tuple[float, ...] = Field(
+        (0.4, 0.2, 0.15, 0.15, 0.1),
+        description="preference weight per slot or rubric position (1, 2, ...); the last value repeats",
+    )
+    noise: float = Field(0.6, ge=0, description="sd of the noise added to the content score")
+    verbosity: float = Field(0.0, description="content bonus per 1,000 characters of answer (pairwise, list-wise)")
+    tie_margin: float = Field(0.15, ge=0, description="3-option pairs: a content gap below this is a tie")
+    seed: int = 0
+
+    def describe(self) -> str:
+        weights = ", ".join(f"{w:g}" for w in self.position_weights)
+        return (f"simulated judge: with probability q={self.position_prob:g} it answers by position (weights "
+                f"{weights}), else by content (human label where known, else a stable hash of the text) + noise "
+                f"sd {self.noise:g}; verbosity {self.verbosity:g}/1k chars; seed {self.seed}")
+
+
+class RunSpec(BaseModel):
+    """Everything that defines a run's plan and its judge. Two equal specs plan the same calls."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dataset_id: str
+    protocol: RunProtocol
+    provider: Provider
+    model: str
+    base_url: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    seed: int | None = None
+    repeats: int | None = None  # rubric-repeat: default 2k; repetition: default 3
+    orderings: str = "balanced"  # balanced | reverse | latin | all | a list such as 12345,54321
+    options: int | None = None  # pairwise: 2 or 3; default 2 on devbench, else 3
+    pairs: Literal["baseline", "all"] = "baseline"
+    listwise_size: int = 3
+    allow_none: bool = False
+    rubric_id: str | None = None
+    limit_items: int | None = None
+    candidates: tuple[str, ...] | None = None  # keep only items (pointwise) or answers (pairwise) of these
+    replay_study: str = "full"
+    template_text: str | None = None  # None: the protocol's default template
+    use_reference: bool | None = None  # rubric prompts: include the reference answer (default: when present,
+    # except SummEval, whose references are not score-5 answers)
+    simulated: SimulatedParams | None = None
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:8]
+
+    def default_run_id(self) -> str:
+        """A deterministic id: the same command names the same run, so running it again resumes it."""
+        slug = re.sub(r"[^A-Za-z0-9.]+", "-", self.model).strip("-")
+        return f"{self.dataset_id}-{self.protocol}-{self.provider}-{slug}-{self.fingerprint()}"
+
+    def judge_name(self) -> str:
+        """The judge's display name in the store: the model, labelled when simulated or replayed."""
+        if self.provider == "simulated":
+            return f"simulated:{self.model}"
+        if self.provider == "replay":
+            return f"replay:{self.model}"
+        return self.model
+
+
+class RunSettings(BaseModel):
+    """How a run executes; none of it changes which calls are planned."""
+
+    model_config = ConfigDict(frozen=True)
+
+    concurrency: int = Field(8, ge=1, le=512)
+    max_cost_usd: float | None = None
+    timeout_s: float = 60.0
+    sdk_max_retries: int = 2  # the SDK's own retries (429 with Retry-After, 5xx, timeouts)
+    max_attempts: int = 3  # rounds of the SDK's retries; the engine backs off between rounds (with jitter)
+    backoff_base_s: float = 1.0
+    flush_every: int = 50  # replies per store write
+    flush_interval_s: float = 0.5

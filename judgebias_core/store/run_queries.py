@@ -1,0 +1,165 @@
+"""SQL of the run engine: what a plan reads (items, answers, labels), run bookkeeping, the response cache."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import pandas as pd
+
+from judgebias_core.errors import NotFoundError
+from judgebias_core.store.connection import connect, scalar, transaction
+
+_ITEMS_SQL = """
+SELECT item_id, seq, task, question, response, candidate, reference_answer, rubric_id
+FROM items
+WHERE dataset_id = ? AND (? IS NULL OR list_contains(?, candidate))
+ORDER BY seq
+LIMIT ?
+"""
+
+# Human labels first; a reference judge's scores only where no human scored the item.
+_SCORE_LABELS_SQL = """
+WITH scored AS (
+    SELECT item_id, rubric_id, label_source, avg(score) AS mean_score
+    FROM human_labels WHERE dataset_id = ? AND score IS NOT NULL GROUP BY ALL
+)
+SELECT item_id, rubric_id, arg_min(mean_score, CASE label_source WHEN 'human' THEN 0 ELSE 1 END) AS mean_score
+FROM scored GROUP BY ALL
+"""
+
+_PREFERENCE_SQL = """
+SELECT item_id, mode(preference) AS preference
+FROM human_labels WHERE dataset_id = ? AND preference IS NOT NULL AND label_source = 'human' GROUP BY item_id
+"""
+
+
+def dataset_row(path: str | os.PathLike[str], dataset_id: str) -> dict[str, object]:
+    """The dataset's kind and baseline candidate."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(
+            "SELECT dataset_id, kind, baseline_candidate FROM datasets WHERE dataset_id = ?", [dataset_id]
+        ).fetchall()
+    if not rows:
+        raise NotFoundError(f"no dataset {dataset_id!r} in the store")
+    return {"dataset_id": rows[0][0], "kind": rows[0][1], "baseline_candidate": rows[0][2]}
+
+
+def plan_items(path: str | os.PathLike[str], dataset_id: str, limit: int | None,
+               candidates: Sequence[str] | None = None) -> pd.DataFrame:
+    """The first ``limit`` items in stored order (pointwise: only those written by ``candidates``)."""
+    wanted = list(candidates) if candidates else None
+    with connect(path, read_only=True) as con:
+        return con.execute(_ITEMS_SQL, [dataset_id, wanted, wanted, limit if limit else 2**31 - 1]).df()
+
+
+def plan_answers(path: str | os.PathLike[str], dataset_id: str, item_ids: Sequence[str]) -> pd.DataFrame:
+    """Candidate answers of the given items."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "SELECT item_id, candidate, answer FROM answers WHERE dataset_id = ? AND list_contains(?, item_id) "
+            "ORDER BY item_id, candidate",
+            [dataset_id, list(item_ids)],
+        ).df()
+
+
+def score_labels(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+    """Per item and rubric, the mean human score (else the reference judge's mean)."""
+    with connect(path, read_only=True) as con:
+        return con.execute(_SCORE_LABELS_SQL, [dataset_id]).df()
+
+
+def preference_labels(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+    """Per item, the human preference (a candidate or 'tie') where one exists."""
+    with connect(path, read_only=True) as con:
+        return con.execute(_PREFERENCE_SQL, [dataset_id]).df()
+
+
+def recorded_replies(path: str | os.PathLike[str], dataset_id: str, study: str, judge: str) -> pd.DataFrame:
+    """The bundled replies of one judge in one study, keyed by item, slot order and repetition."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "SELECT item_id, first_candidate, second_candidate, repetition, options, raw_output, parser "
+            "FROM judge_calls WHERE dataset_id = ? AND study = ? AND judge = ? AND raw_output IS NOT NULL "
+            "AND run_id LIKE 'bundled:%'",
+            [dataset_id, study, judge],
+        ).df()
+
+
+def run_record(path: str | os.PathLike[str], run_id: str) -> dict[str, object] | None:
+    """The stored run row, or None when the run id is new."""
+    with connect(path, read_only=True) as con:
+        frame = con.execute(
+            "SELECT r.*, t.text AS template_text FROM runs r LEFT JOIN prompt_templates t USING (template_id) "
+            "WHERE r.run_id = ?",
+            [run_id],
+        ).df()
+    return None if frame.empty else frame.iloc[0].to_dict()
+
+
+def stored_call_status(path: str | os.PathLike[str], run_id: str) -> pd.DataFrame:
+    """call_id and parse_status of every call already stored for a run."""
+    with connect(path, read_only=True) as con:
+        return con.execute("SELECT call_id, parse_status FROM judge_calls WHERE run_id = ?", [run_id]).df()
+
+
+def delete_no_reply_calls(path: str | os.PathLike[str], call_ids: Sequence[str]) -> None:
+    """Drop stored 'no reply' rows of calls that are about to be stored with a reply."""
+    if not call_ids:
+        return
+    with transaction(path) as con:
+        con.execute("DELETE FROM judge_calls WHERE parse_status = 'no_reply' AND list_contains(?, call_id)",
+                    [list(call_ids)])
+
+
+def set_run_status(path: str | os.PathLike[str], run_id: str, status: str, finished: bool) -> None:
+    with transaction(path) as con:
+        con.execute(
+            "UPDATE runs SET status = ?, finished_at = CASE WHEN ? THEN current_timestamp ELSE NULL END "
+            "WHERE run_id = ?",
+            [status, finished, run_id],
+        )
+
+
+def cached_replies(path: str | os.PathLike[str], keys: Sequence[str]) -> pd.DataFrame:
+    """Cached replies among ``keys`` (the response cache of every earlier run)."""
+    if not keys:
+        return pd.DataFrame(columns=["cache_key", "raw_output", "input_tokens", "output_tokens"])
+    with connect(path, read_only=True) as con:
+        con.register("_wanted_keys", pd.DataFrame({"cache_key": list(dict.fromkeys(keys))}))
+        frame = con.execute(
+            "SELECT c.cache_key, c.raw_output, c.input_tokens, c.output_tokens FROM response_cache c "
+            "JOIN _wanted_keys w USING (cache_key)"
+        ).df()
+        con.unregister("_wanted_keys")
+    return frame
+
+
+def run_counts(path: str | os.PathLike[str], run_id: str) -> dict[str, float]:
+    """Stored counts of one run: completed (a reply, parsed or not), failed (no reply), parse failures, cost."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(
+            "SELECT count(*) FILTER (WHERE parse_status <> 'no_reply'), count(*) FILTER (WHERE parse_status = "
+            "'no_reply'), count(*) FILTER (WHERE parse_status = 'failed'), coalesce(sum(cost_usd), 0) "
+            "FROM judge_calls WHERE run_id = ?",
+            [run_id],
+        ).fetchall()
+    completed, failed, parse_failures, cost = rows[0]
+    return {"completed": int(completed), "failed": int(failed), "parse_failures": int(parse_failures),
+            "cost_usd": float(cost)}
+
+
+def run_calls_sample(path: str | os.PathLike[str], run_id: str, limit: int = 200) -> pd.DataFrame:
+    """The first stored calls of a run, for a look at what the judge replied."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "SELECT item_id, repetition, slots, ordering, verdict, score, chosen_position, parse_status, error, "
+            "input_tokens, output_tokens, latency_ms, cost_usd, cached FROM judge_calls WHERE run_id = ? "
+            "ORDER BY created_at, call_id LIMIT ?",
+            [run_id, limit],
+        ).df()
+
+
+def run_exists(path: str | os.PathLike[str], run_id: str) -> bool:
+    with connect(path, read_only=True) as con:
+        return bool(scalar(con, "SELECT count(*) FROM runs WHERE run_id = ?", [run_id]))
