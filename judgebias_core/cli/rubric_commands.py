@@ -1,0 +1,161 @@
+"""CLI: ``metrics rubric`` (rubric position bias of a run) and ``export trials`` (a run's calls to a file)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.errors import InvalidArgument
+from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
+from judgebias_core.metrics.rubric_report import RubricReport, rubric_report
+from judgebias_core.store.rubric_queries import run_calls_for_export
+from judgebias_core.store.schema import migrate
+
+EXPORT_FORMATS = ("csv", "jsonl", "parquet")
+
+
+def _estimate(estimate: CorrelationEstimate | None) -> dict[str, Any] | None:
+    if estimate is None:
+        return None
+    return {"pearson": estimate.pearson, "spearman": estimate.spearman, "pearson_ci": list(estimate.pearson_ci),
+            "spearman_ci": list(estimate.spearman_ci), "n": estimate.n}
+
+
+def report_payload(report: RubricReport) -> dict[str, Any]:
+    """The JSON contract of ``metrics rubric`` (rates are fractions in [0, 1])."""
+    share = report.position
+    human = report.human
+    return {
+        "run_id": report.run.run_id, "dataset_id": report.run.dataset_id, "judge": report.run.judge,
+        "protocol": report.run.protocol, "simulated": report.run.simulated, "rubric_id": report.run.rubric_id,
+        "k": report.k, "scores": list(report.scores), "trials": report.trials, "parsed": report.parsed,
+        "parse_failures": report.parse_failures, "no_reply": report.no_reply, "balanced": report.balanced,
+        "position_share": list(share.shares), "position_counts": list(share.counts),
+        "position_share_ci": [[low, high] for low, high in zip(share.ci_low, share.ci_high, strict=True)],
+        "score_position": [list(row) if row is not None else None for row in report.score_position.rows],
+        "score_position_counts": [list(row) for row in report.score_position.counts],
+        "orderings": [
+            {"ordering": list(o.ordering), "trials": o.trials, "parsed": o.parsed, "pearson": o.pearson,
+             "spearman": o.spearman, "n": o.n, "rank": o.rank, "bias_cost": o.bias_cost, "canonical": o.canonical}
+            for o in report.orderings
+        ],
+        "probe_run_id": report.probe_run_id,
+        "recommended_ordering": {"ordering": list(report.recommended.ordering),
+                                 "bias_cost": report.recommended.bias_cost,
+                                 "correlation_rank": report.correlation_rank(report.recommended.ordering)},
+        "within_item_sd": {
+            "permutation": report.spread_permutation.mean_sd,
+            "permutation_items": report.spread_permutation.items,
+            "repeat": report.spread_repeat.mean_sd if report.spread_repeat else None,
+            "repeat_items": report.spread_repeat.items if report.spread_repeat else None,
+        },
+        "repeat_run_id": report.repeat_run.run_id if report.repeat_run else None,
+        "human_correlation": None if human is None else {
+            "label_source": human.label_source, "permutation": _estimate(human.permutation),
+            "repeat": _estimate(human.repeat), "difference": _estimate(human.difference),
+            "bootstrap": {"resamples": human.resamples, "seed": human.seed, "confidence": human.confidence},
+        },
+    }
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def _ci(interval: tuple[float, float]) -> str:
+    return f"[{_fmt(interval[0])}, {_fmt(interval[1])}]"
+
+
+def report_text(report: RubricReport) -> str:
+    """A short human-readable summary of the same numbers."""
+    share = report.position
+    lines = [
+        f"run {report.run.run_id} · judge {report.run.judge} · dataset {report.run.dataset_id}"
+        + (" · SIMULATED judge" if report.run.simulated else ""),
+        f"k={report.k} trials={report.trials} parsed={report.parsed} parse_failures={report.parse_failures} "
+        f"no_reply={report.no_reply} balanced={report.balanced}",
+        "position share (n={}): ".format(share.n)
+        + "  ".join(f"p{p}={_fmt(s)} [{_fmt(lo)}, {_fmt(hi)}]"
+                    for p, (s, lo, hi) in enumerate(zip(share.shares, share.ci_low, share.ci_high, strict=True), 1)),
+        f"recommended ordering (probe {report.probe_run_id}): {list(report.recommended.ordering)} "
+        f"bias cost {_fmt(report.recommended.bias_cost)}",
+    ]
+    for o in report.orderings:
+        lines.append(f"  {o.ordering} trials={o.trials} pearson={_fmt(o.pearson)} rank={o.rank} "
+                     f"bias_cost={_fmt(o.bias_cost)}" + (" (canonical)" if o.canonical else ""))
+    if report.human is not None:
+        human = report.human
+        for name, est in (("permutation", human.permutation), ("repeat", human.repeat)):
+            if est is not None:
+                lines.append(f"{name} vs {human.label_source}: pearson {_fmt(est.pearson)} {_ci(est.pearson_ci)} "
+                             f"spearman {_fmt(est.spearman)} {_ci(est.spearman_ci)} n={est.n}")
+    return "\n".join(lines)
+
+
+def _metrics_rubric(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    migrate(path)
+    report = rubric_report(path, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples, args.seed)
+    emit(args, report_payload(report), report_text(report))
+    return 0
+
+
+def _list_as_json(value: Any) -> str | None:
+    if value is None or value is pd.NA or isinstance(value, float):  # a missing list arrives as None, NA or NaN
+        return None
+    return json.dumps(value.tolist() if hasattr(value, "tolist") else list(value))
+
+
+def export_frame(frame: pd.DataFrame, out: Path, file_format: str) -> None:
+    """Write a run's calls as CSV (lists as JSON text), JSON Lines or Parquet."""
+    if file_format not in EXPORT_FORMATS:
+        raise InvalidArgument(f"unknown export format {file_format!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if file_format == "parquet":
+        frame.to_parquet(out, index=False)
+        return
+    if file_format == "jsonl":
+        frame.to_json(out, orient="records", lines=True, date_format="iso", force_ascii=False)
+        return
+    flat = frame.copy()
+    for column in ("ordering", "slots"):
+        flat[column] = flat[column].map(_list_as_json)
+    flat.to_csv(out, index=False)
+
+
+def _export_trials(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    migrate(path)
+    frame = run_calls_for_export(path, args.run_id)
+    out = Path(args.out)
+    export_frame(frame, out, args.format)
+    progress(f"wrote {len(frame):,} judge calls of run {args.run_id} to {out}")
+    emit(args, {"run_id": args.run_id, "rows": len(frame), "format": args.format, "out": str(out)},
+         f"{len(frame):,} rows -> {out}")
+    return 0
+
+
+def register(groups: CommandGroups) -> None:
+    parser = groups.metrics.add_parser(
+        "rubric", help="rubric position bias of a run: position shares, P(position | score), Bias Cost, correlations")
+    parser.add_argument("--run-id", required=True, help="the permutation run to analyse")
+    parser.add_argument("--repeat-run-id", help="the repeat (canonical ordering) run to compare against")
+    parser.add_argument("--probe-run-id", help="estimate P(position | score) for Bias Cost on this run "
+                        "(default: the analysed run)")
+    parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES,
+                        help=f"bootstrap resamples over items (default {BOOTSTRAP_RESAMPLES})")
+    parser.add_argument("--seed", type=int, default=BOOTSTRAP_SEED, help=f"bootstrap seed (default {BOOTSTRAP_SEED})")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_metrics_rubric)
+
+    parser = groups.export.add_parser("trials", help="export every judge call of a run (CSV, JSON Lines, Parquet)")
+    parser.add_argument("--run-id", required=True, help="the run to export")
+    parser.add_argument("--format", choices=EXPORT_FORMATS, default="csv", help="file format (default csv)")
+    parser.add_argument("--out", required=True, help="the file to write")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_export_trials)

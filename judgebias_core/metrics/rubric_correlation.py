@@ -1,0 +1,138 @@
+"""Judge scores against human (or reference-judge) scores: Pearson, Spearman, item-bootstrap intervals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+
+from judgebias_core.metrics.rubric import CONFIDENCE
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+Interval = tuple[float, float]
+NAN_INTERVAL: Interval = (float("nan"), float("nan"))
+
+
+@dataclass(frozen=True)
+class CorrelationEstimate:
+    """Pearson and Spearman over n items, each with a bootstrap interval that resamples items."""
+
+    pearson: float
+    spearman: float
+    pearson_ci: Interval
+    spearman_ci: Interval
+    n: int
+
+
+@dataclass(frozen=True)
+class HumanCorrelation:
+    """Permutation vs Repeat against the labels; ``difference`` is permutation minus repeat on shared items."""
+
+    label_source: str
+    permutation: CorrelationEstimate
+    repeat: CorrelationEstimate | None
+    difference: CorrelationEstimate | None
+    resamples: int
+    seed: int
+    confidence: float = CONFIDENCE
+
+
+def row_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each row of x with the same row of y; NaN where either row is constant."""
+    xc = x - x.mean(axis=-1, keepdims=True)
+    yc = y - y.mean(axis=-1, keepdims=True)
+    denominator = np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (xc * yc).sum(axis=-1) / denominator
+    # A constant row gives 0/0; rounding can give a tiny denominator instead, so test the spread explicitly.
+    flat = (np.ptp(x, axis=-1) == 0) | (np.ptp(y, axis=-1) == 0)
+    return np.where(flat, np.nan, np.clip(r, -1.0, 1.0))
+
+
+def row_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman rho per row: Pearson of the average ranks."""
+    return row_pearson(rankdata(x, axis=-1), rankdata(y, axis=-1))
+
+
+def _interval(values: np.ndarray) -> Interval:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return NAN_INTERVAL
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(finite, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def _resample_index(n: int, resamples: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
+def correlation_estimate(scores: np.ndarray, labels: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
+                         seed: int = BOOTSTRAP_SEED) -> CorrelationEstimate:
+    """Pearson and Spearman of paired item values with percentile bootstrap intervals over items."""
+    n = len(scores)
+    if n < 3:
+        return CorrelationEstimate(float("nan"), float("nan"), NAN_INTERVAL, NAN_INTERVAL, n)
+    index = _resample_index(n, resamples, seed)
+    xs, ys = scores[index], labels[index]
+    return CorrelationEstimate(
+        pearson=float(row_pearson(scores, labels)), spearman=float(row_spearman(scores, labels)),
+        pearson_ci=_interval(row_pearson(xs, ys)), spearman_ci=_interval(row_spearman(xs, ys)), n=n,
+    )
+
+
+def correlation_difference(first: np.ndarray, second: np.ndarray, labels: np.ndarray,
+                           resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> CorrelationEstimate:
+    """r(first, labels) - r(second, labels) on the same items, resampling items jointly for the interval."""
+    n = len(labels)
+    if n < 3:
+        return CorrelationEstimate(float("nan"), float("nan"), NAN_INTERVAL, NAN_INTERVAL, n)
+    index = _resample_index(n, resamples, seed)
+    ys = labels[index]
+    pearson_diff = row_pearson(first[index], ys) - row_pearson(second[index], ys)
+    spearman_diff = row_spearman(first[index], ys) - row_spearman(second[index], ys)
+    return CorrelationEstimate(
+        pearson=float(row_pearson(first, labels) - row_pearson(second, labels)),
+        spearman=float(row_spearman(first, labels) - row_spearman(second, labels)),
+        pearson_ci=_interval(pearson_diff), spearman_ci=_interval(spearman_diff), n=n,
+    )
+
+
+def human_correlation(permutation_means: pd.Series, repeat_means: pd.Series | None, labels: pd.Series,
+                      label_source: str, resamples: int = BOOTSTRAP_RESAMPLES,
+                      seed: int = BOOTSTRAP_SEED) -> HumanCorrelation:
+    """Per-item mean scores of each run against the per-item label (mean of raters), indexed by item_id."""
+    perm = pd.concat([permutation_means.rename("score"), labels.rename("label")], axis=1, join="inner").dropna()
+    permutation = correlation_estimate(perm["score"].to_numpy(float), perm["label"].to_numpy(float), resamples, seed)
+    repeat = difference = None
+    if repeat_means is not None:
+        rep = pd.concat([repeat_means.rename("score"), labels.rename("label")], axis=1, join="inner").dropna()
+        repeat = correlation_estimate(rep["score"].to_numpy(float), rep["label"].to_numpy(float), resamples, seed)
+        both = pd.concat([permutation_means.rename("perm"), repeat_means.rename("rep"), labels.rename("label")],
+                         axis=1, join="inner").dropna()
+        difference = correlation_difference(both["perm"].to_numpy(float), both["rep"].to_numpy(float),
+                                            both["label"].to_numpy(float), resamples, seed)
+    return HumanCorrelation(label_source, permutation, repeat, difference, resamples, seed)
+
+
+def ordering_correlations(item_scores: pd.DataFrame, labels: pd.Series) -> pd.DataFrame:
+    """Per ordering (a column of item x ordering scores): Pearson, Spearman and n against the labels.
+
+    Rank 1 = highest Pearson; equal values share the better rank; an ordering without a correlation has no rank.
+    """
+    rows = []
+    for key in item_scores.columns:
+        paired = pd.concat([item_scores[key].rename("score"), labels.rename("label")], axis=1, join="inner").dropna()
+        x, y = paired["score"].to_numpy(float), paired["label"].to_numpy(float)
+        enough = len(paired) >= 3
+        rows.append({
+            "ordering_key": key, "n": len(paired),
+            "pearson": float(row_pearson(x, y)) if enough else float("nan"),
+            "spearman": float(row_spearman(x, y)) if enough else float("nan"),
+        })
+    frame = pd.DataFrame(rows, columns=["ordering_key", "n", "pearson", "spearman"])
+    frame["rank"] = frame["pearson"].rank(method="min", ascending=False).astype("Int64")
+    return frame

@@ -1,0 +1,213 @@
+"""Everything the rubric analysis reports on one run (and its repeat baseline), read from the store."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from judgebias_core.errors import InvalidArgument
+from judgebias_core.metrics.bias_cost import OrderingCost, bias_costs, rank_by_bias_cost
+from judgebias_core.metrics.rubric import (
+    PositionShare,
+    ScorePositionTable,
+    WithinItemSpread,
+    item_mean_scores,
+    ordering_item_scores,
+    parse_ordering_key,
+    parsed_trials,
+    position_share,
+    rubric_scores,
+    run_orderings,
+    score_position_table,
+    within_item_spread,
+)
+from judgebias_core.metrics.rubric_correlation import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    HumanCorrelation,
+    human_correlation,
+    ordering_correlations,
+)
+from judgebias_core.protocols.orderings import Ordering, canonical, is_balanced, orderings_for
+from judgebias_core.store.rubric_queries import RubricRunInfo, rubric_labels, rubric_run_info, rubric_trials
+
+PREFERRED_LABEL_SOURCES = ("human", "reference-judge")
+
+
+@dataclass(frozen=True)
+class OrderingResult:
+    """One ordering of the run: its trials, correlation with the labels (rank 1 = highest Pearson), Bias Cost."""
+
+    ordering: Ordering
+    trials: int
+    parsed: int
+    pearson: float
+    spearman: float
+    n: int
+    rank: int | None
+    bias_cost: float
+    canonical: bool
+
+
+@dataclass(frozen=True)
+class RubricReport:
+    """The rubric position-bias analysis of one run, traceable to its run, judge and counts."""
+
+    run: RubricRunInfo
+    k: int
+    scores: tuple[int, ...]
+    trials: int
+    parsed: int
+    parse_failures: int
+    no_reply: int
+    balanced: bool
+    position: PositionShare
+    score_position: ScorePositionTable
+    orderings: tuple[OrderingResult, ...]
+    probe_run_id: str
+    recommended: OrderingCost
+    spread_permutation: WithinItemSpread
+    repeat_run: RubricRunInfo | None
+    spread_repeat: WithinItemSpread | None
+    human: HumanCorrelation | None
+    labelled_items: int
+
+    def correlation_rank(self, ordering: Sequence[int]) -> int | None:
+        """Where an ordering ranks by correlation among this run's orderings (None when not among them)."""
+        wanted = tuple(ordering)
+        return next((o.rank for o in self.orderings if o.ordering == wanted), None)
+
+
+@dataclass(frozen=True)
+class RunScorePosition:
+    """P(position | score) of one run, with what the run is."""
+
+    run: RubricRunInfo
+    table: ScorePositionTable
+    parsed: int
+
+
+@dataclass(frozen=True)
+class ProbeRecommendation:
+    """Candidate orderings ranked by Bias Cost under the probe run's P(position | score)."""
+
+    probe: RunScorePosition
+    design: str
+    ranking: tuple[OrderingCost, ...]
+
+    @property
+    def recommended(self) -> OrderingCost:
+        return self.ranking[0]
+
+
+def _labels(path: str | os.PathLike[str], run_id: str) -> tuple[pd.Series, str | None]:
+    """Per-item labels of the run's items: human where any exist, else a reference judge's."""
+    frame = rubric_labels(path, run_id)
+    for source in PREFERRED_LABEL_SOURCES:
+        chosen = frame[frame["label_source"] == source]
+        if not chosen.empty:
+            return chosen.set_index("item_id")["label"].astype(float), source
+    return pd.Series(dtype=float), None
+
+
+def run_score_position(path: str | os.PathLike[str], run_id: str) -> RunScorePosition:
+    """P(position | score) of one run (a probe run, or one judge's run for side-by-side heatmaps)."""
+    info = rubric_run_info(path, run_id)
+    trials = rubric_trials(path, run_id)
+    scores = rubric_scores([parse_ordering_key(k) for k in run_orderings(trials)["ordering_key"]])
+    return RunScorePosition(info, score_position_table(trials, scores), int(len(parsed_trials(trials))))
+
+
+def _probe_table(path: str | os.PathLike[str], probe_run_id: str, scores: tuple[int, ...]) -> ScorePositionTable:
+    probe = run_score_position(path, probe_run_id)
+    if probe.table.scores != scores:
+        raise InvalidArgument(
+            f"the probe run {probe_run_id!r} shows scores {list(probe.table.scores)}, this run {list(scores)}"
+        )
+    return probe.table
+
+
+def _number(value: object) -> float:
+    return float("nan") if pd.isna(value) else float(value)
+
+
+def _ordering_results(trials: pd.DataFrame, labels: pd.Series, probe: ScorePositionTable,
+                      scores: tuple[int, ...]) -> tuple[OrderingResult, ...]:
+    correlations = ordering_correlations(ordering_item_scores(trials), labels)
+    frame = run_orderings(trials).merge(correlations, on="ordering_key", how="left")
+    orderings = [parse_ordering_key(key) for key in frame["ordering_key"]]
+    costs = bias_costs(probe, orderings)
+    base = canonical(scores)
+    results = [
+        OrderingResult(
+            ordering=ordering, trials=int(row.trials), parsed=int(row.parsed), pearson=_number(row.pearson),
+            spearman=_number(row.spearman), n=0 if pd.isna(row.n) else int(row.n),
+            rank=None if pd.isna(row.rank) else int(row.rank), bias_cost=float(cost), canonical=ordering == base,
+        )
+        for ordering, row, cost in zip(orderings, frame.itertuples(), costs, strict=True)
+    ]
+    return tuple(sorted(results, key=lambda r: (r.ordering != base, r.ordering)))
+
+
+def rubric_report(path: str | os.PathLike[str], run_id: str, repeat_run_id: str | None = None,
+                  probe_run_id: str | None = None, resamples: int = BOOTSTRAP_RESAMPLES,
+                  seed: int = BOOTSTRAP_SEED) -> RubricReport:
+    """Analyse a rubric run; Bias Cost uses the probe run's P(position | score) (this run's by default)."""
+    if resamples < 1:
+        raise InvalidArgument("the bootstrap needs at least one resample")
+    info = rubric_run_info(path, run_id)
+    trials = rubric_trials(path, run_id)
+    orderings = [parse_ordering_key(key) for key in run_orderings(trials)["ordering_key"]]
+    scores = rubric_scores(orderings)
+    k = len(scores)
+    table = score_position_table(trials, scores)
+    probe = table if probe_run_id in (None, run_id) else _probe_table(path, probe_run_id, scores)
+    labels, label_source = _labels(path, run_id)
+
+    repeat_info = repeat_trials = None
+    if repeat_run_id:
+        repeat_info = rubric_run_info(path, repeat_run_id)
+        repeat_trials = rubric_trials(path, repeat_run_id)
+        if repeat_info.k != k:
+            raise InvalidArgument(f"the repeat run {repeat_run_id!r} has k = {repeat_info.k}, this run k = {k}")
+
+    human = None
+    if label_source is not None:
+        human = human_correlation(item_mean_scores(trials),
+                                  item_mean_scores(repeat_trials) if repeat_trials is not None else None,
+                                  labels, label_source, resamples, seed)
+    parsed = int(len(parsed_trials(trials)))
+    no_reply = int((trials["parse_status"] == "no_reply").sum())
+    return RubricReport(
+        run=info, k=k, scores=scores, trials=int(len(trials)), parsed=parsed,
+        parse_failures=int(len(trials)) - parsed - no_reply, no_reply=no_reply, balanced=is_balanced(orderings),
+        position=position_share(trials, k), score_position=table,
+        orderings=_ordering_results(trials, labels, probe, scores),
+        probe_run_id=probe_run_id or run_id, recommended=rank_by_bias_cost(probe, orderings)[0],
+        spread_permutation=within_item_spread(trials), repeat_run=repeat_info,
+        spread_repeat=within_item_spread(repeat_trials) if repeat_trials is not None else None,
+        human=human, labelled_items=int(len(labels)),
+    )
+
+
+CANDIDATE_DESIGNS = ("run", "balanced", "all", "latin", "reverse")
+
+
+def probe_recommendation(path: str | os.PathLike[str], probe_run_id: str, design: str = "all",
+                         run_id: str | None = None) -> ProbeRecommendation:
+    """Rank candidate orderings by Bias Cost under the probe's P(position | score).
+
+    ``design`` names the candidates: 'run' (the orderings of ``run_id``), or a design of protocols.orderings.
+    """
+    probe = run_score_position(path, probe_run_id)
+    if design == "run":
+        if run_id is None:
+            raise InvalidArgument("candidates 'run' need the run whose orderings to rank")
+        candidates = [parse_ordering_key(key) for key in run_orderings(rubric_trials(path, run_id))["ordering_key"]]
+    else:
+        candidates = orderings_for(design, probe.table.scores)
+    return ProbeRecommendation(probe, design, tuple(rank_by_bias_cost(probe.table, candidates)))
+

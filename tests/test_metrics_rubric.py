@@ -1,0 +1,307 @@
+"""Rubric position bias: hand-computed toy runs (tests/rubric_toy_store.py), the CLI contract, properties."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import pearsonr, spearmanr
+
+from judgebias_core.cli import main
+from judgebias_core.errors import InvalidArgument, NotFoundError
+from judgebias_core.metrics.bias_cost import bias_costs, rank_by_bias_cost
+from judgebias_core.metrics.rubric import (
+    exposure_counts,
+    ordering_key,
+    position_share,
+    score_position_table,
+    within_item_spread,
+)
+from judgebias_core.metrics.rubric_correlation import correlation_estimate, row_pearson, row_spearman
+from judgebias_core.metrics.rubric_report import probe_recommendation, rubric_report, run_score_position
+from judgebias_core.protocols.orderings import balanced_orderings, is_balanced, latin_square_orderings
+from judgebias_core.sources.bundled import import_bundled
+from judgebias_core.store.rubric_queries import rubric_labels
+from judgebias_core.store.writes import StoreBatch, write_batch
+from tests.rubric_toy_store import write_toy_store
+
+LABELS = np.array([1.0, 2.0, 3.0, 2.5])  # i1..i4: mean of the raters
+
+
+@pytest.fixture(scope="module")
+def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("rubric") / "toy.duckdb"
+    write_toy_store(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def toy_report(toy_db: Path):
+    return rubric_report(toy_db, "toy-perm", "toy-repeat")
+
+
+def frac(value: float) -> Fraction:
+    return Fraction(value).limit_denominator(1000)
+
+
+# --- hand-computed known answers ---------------------------------------------------------------------------------
+
+def test_counts_and_balance(toy_report) -> None:
+    assert (toy_report.k, toy_report.trials, toy_report.parsed, toy_report.parse_failures) == (3, 24, 23, 1)
+    assert toy_report.balanced is True
+    assert toy_report.run.simulated and toy_report.run.params == {"temperature": 0.0, "toy": True}
+
+
+def test_position_share_uses_the_stored_position(toy_report) -> None:
+    # i1, i2 always pick position 1 (12); i3 answers 3 (2 per position); i4 answers 2 (2, 2, 1 after the failure).
+    # Re-deriving positions from the canonical ordering would instead give the score counts (4, 9, 10).
+    share = toy_report.position
+    assert share.counts == (16, 4, 3) and share.n == 23
+    assert [frac(s) for s in share.shares] == [Fraction(16, 23), Fraction(4, 23), Fraction(3, 23)]
+    assert all(lo <= s <= hi for s, lo, hi in zip(share.shares, share.ci_low, share.ci_high, strict=True))
+
+
+def test_score_position_table(toy_report) -> None:
+    table = toy_report.score_position
+    assert table.counts == ((4, 0, 0), (6, 2, 1), (6, 2, 2))
+    assert [[frac(v) for v in row] for row in table.rows] == [
+        [1, 0, 0], [Fraction(2, 3), Fraction(2, 9), Fraction(1, 9)], [Fraction(3, 5), Fraction(1, 5), Fraction(1, 5)]
+    ]
+
+
+def test_bias_cost_of_every_ordering(toy_report) -> None:
+    # |P - 1/3| in 45ths: score 1 [30, 15, 15], score 2 [15, 5, 10], score 3 [12, 6, 6].
+    expected = {(1, 2, 3): 41, (2, 3, 1): 36, (3, 1, 2): 37, (3, 2, 1): 32, (2, 1, 3): 36, (1, 3, 2): 46}
+    got = {o.ordering: o.bias_cost for o in toy_report.orderings}
+    assert got == pytest.approx({key: value / 45 for key, value in expected.items()})
+    assert toy_report.recommended.ordering == (3, 2, 1)
+    assert toy_report.recommended.bias_cost == pytest.approx(32 / 45)
+    assert toy_report.correlation_rank((3, 2, 1)) == 5
+
+
+def test_probe_run_and_never_chosen_score(toy_db: Path) -> None:
+    # The probe only ever chose scores 1 and 2 at position 1: P rows [1,0,0], [1,0,0], score 3 never chosen (P = 0).
+    probe = run_score_position(toy_db, "toy-probe")
+    assert probe.table.rows[2] is None and probe.parsed == 2
+    report = rubric_report(toy_db, "toy-perm", probe_run_id="toy-probe")
+    costs = {o.ordering: o.bias_cost for o in report.orderings}
+    assert costs[(3, 1, 2)] == pytest.approx(1.0) and costs[(3, 2, 1)] == pytest.approx(1.0)
+    assert costs[(1, 2, 3)] == pytest.approx(4 / 3) and costs[(2, 1, 3)] == pytest.approx(4 / 3)
+    assert report.recommended.ordering == (3, 1, 2) and report.probe_run_id == "toy-probe"
+    ranking = probe_recommendation(toy_db, "toy-probe", "all").ranking
+    assert [c.rank for c in ranking] == [1, 1, 3, 3, 3, 3]
+    assert probe_recommendation(toy_db, "toy-probe", "run", run_id="toy-perm").recommended.ordering == (3, 1, 2)
+
+
+def test_per_ordering_correlations_and_ranks(toy_report) -> None:
+    by_ordering = {o.ordering: o for o in toy_report.orderings}
+    canonical = by_ordering[(1, 2, 3)]
+    assert canonical.canonical and canonical.n == 4
+    assert canonical.pearson == pytest.approx(pearsonr([1, 1, 3, 2], LABELS).statistic)
+    assert canonical.spearman == pytest.approx(spearmanr([1, 1, 3, 2], LABELS).statistic)
+    failed = by_ordering[(1, 3, 2)]  # i4 failed to parse under (1, 3, 2)
+    assert (failed.trials, failed.parsed, failed.n) == (4, 3, 3)
+    assert failed.pearson == pytest.approx(pearsonr([1, 1, 3], LABELS[:3]).statistic)
+    assert {o: r.rank for o, r in by_ordering.items()} == {
+        (1, 2, 3): 1, (1, 3, 2): 2, (2, 1, 3): 3, (2, 3, 1): 3, (3, 1, 2): 5, (3, 2, 1): 5}
+
+
+def test_permutation_vs_repeat(toy_report) -> None:
+    human = toy_report.human
+    assert human.label_source == "human" and human.resamples == 2000 and human.seed == 0
+    permutation_means, repeat_means = [2, 2, 3, 2], [1, 1.5, 3, 2.5]
+    assert human.permutation.pearson == pytest.approx(pearsonr(permutation_means, LABELS).statistic)
+    assert human.repeat.pearson == pytest.approx(pearsonr(repeat_means, LABELS).statistic)
+    assert human.repeat.spearman == pytest.approx(spearmanr(repeat_means, LABELS).statistic)
+    assert human.difference.pearson == pytest.approx(human.permutation.pearson - human.repeat.pearson)
+    for estimate in (human.permutation, human.repeat, human.difference):
+        assert estimate.n == 4 and estimate.pearson_ci[0] <= estimate.pearson_ci[1]
+    # Within-item SD (ddof 0): permutation i1, i2 = sd(1,2,3,3,2,1) = sqrt(2/3), i3 = i4 = 0; repeat 0, .5, 0, .5.
+    assert toy_report.spread_permutation.mean_sd == pytest.approx(np.sqrt(2 / 3) / 2)
+    assert toy_report.spread_repeat.mean_sd == pytest.approx(0.25)
+
+
+def test_bootstrap_is_seeded() -> None:
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=30), rng.normal(size=30)
+    first, again, other = (correlation_estimate(x, y, 500, seed) for seed in (0, 0, 1))
+    assert first == again and first.pearson_ci != other.pearson_ci
+
+
+def test_unknown_run_and_mismatched_probe(toy_db: Path, tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError):
+        rubric_report(toy_db, "no-such-run")
+    with pytest.raises(InvalidArgument):
+        bias_costs(run_score_position(toy_db, "toy-perm").table, [(1, 2, 3, 4)])
+
+
+# --- CLI contract ------------------------------------------------------------------------------------------------
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_cli_metrics_rubric_json(toy_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--db", str(toy_db), "metrics", "rubric", "--run-id", "toy-perm",
+                           "--repeat-run-id", "toy-repeat", "--json")
+    payload = json.loads(out)
+    assert code == 0
+    assert (payload["k"], payload["trials"], payload["parse_failures"], payload["balanced"]) == (3, 24, 1, True)
+    assert payload["position_share"] == pytest.approx([16 / 23, 4 / 23, 3 / 23])
+    assert all(sum(row) == pytest.approx(1) for row in payload["score_position"])
+    canonical = next(o for o in payload["orderings"] if o["ordering"] == [1, 2, 3])
+    assert set(canonical) >= {"ordering", "trials", "pearson", "spearman", "rank", "bias_cost"}
+    assert canonical["bias_cost"] == pytest.approx(41 / 45) and canonical["rank"] == 1
+    human = payload["human_correlation"]
+    assert human["label_source"] == "human"
+    for part in ("permutation", "repeat"):
+        assert set(human[part]) >= {"pearson", "spearman", "pearson_ci", "spearman_ci", "n"}
+        assert human[part]["n"] == 4 and len(human[part]["pearson_ci"]) == 2
+
+
+def test_cli_null_row_and_probe(toy_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run_cli(capsys, "--db", str(toy_db), "metrics", "rubric", "--run-id", "toy-probe", "--json")
+    payload = json.loads(out)
+    assert payload["score_position"][2] is None and payload["balanced"] is False
+    _, out, _ = run_cli(capsys, "--db", str(toy_db), "metrics", "rubric", "--run-id", "toy-perm",
+                        "--probe-run-id", "toy-probe", "--json")
+    costs = {tuple(o["ordering"]): o["bias_cost"] for o in json.loads(out)["orderings"]}
+    assert costs[(3, 2, 1)] == pytest.approx(1.0) and costs[(1, 2, 3)] == pytest.approx(4 / 3)
+    code, out, err = run_cli(capsys, "--db", str(toy_db), "metrics", "rubric", "--run-id", "missing", "--json")
+    assert code == 2 and "missing" in err and out == ""
+
+
+@pytest.mark.parametrize("file_format", ["csv", "jsonl", "parquet"])
+def test_cli_export_trials(toy_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                           file_format: str) -> None:
+    out = tmp_path / f"trials.{file_format}"
+    code, _, _ = run_cli(capsys, "--db", str(toy_db), "export", "trials", "--run-id", "toy-perm",
+                         "--format", file_format, "--out", str(out))
+    assert code == 0
+    if file_format == "csv":
+        frame = pd.read_csv(out)
+        orderings = frame["ordering"].map(json.loads)
+    elif file_format == "jsonl":
+        frame = pd.read_json(out, lines=True)
+        orderings = frame["ordering"]
+    else:
+        frame = pd.read_parquet(out)
+        orderings = frame["ordering"].map(list)
+    assert len(frame) == 24 and (frame["parse_status"] == "failed").sum() == 1
+    assert sorted({tuple(int(s) for s in o) for o in orderings}) == sorted(balanced_orderings([1, 2, 3]))
+    shown = [tuple(int(s) for s in o) for o in orderings]
+    expected = [None if pd.isna(s) else o.index(int(s)) + 1 for o, s in zip(shown, frame["score"], strict=True)]
+    assert [None if pd.isna(p) else int(p) for p in frame["chosen_position"]] == expected
+
+
+# --- real data: labels come from the bundled SummEval experts and Prometheus' reference judge ----------------------
+
+@pytest.fixture(scope="module")
+def real_labels_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Only the two bundled rubric datasets this test needs (the full first-launch store is slower to build)."""
+    path = tmp_path_factory.mktemp("rubric-real") / "real.duckdb"
+    import_bundled(path, ("summeval", "prometheus-vicuna"))
+    return path
+
+
+def test_labels_on_bundled_data(real_labels_db: Path) -> None:
+    experts = pd.read_json(Path("data/summeval/expert_annotations.jsonl.gz"), lines=True).head(3)
+    gpt4 = pd.read_json(Path("data/prometheus-rubric/vicuna.jsonl.gz"), lines=True).head(3)
+    designs = latin_square_orderings(range(1, 6))
+    calls = pd.DataFrame([
+        {"call_id": f"real-{dataset}-{item}-{o}", "run_id": f"real-{dataset}", "dataset_id": dataset, "study": "real",
+         "judge": "hand", "item_id": item, "kind": "rubric", "repetition": 1, "ordering": list(ordering),
+         "rubric_id": None, "score": ordering[0], "chosen_position": 1, "parse_status": "ok", "parser": "hand"}
+        for dataset, items in (("summeval", experts["item_id"]), ("prometheus-vicuna", gpt4["item_id"]))
+        for item in items for o, ordering in enumerate(designs)])
+    # The SummEval run names its rubric on the run; the Prometheus calls fall back to each item's own rubric.
+    write_batch(real_labels_db, StoreBatch(
+        runs=pd.DataFrame([{"run_id": f"real-{d}", "dataset_id": d, "study": "real", "origin": "upload",
+                            "protocol": "rubric-permutation", "provider": "upload", "judge": "hand", "status": "done",
+                            "rubric_id": rubric}
+                           for d, rubric in (("summeval", "summeval-coherence"), ("prometheus-vicuna", None))]),
+        judge_calls=calls,
+    ))
+    summeval = rubric_report(real_labels_db, "real-summeval")
+    assert summeval.human.label_source == "human" and summeval.labelled_items == 3
+    assert summeval.balanced is True and summeval.position.counts == (15, 0, 0, 0, 0)
+    expert_means = experts["expert_scores"].map(lambda s: np.mean(s["coherence"])).to_numpy()
+    labels = rubric_labels(real_labels_db, "real-summeval").set_index("item_id")
+    assert labels.loc[experts["item_id"], "label"].to_numpy() == pytest.approx(expert_means)
+    assert (labels["raters"] == 3).all()
+    prometheus = rubric_report(real_labels_db, "real-prometheus-vicuna")
+    assert prometheus.human.label_source == "reference-judge" and prometheus.labelled_items == 3
+    labels = rubric_labels(real_labels_db, "real-prometheus-vicuna").set_index("item_id")
+    assert labels.loc[gpt4["item_id"], "label"].to_numpy() == pytest.approx(gpt4["gpt4_scores"].map(np.mean))
+
+
+# --- properties --------------------------------------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(2, 7), items=st.integers(1, 5))
+def test_balanced_set_shows_every_score_equally_often_at_every_position(k: int, items: int) -> None:
+    orderings = balanced_orderings(list(range(1, k + 1)))
+    counts = exposure_counts(orderings, [items] * len(orderings))
+    assert is_balanced(orderings) and len(orderings) == 2 * k
+    assert (counts == 2 * items).all()
+
+
+def random_trials(data: st.DataObject, k: int) -> pd.DataFrame:
+    orderings = latin_square_orderings(list(range(1, k + 1))) + balanced_orderings(list(range(1, k + 1)))
+    n = data.draw(st.integers(1, 60))
+    picks = data.draw(st.lists(st.tuples(st.integers(0, len(orderings) - 1), st.integers(1, k),
+                                         st.booleans()), min_size=n, max_size=n))
+    rows = [{"item_id": f"i{i % 7}", "ordering_key": ordering_key(orderings[o]), "score": orderings[o][p - 1],
+             "chosen_position": p, "parse_status": "ok" if ok else "failed"} for i, (o, p, ok) in enumerate(picks)]
+    frame = pd.DataFrame(rows)
+    frame.loc[frame["parse_status"] == "failed", ["score", "chosen_position"]] = np.nan
+    return frame
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), k=st.integers(2, 6))
+def test_score_position_rows_sum_to_one(data: st.DataObject, k: int) -> None:
+    trials = random_trials(data, k)
+    table = score_position_table(trials, range(1, k + 1))
+    for row, counts in zip(table.rows, table.counts, strict=True):
+        assert (row is None) == (sum(counts) == 0)
+        if row is not None:
+            assert sum(row) == pytest.approx(1.0)
+    share = position_share(trials, k)
+    assert share.n == int((trials["parse_status"] == "ok").sum())
+    if share.n:
+        assert sum(share.shares) == pytest.approx(1.0)
+    assert np.isnan(within_item_spread(trials.iloc[0:0]).mean_sd)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), k=st.integers(2, 6))
+def test_bias_cost_is_non_negative_and_zero_when_uniform(data: st.DataObject, k: int) -> None:
+    trials = random_trials(data, k)
+    candidates = balanced_orderings(list(range(1, k + 1)))
+    assert (bias_costs(score_position_table(trials, range(1, k + 1)), candidates) >= 0).all()
+    # Uniform P: every score chosen equally often at every position (each ordering answered at each position).
+    uniform = pd.DataFrame([{"item_id": "i", "ordering_key": ordering_key(o), "score": o[p], "chosen_position": p + 1,
+                             "parse_status": "ok"} for o in candidates for p in range(k)])
+    costs = [c.bias_cost for c in rank_by_bias_cost(score_position_table(uniform, range(1, k + 1)), candidates)]
+    assert costs == pytest.approx([0.0] * len(candidates))
+
+
+@settings(max_examples=30, deadline=None)
+@given(values=st.lists(st.tuples(st.integers(1, 5), st.floats(1, 5)), min_size=3, max_size=25))
+def test_vectorised_correlations_match_scipy(values: list[tuple[int, float]]) -> None:
+    x = np.array([v[0] for v in values], dtype=float)
+    y = np.array([v[1] for v in values], dtype=float)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        assert np.isnan(row_pearson(x, y))
+        return
+    assert float(row_pearson(x, y)) == pytest.approx(pearsonr(x, y).statistic, abs=1e-9)
+    assert float(row_spearman(x, y)) == pytest.approx(spearmanr(x, y).statistic, abs=1e-9)
