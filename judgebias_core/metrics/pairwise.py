@@ -137,15 +137,20 @@ def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd
 
 def pairwise_metrics(path: str | os.PathLike[str], dataset_id: str | None = None,
                      judges: Sequence[str] | None = None, study: str | None = None,
-                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> list[PairwiseJudgeMetrics]:
-    """One result per (dataset, study, judge, repetition) with classified pairs in the store."""
-    units = unit_counts_frame(path, dataset_id, study, judges)
+                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+                     tasks: Sequence[str] | None = None,
+                     candidates: Sequence[str] | None = None) -> list[PairwiseJudgeMetrics]:
+    """One result per (dataset, study, judge, repetition) with pairs in the store, optionally within tasks/candidates.
+
+    Repetition stability ignores the task and candidate filters (it is a property of the judge's prompts).
+    """
+    units = unit_counts_frame(path, dataset_id, study, judges, tasks, candidates)
     if units.empty:
         return []
     units = unit_rates(units)
     per_row = units.groupby(ROW_KEYS)[COUNT_COLUMNS + MCNEMAR_COLUMNS].sum()
     fairness = units.groupby(ROW_KEYS)["preference_fairness"].agg(["mean", "size"])
-    items = item_counts(path, dataset_id, study, judges)
+    items = item_counts(path, dataset_id, study, judges, tasks, candidates)
     items_by_row = dict(iter(items.groupby(ROW_KEYS)))
     stability = {(r.dataset, r.study, r.judge): r for r in repetition_metrics(path, dataset_id, judges, study)}
     empty_items = items.iloc[0:0]
@@ -159,3 +164,32 @@ def pairwise_metrics(path: str | os.PathLike[str], dataset_id: str | None = None
 def metrics_frame(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
     """Results as a DataFrame, one row each."""
     return pd.DataFrame([asdict(result) for result in results])
+
+
+@dataclass(frozen=True)
+class RankingSafety:
+    """Whether the order of the top two of a ranking could be an artefact of position (METHODS.md section 2)."""
+
+    top: str
+    runner_up: str
+    gap: float
+    flip_rate_ci_high: float
+    possibly_positional: bool
+
+    @property
+    def message(self) -> str:
+        comparison = "less" if self.possibly_positional else "more"
+        verdict = ("their order could be an artefact of position" if self.possibly_positional
+                   else "position alone is unlikely to explain their order")
+        return (f"{self.top} leads {self.runner_up} by {self.gap:.3f}, {comparison} than the upper Wilson bound of "
+                f"the judge's flip rate ({self.flip_rate_ci_high:.3f}): {verdict}.")
+
+
+def ranking_safety(win_rates: pd.Series, flip_rate_ci_high: float) -> RankingSafety | None:
+    """Compare the top two of ``win_rates`` (indexed by name) with the flip rate's upper Wilson bound."""
+    ranked = win_rates.dropna().sort_values(ascending=False)
+    if len(ranked) < 2:
+        return None
+    gap = float(ranked.iloc[0] - ranked.iloc[1])
+    return RankingSafety(top=str(ranked.index[0]), runner_up=str(ranked.index[1]), gap=gap,
+                         flip_rate_ci_high=flip_rate_ci_high, possibly_positional=gap < flip_rate_ci_high)

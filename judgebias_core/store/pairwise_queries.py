@@ -16,6 +16,12 @@ AND (CAST(? AS VARCHAR) IS NULL OR study = ?)
 AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, judge))
 """
 
+# Extra optional filters on pair_outcomes: tasks and candidates.
+_PAIR_FILTER = """
+AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, coalesce(task, '(no task)')))
+AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, candidate))
+"""
+
 UNIT_KEYS = ["dataset_id", "study", "judge", "repetition", "candidate", "task"]
 
 # One row per (dataset, study, judge, repetition, candidate, task). The McNemar cells ask whether the candidate
@@ -39,7 +45,7 @@ SELECT dataset_id, study, judge, repetition, candidate, coalesce(task, '(no task
        count(*) FILTER (classification <> 'failed' AND verdict_swapped <> 'A' AND verdict_original <> 'B')
            AS wins_neither_slot
 FROM pair_outcomes
-WHERE {_SCOPE}
+WHERE {_SCOPE} {_PAIR_FILTER}
 GROUP BY ALL
 ORDER BY ALL
 """
@@ -49,7 +55,7 @@ SELECT dataset_id, study, judge, repetition, item_id,
        count(*) FILTER (classification <> 'failed') AS classified,
        count(*) FILTER (classification = 'consistent') AS consistent
 FROM pair_outcomes
-WHERE {_SCOPE}
+WHERE {_SCOPE} {_PAIR_FILTER}
 GROUP BY ALL
 ORDER BY ALL
 """
@@ -161,15 +167,23 @@ def _scope_params(dataset_id: str | None, study: str | None, judges: Sequence[st
     return [dataset_id, dataset_id, study, study, judge_list, judge_list]
 
 
+def _pair_params(dataset_id: str | None, study: str | None, judges: Sequence[str] | None,
+                 tasks: Sequence[str] | None, candidates: Sequence[str] | None) -> list[object]:
+    task_list = list(tasks) if tasks else None
+    candidate_list = list(candidates) if candidates else None
+    return [*_scope_params(dataset_id, study, judges), task_list, task_list, candidate_list, candidate_list]
+
+
 def _frame(path: str | os.PathLike[str], sql: str, params: list[object]) -> pd.DataFrame:
     with connect(path, read_only=True) as con:
         return con.execute(sql, params).df()
 
 
 def unit_counts_frame(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
-                      judges: Sequence[str] | None = None) -> pd.DataFrame:
+                      judges: Sequence[str] | None = None, tasks: Sequence[str] | None = None,
+                      candidates: Sequence[str] | None = None) -> pd.DataFrame:
     """Pair counts per (dataset, study, judge, repetition, candidate, task), failures included."""
-    return _frame(path, UNIT_COUNTS_SQL, _scope_params(dataset_id, study, judges))
+    return _frame(path, UNIT_COUNTS_SQL, _pair_params(dataset_id, study, judges, tasks, candidates))
 
 
 def unit_counts(path: str | os.PathLike[str], dataset_id: str, study: str,
@@ -186,9 +200,10 @@ def unit_counts(path: str | os.PathLike[str], dataset_id: str, study: str,
 
 
 def item_counts(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
-                judges: Sequence[str] | None = None) -> pd.DataFrame:
+                judges: Sequence[str] | None = None, tasks: Sequence[str] | None = None,
+                candidates: Sequence[str] | None = None) -> pd.DataFrame:
     """Classified and consistent pairs per (dataset, study, judge, repetition, item): the bootstrap's clusters."""
-    return _frame(path, ITEM_COUNTS_SQL, _scope_params(dataset_id, study, judges))
+    return _frame(path, ITEM_COUNTS_SQL, _pair_params(dataset_id, study, judges, tasks, candidates))
 
 
 def repetition_counts(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,

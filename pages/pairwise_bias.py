@@ -1,0 +1,201 @@
+"""Pairwise bias: swap consistency, flip-rate intervals, direction, fairness and the inconsistent pairs themselves."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.listwise import listwise_metrics
+from judgebias_core.metrics.pairwise import (
+    candidate_win_rates,
+    metrics_frame,
+    pairwise_metrics,
+    ranking_safety,
+    task_breakdown,
+    unit_metrics,
+)
+from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
+from ui.share import (
+    chart_downloads,
+    escape_markdown,
+    explain,
+    permalink_hint,
+    synced_multiselect,
+    synced_selectbox,
+    table_downloads,
+)
+from ui.state import cached, show_error
+
+VERDICT_MEANING = {"A": "first slot better", "B": "second slot better", "C": "tie"}
+TABLE_COLUMNS = {
+    "judge": "judge", "dataset": "dataset", "study": "study", "repetition": "rep", "pairs": "pairs",
+    "failed_pairs": "failed pairs", "classified_pairs": "classified pairs (n)", "consistent": "consistent",
+    "primacy": "primacy", "recency": "recency", "position_consistency": "PC", "flip_rate": "flip rate",
+    "flip_rate_ci_low": "Wilson low", "flip_rate_ci_high": "Wilson high", "bootstrap_ci_low": "bootstrap low",
+    "bootstrap_ci_high": "bootstrap high", "items": "items", "first_slot_share": "first-slot share",
+    "binomial_p": "binomial p", "preference_fairness": "PF", "units": "PF units", "mcnemar_p": "McNemar p",
+    "repetition_stability": "RS", "repetition_floor": "rep. floor", "flip_rate_excess": "flip rate - floor",
+}
+
+st.title("Pairwise bias")
+st.caption("Every pair of answers judged twice, once in each order. A judge without position bias gives the same "
+           "verdict whichever answer it reads first.")
+try:
+    scope = cached(pairwise_scope)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+if scope.empty:
+    st.info("No pairwise judge calls in the store yet. Import the bundled data or launch a swap run.")
+    st.stop()
+
+top = st.columns(3)
+with top[0]:
+    dataset = synced_selectbox("Dataset", sorted(scope["dataset_id"].unique()), key="pw_dataset")
+in_dataset = scope[scope["dataset_id"] == dataset]
+with top[1]:
+    study = synced_selectbox("Study (or run id)", sorted(in_dataset["study"].unique()), key="pw_study")
+in_study = in_dataset[in_dataset["study"] == study]
+with top[2]:
+    repetitions = sorted(int(r) for r in in_study["repetition"].unique())
+    repetition = synced_selectbox("Repetition", ["all", *repetitions], key="pw_rep",
+                                  help="Repetition studies ask every prompt several times; 'all' lists each.")
+bottom = st.columns(3)
+with bottom[0]:
+    judges = synced_multiselect("Judges", sorted(in_study["judge"].unique()), key="pw_judges",
+                                placeholder="all judges")
+with bottom[1]:
+    tasks = synced_multiselect("Tasks", sorted(in_study["task"].unique()), key="pw_tasks", placeholder="all tasks")
+with bottom[2]:
+    candidates = synced_multiselect("Candidates", sorted(in_study["candidate"].unique()), key="pw_candidates",
+                                    placeholder="all candidates")
+permalink_hint()
+judge_filter = tuple(judges) or None
+try:
+    results = cached(pairwise_metrics, dataset, judge_filter, study, tasks=tuple(tasks) or None,
+                     candidates=tuple(candidates) or None)
+    units = cached(unit_metrics, dataset, study, judge_filter, None if repetition == "all" else repetition)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+results = [r for r in results if repetition == "all" or r.repetition == repetition]
+if tasks:
+    units = units[units["task"].isin(tasks)]
+if candidates:
+    units = units[units["candidate"].isin(candidates)]
+if not results:
+    st.info("No pairs match these filters.")
+    st.stop()
+
+st.subheader("Judges")
+table = metrics_frame(results)[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
+st.dataframe(table, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
+                            ["PC", "flip rate", "Wilson low", "Wilson high", "bootstrap low", "bootstrap high",
+                             "first-slot share", "PF", "RS", "rep. floor", "flip rate - floor"]}
+             | {c: st.column_config.NumberColumn(format="%.2g") for c in ["binomial p", "McNemar p"]})
+st.caption(f"Dataset `{dataset}`, study `{study}`. Counts are pairs (one pair = two judge calls). Rates are "
+           "fractions over n = classified pairs (consistent + primacy + recency); pairs with a parse failure on "
+           "either side are counted under 'failed pairs' and left out of the rates. Wilson = 95% interval treating "
+           "pairs as independent; bootstrap = 95% percentile interval resampling items (all pairs of an item "
+           f"together), {results[0].bootstrap_resamples:,} resamples, seed {results[0].bootstrap_seed}. PF is the "
+           "unweighted mean over (judge, candidate, task) units. RS and the floor ignore the task and candidate "
+           "filters.")
+table_downloads(table, f"pairwise-{dataset}-{study}", key="pw_table")
+with st.expander("What each column means"):
+    for key in ("position_consistency", "flip_rate", "first_slot_share", "preference_fairness", "mcnemar",
+                "repetition_stability", "repetition_floor"):
+        explain(key)
+
+st.subheader("Flip rate by judge")
+forest = flip_rate_forest(results)
+st.plotly_chart(forest, width="stretch")
+st.caption("Blue: Wilson 95% interval (pairs independent). Orange band: item-bootstrap 95% interval (pairs of an "
+           "item resampled together; usually wider, because pairs on one question are not independent).")
+chart_downloads(forest, f"flip-rate-{dataset}-{study}", key="pw_forest")
+
+if not units.empty:
+    st.subheader("By task")
+    breakdown = task_breakdown(units)
+    pc_tab, pf_tab = st.tabs(["Position consistency", "Preference fairness"])
+    for tab, metric in ((pc_tab, "position_consistency"), (pf_tab, "preference_fairness")):
+        with tab:
+            explain(metric)
+            heatmap = judge_task_heatmap(breakdown, metric)
+            st.plotly_chart(heatmap, width="stretch", key=f"heat-{metric}")
+            chart_downloads(heatmap, f"{metric}-by-task-{dataset}-{study}", key=f"pw_heat_{metric}")
+
+    st.subheader("Consistency and fairness against the answer quality gap")
+    explain("quality_gap")
+    pc_tab, pf_tab = st.tabs(["Position consistency", "Preference fairness"])
+    for tab, metric in ((pc_tab, "position_consistency"), (pf_tab, "preference_fairness")):
+        with tab:
+            scatter = quality_gap_scatter(units, metric)
+            st.plotly_chart(scatter, width="stretch", key=f"gap-{metric}")
+    st.caption(f"One point per (judge, candidate, task): {len(units):,} units. Overall win rate counts inconsistent "
+               "pairs as ties. Published finding: larger gaps go with higher consistency.")
+    table_downloads(units, f"pairwise-units-{dataset}-{study}", key="pw_units")
+
+    st.subheader("Candidate win rates and ranking safety")
+    explain("ranking_safety")
+    wins = candidate_win_rates(units)
+    for result in results:
+        if repetition == "all" and result.repetition != min(r.repetition for r in results):
+            continue
+        judge_wins = wins[wins["judge"] == result.judge].set_index("candidate")
+        safety = ranking_safety(judge_wins["overall_win_rate"], result.flip_rate_ci_high)
+        if safety is None:
+            continue
+        (st.warning if safety.possibly_positional else st.success)(
+            f"{escape_markdown(result.judge)}: {escape_markdown(safety.message)}")
+    st.dataframe(wins[["judge", "candidate", "classified", "candidate_wins", "opponent_wins", "ties",
+                       "overall_win_rate"]], hide_index=True, width="stretch",
+                 column_config={"overall_win_rate": st.column_config.NumberColumn(format="%.3f")})
+
+st.subheader("Inconsistent pairs")
+st.caption("Pairs whose verdict changed when the answers swapped, with both raw replies side by side.")
+drill = st.columns(2)
+with drill[0]:
+    judge = st.selectbox("Judge", sorted({r.judge for r in results}), key="pw_drill_judge")
+with drill[1]:
+    kind = st.selectbox("Which pairs", ["primacy and recency", "primacy", "recency", "failed"], key="pw_drill_kind")
+classes = ("primacy", "recency") if kind == "primacy and recency" else (kind,)
+pairs = cached(pair_details, dataset, study, (judge,), classes, None if repetition == "all" else repetition,
+               tasks[0] if len(tasks) == 1 else None, candidates[0] if len(candidates) == 1 else None, 500)
+if pairs.empty:
+    st.info("No such pairs for this judge and filters.")
+else:
+    st.caption(f"{len(pairs):,} pair(s) shown (at most 500; a single task or candidate filter narrows them).")
+    labels = [f"item {r.item_id} · {r.task} · {r.candidate} vs {r.opponent} · rep {r.repetition} · "
+              f"{r.classification} ({r.verdict_original}, {r.verdict_swapped})" for r in pairs.itertuples()]
+    chosen = st.selectbox("Pair", range(len(pairs)), format_func=lambda i: labels[i], key="pw_drill_pair")
+    pair = pairs.iloc[chosen]
+    with st.expander("Question", expanded=False):
+        st.text(pair["question"] or "")
+    left, right = st.columns(2)
+    for column, order, first, second, verdict, raw in (
+        (left, "Original order", pair["opponent"], pair["candidate"], pair["verdict_original"], pair["raw_original"]),
+        (right, "Swapped order", pair["candidate"], pair["opponent"], pair["verdict_swapped"], pair["raw_swapped"]),
+    ):
+        with column:
+            st.markdown(f"**{order}**: A = `{escape_markdown(first)}`, B = `{escape_markdown(second)}`")
+            if isinstance(verdict, str):
+                winner = {"A": first, "B": second}.get(verdict, "tie")
+                st.info(f"Verdict **{verdict}** ({VERDICT_MEANING.get(verdict, verdict)}): "
+                        f"{escape_markdown(winner)}")
+            else:
+                st.error("No verdict could be parsed from this reply.")
+            if isinstance(raw, str):
+                st.text(raw)
+            else:
+                st.caption("No raw reply stored (verdicts published pre-parsed, without the judge's text).")
+
+listwise = cached(listwise_metrics, dataset, judge_filter, study)
+if listwise:
+    st.subheader("List-wise calls")
+    explain("listwise_consistency")
+    st.dataframe(pd.DataFrame([r.__dict__ for r in listwise]), hide_index=True, width="stretch")
+    st.caption("A group is one candidate set of one item shown in all p cyclic orders. First-slot share is over "
+               "the picks of inconsistent groups, tested against 1/p.")

@@ -1,0 +1,240 @@
+"""Pairwise position bias: known answers on the bundled data, hand-built cases through write_batch, properties."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import binomtest
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.proportion import proportion_confint
+
+from judgebias_core.cli import main
+from judgebias_core.metrics.pairwise import (
+    pairwise_metrics,
+    ranking_safety,
+    task_breakdown,
+    unit_metrics,
+    unit_rates,
+)
+from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
+from judgebias_core.metrics.repetition import repetition_metrics
+from judgebias_core.store.pairwise_queries import pair_details, unit_counts
+from judgebias_core.store.writes import StoreBatch, write_batch
+
+BASE = "base"
+TASK_OF = {"i1": "t1", "i2": "t1", "i3": "t1", "i4": "t2", "i5": "t2", "i6": "t2"}
+
+# (judge, item, candidate, repetition, verdict in the original order, verdict in the swapped order); None = failed.
+TOY_PAIRS = [
+    ("J", "i1", "c1", 1, "A", "B"), ("J", "i2", "c1", 1, "B", "A"), ("J", "i3", "c1", 1, "A", "A"),
+    ("J", "i1", "c2", 1, "C", "C"), ("J", "i2", "c2", 1, "B", "B"), ("J", "i3", "c2", 1, "A", "C"),
+    ("J", "i4", "c1", 1, "B", "C"), ("J", "i5", "c1", 1, "C", "B"), ("J", "i6", "c1", 1, None, "A"),
+    ("J", "i4", "c2", 1, "C", "A"), ("J", "i5", "c2", 1, "B", "A"), ("J", "i6", "c2", 1, "B", "B"),
+]
+
+
+def toy_batch(pairs: list[tuple], dataset: str = "toy", study: str = "full", with_meta: bool = True) -> StoreBatch:
+    """A store batch with both calls of every pair; the original order shows the baseline first."""
+    rows = []
+    for judge, item, candidate, repetition, verdict_original, verdict_swapped in pairs:
+        for label, slots, verdict in (("original", [BASE, candidate], verdict_original),
+                                      ("swapped", [candidate, BASE], verdict_swapped)):
+            rows.append({
+                "call_id": f"{dataset}|{study}|{judge}|{item}|{candidate}|{repetition}|{label}",
+                "run_id": f"bundled:{dataset}:{study}", "dataset_id": dataset, "study": study, "judge": judge,
+                "item_id": item, "kind": "pairwise", "repetition": repetition, "options": 3, "slots": slots,
+                "first_candidate": slots[0], "second_candidate": slots[1], "order_label": label,
+                "raw_output": f"reply [[{verdict}]]" if verdict else "no verdict here",
+                "verdict": verdict, "parse_status": "ok" if verdict else "failed", "parser": "mtbench",
+            })
+    batch = StoreBatch(judge_calls=pd.DataFrame(rows))
+    if with_meta:
+        batch.datasets = pd.DataFrame([{"dataset_id": dataset, "name": dataset, "kind": "pairwise", "source": "test",
+                                        "licence": "test", "baseline_candidate": BASE}])
+        batch.items = pd.DataFrame([{"dataset_id": dataset, "item_id": i, "seq": n, "task": t, "question": f"q {i}"}
+                                    for n, (i, t) in enumerate(TASK_OF.items())])
+    return batch
+
+
+@pytest.fixture(scope="module")
+def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("toy") / "toy.duckdb"
+    write_batch(path, toy_batch(TOY_PAIRS))
+    return path
+
+
+def test_known_answer_gpt4_mtbench_full(bundled_db_master: Path) -> None:
+    [result] = pairwise_metrics(bundled_db_master, "mtbench", ["gpt-4-0613"], "full")
+    assert (result.consistent, result.pairs, result.failed_pairs) == (1957, 2400, 0)
+    assert result.position_consistency == pytest.approx(0.8154, abs=5e-5)
+    assert result.primacy + result.recency == 443
+    assert result.repetition == 1 and result.units == 240  # 30 candidates x 8 tasks
+
+
+def test_known_answer_autoj_full(bundled_db_master: Path) -> None:
+    [result] = pairwise_metrics(bundled_db_master, "autoj", ["auto-j-13b"], "full")
+    assert (result.consistent, result.classified_pairs) == (1161, 1392)
+    assert result.study == "full" and result.repetition == 1
+
+
+def test_every_bundled_pair_study_has_one_row_per_repetition(bundled_db_master: Path) -> None:
+    results = pairwise_metrics(bundled_db_master)
+    keys = {(r.dataset, r.study, r.judge, r.repetition) for r in results}
+    assert len(keys) == len(results)
+    rep_rows = [r for r in results if r.dataset == "mtbench" and r.study == "repetition"]
+    assert len(rep_rows) == 9 * 3 and {r.pairs for r in rep_rows} == {96}
+    for r in results:
+        assert r.consistent + r.primacy + r.recency + r.failed_pairs == r.pairs
+        assert r.flip_rate_ci_low <= r.flip_rate <= r.flip_rate_ci_high
+        assert -1 <= r.preference_fairness <= 1
+
+
+def test_hand_built_counts(toy_db: Path) -> None:
+    [r] = pairwise_metrics(toy_db, "toy")
+    assert (r.pairs, r.failed_pairs, r.consistent, r.primacy, r.recency) == (12, 1, 4, 3, 4)
+    assert r.position_consistency == pytest.approx(4 / 11)
+    low, high = proportion_confint(7, 11, alpha=0.05, method="wilson")
+    assert (r.flip_rate_ci_low, r.flip_rate_ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert r.first_slot_share == pytest.approx(3 / 7)
+    assert r.binomial_p == pytest.approx(binomtest(3, 7, 0.5).pvalue)
+    # units: (c1,t1) -1/3, (c2,t1) 0, (c1,t2) 2/3 (failed pair stays in N), (c2,t2) 0
+    assert r.preference_fairness == pytest.approx(1 / 12)
+    assert r.units == 4 and r.items == 6
+    # candidate wins in first slot only: (A,A), (C,A); in second slot only: (B,B) x2, (B,C); both: (B,A) x2
+    assert (r.wins_first_slot_only, r.wins_second_slot_only) == (2, 3)
+    assert r.mcnemar_p == pytest.approx(mcnemar([[2, 2], [3, 4]], exact=True).pvalue)
+
+
+def test_unit_counts_and_rates(toy_db: Path) -> None:
+    counts = unit_counts(toy_db, "toy", "full").set_index(["judge", "candidate", "task"])
+    assert counts.loc[("J", "c1", "t2"), ["pairs", "failed", "recency"]].tolist() == [3, 1, 2]
+    units = unit_metrics(toy_db, "toy", "full").set_index(["candidate", "task"])
+    # (c1, t1): c1 wins once, baseline once, one inconsistent pair counted as a tie
+    assert units.loc[("c1", "t1"), "overall_win_rate"] == pytest.approx(0.5)
+    # (c2, t1): one consistent tie, two inconsistent: 1.5 / 3
+    assert units.loc[("c2", "t1"), "overall_win_rate"] == pytest.approx(0.5)
+    # (c2, t2): c2 wins (B,A); (C,A) and (B,B) are inconsistent: (1 + 2 / 2) / 3
+    assert units.loc[("c2", "t2"), "overall_win_rate"] == pytest.approx(2 / 3)
+    assert units.loc[("c2", "t2"), "quality_gap"] == pytest.approx(1 / 6)
+    breakdown = task_breakdown(units.reset_index()).set_index(["judge", "task"])
+    assert breakdown.loc[("J", "t2"), "position_consistency"] == pytest.approx(1 / 5)
+
+
+def test_task_and_candidate_filters(toy_db: Path) -> None:
+    [r] = pairwise_metrics(toy_db, "toy", tasks=["t1"], candidates=["c1"])
+    assert (r.pairs, r.consistent, r.primacy, r.recency) == (3, 2, 1, 0)
+
+
+def test_drill_down_returns_both_replies(toy_db: Path) -> None:
+    pairs = pair_details(toy_db, "toy", "full", ["J"])
+    assert len(pairs) == 7 and set(pairs["classification"]) == {"primacy", "recency"}
+    row = pairs[(pairs["item_id"] == "i3") & (pairs["candidate"] == "c1")].iloc[0]
+    assert (row["raw_original"], row["raw_swapped"]) == ("reply [[A]]", "reply [[A]]")
+    assert row["question"] == "q i3"
+
+
+def test_repetition_stability_hand_built(fresh_db: Path) -> None:
+    pairs = [
+        ("J", "i1", "c1", 1, "A", "B"), ("J", "i1", "c1", 2, "A", None), ("J", "i1", "c1", 3, "B", "B"),
+        ("J", "i2", "c1", 1, "C", None), ("J", "i2", "c1", 2, "B", None), ("J", "i2", "c1", 3, None, None),
+    ]
+    write_batch(fresh_db, toy_batch(pairs, study="repetition"))
+    [r] = repetition_metrics(fresh_db, "toy")
+    # prompts: i1 original 2/3, i1 swapped 2/3 (failed stays in R), i2 original 1/3, i2 swapped never parsed
+    assert (r.prompts, r.prompts_unparsed, r.repetitions) == (4, 1, 3)
+    assert r.repetition_stability == pytest.approx(5 / 9)
+    assert (r.floor_prompts, r.floor_changed, r.repetition_floor) == (2, 1, 0.5)
+    by_rep = {m.repetition: m for m in pairwise_metrics(fresh_db, "toy")}
+    assert set(by_rep) == {1, 2, 3} and by_rep[1].repetition_floor == 0.5
+    assert by_rep[1].flip_rate_excess == pytest.approx(by_rep[1].flip_rate - 0.5)
+
+
+def test_repetition_study_prompt_counts(bundled_db_master: Path) -> None:
+    results = repetition_metrics(bundled_db_master, "mtbench")
+    assert len(results) == 9 and {r.prompts for r in results} == {192}
+    assert all(0 < r.repetition_stability <= 1 for r in results)
+    assert not repetition_metrics(bundled_db_master, "autoj")
+
+
+def test_bootstrap_is_item_clustered() -> None:
+    # 20 items of 10 pairs each: half the items flip every pair, half none. Pairs are perfectly correlated
+    # within an item, so the clustered interval is far wider than Wilson's over 200 pairs.
+    trials = np.full(20, 10)
+    flips = np.array([10] * 10 + [0] * 10)
+    boot = item_bootstrap_rate(flips, trials)
+    wilson_low, wilson_high = proportion_confint(100, 200, method="wilson")
+    assert boot.high - boot.low > 2 * (wilson_high - wilson_low)
+    assert boot == item_bootstrap_rate(flips, trials)  # seeded: reproducible
+    same = item_bootstrap_rate(np.full(5, 3), np.full(5, 6))
+    assert same.low == same.high == 0.5
+
+
+def test_ranking_safety() -> None:
+    close = ranking_safety(pd.Series({"a": 0.61, "b": 0.58, "c": 0.3}), flip_rate_ci_high=0.2)
+    assert close is not None and close.possibly_positional and (close.top, close.runner_up) == ("a", "b")
+    apart = ranking_safety(pd.Series({"a": 0.9, "b": 0.4}), flip_rate_ci_high=0.2)
+    assert apart is not None and not apart.possibly_positional
+    assert ranking_safety(pd.Series({"a": 0.5}), 0.2) is None
+
+
+count = st.integers(min_value=0, max_value=50)
+
+
+@settings(max_examples=100, deadline=None)
+@given(consistent=count, primacy=count, recency=count, failed=count, wins=count)
+def test_unit_rates_properties(consistent: int, primacy: int, recency: int, failed: int, wins: int) -> None:
+    wins = min(wins, consistent)
+    pairs = consistent + primacy + recency + failed
+    if pairs == 0:
+        return
+    frame = pd.DataFrame([{"pairs": pairs, "failed": failed, "consistent": consistent, "primacy": primacy,
+                           "recency": recency, "candidate_wins": wins, "opponent_wins": consistent - wins, "ties": 0}])
+    swapped = frame.rename(columns={"primacy": "recency", "recency": "primacy"})
+    rates, mirrored = unit_rates(frame).iloc[0], unit_rates(swapped).iloc[0]
+    assert -1 <= rates["preference_fairness"] <= 1
+    assert mirrored["preference_fairness"] == pytest.approx(-rates["preference_fairness"])
+    if consistent + primacy + recency:
+        assert 0 <= rates["position_consistency"] <= 1
+        assert 0 <= rates["overall_win_rate"] <= 1 and 0 <= rates["quality_gap"] <= 0.5
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_contract(bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(capsys, "--db", str(bundled_db_master), "metrics", "pairwise", "--json", "--dataset", "autoj")
+    assert code == 0, err
+    [row] = json.loads(out)
+    contract = {"dataset", "study", "judge", "repetition", "pairs", "failed_pairs", "consistent", "primacy",
+                "recency", "position_consistency", "flip_rate", "flip_rate_ci_low", "flip_rate_ci_high",
+                "first_slot_share", "binomial_p", "preference_fairness"}
+    assert contract <= set(row)
+    assert (row["dataset"], row["study"], row["judge"], row["repetition"], row["consistent"]) == (
+        "autoj", "full", "auto-j-13b", 1, 1161)
+    code, out, err = _cli(capsys, "--db", str(bundled_db_master), "metrics", "repetition", "--json")
+    rows = json.loads(out)
+    assert {(r["dataset"], r["prompts"]) for r in rows} == {("mtbench", 192), ("devbench", 144)}
+    assert {"dataset", "study", "judge", "prompts", "repetition_stability", "repetition_floor"} <= set(rows[0])
+
+
+@pytest.mark.parametrize(("dataset", "judge", "threshold", "expected"), [
+    ("mtbench", "gpt-4-0613", "0.25", 0),  # flip rate 0.185, Wilson upper 0.2006
+    ("mtbench", "gpt-4-0613", "0.20", 1),
+    ("nowhere", "gpt-4-0613", "0.5", 2),
+    ("mtbench", "nobody", "0.5", 2),
+])
+def test_gate_exit_codes(bundled_db_master: Path, capsys: pytest.CaptureFixture[str], dataset: str, judge: str,
+                         threshold: str, expected: int) -> None:
+    code, out, err = _cli(capsys, "--db", str(bundled_db_master), "gate", "--dataset", dataset, "--judge", judge,
+                          "--max-flip-rate", threshold)
+    assert code == expected, out + err
+    assert len((out + err).strip().splitlines()) == 1

@@ -1,0 +1,44 @@
+"""AppTest of the Pairwise bias page (and, once it exists, the Factors page) on the first-launch store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.app_helpers import open_page
+
+
+def _box(at, label: str):  # noqa: ANN001, ANN202 - AppTest element types are internal
+    return next(box for box in at.selectbox if box.label == label)
+
+
+def test_pairwise_page_shows_known_answer_and_drill_down(app_env: Path) -> None:
+    at = open_page("pairwise_bias.py")
+    assert not at.exception
+    _box(at, "Dataset").set_value("mtbench").run()
+    _box(at, "Study (or run id)").set_value("full").run()
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("judge")
+    assert table.loc["gpt-4-0613", "consistent"] == 1957
+    assert table.loc["gpt-4-0613", "classified pairs (n)"] == 2400
+    assert abs(table.loc["gpt-4-0613", "PC"] - 0.8154) < 5e-5
+    assert len(at.get("plotly_chart")) >= 3  # forest plot, heatmaps, scatters
+    # ranking-safety note for each judge's candidate win rates
+    notes = [w.value for w in at.warning] + [s.value for s in at.success]
+    assert any("upper Wilson bound" in n for n in notes)
+    # the drill-down shows both raw replies of an inconsistent pair of the chosen judge
+    _box(at, "Judge").set_value("gpt-4-0613").run()
+    assert not at.exception
+    replies = [t.value for t in at.text if "[[" in t.value]
+    assert len(replies) == 2
+    assert any("Verdict" in i.value for i in at.info)
+
+
+def test_pairwise_page_repetition_filter(app_env: Path) -> None:
+    at = open_page("pairwise_bias.py")
+    _box(at, "Dataset").set_value("devbench").run()
+    _box(at, "Study (or run id)").set_value("repetition").run()
+    _box(at, "Repetition").set_value(2).run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert set(table["rep"]) == {2} and len(table) == 9
+    assert table["RS"].notna().all()
