@@ -23,6 +23,7 @@ from judgebias_core.sources.upload_mapping import (
     suggest_candidate_columns,
     suggest_mapping,
     suggest_name_columns,
+    suggest_preference_map,
 )
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_records import (
@@ -33,7 +34,14 @@ from judgebias_core.sources.upload_records import (
     upload_run_id,
 )
 from judgebias_core.sources.upload_spec import PAIRWISE_LOG_PARSERS, RUBRIC_LOG_PARSERS, UploadSpec
-from judgebias_core.sources.upload_validate import ItemRow, PairCallRow, PairRow, RubricTrialRow, validate_rows
+from judgebias_core.sources.upload_validate import (
+    ItemRow,
+    PairCallRow,
+    PairRow,
+    RubricTrialRow,
+    clean_cell,
+    validate_rows,
+)
 from judgebias_core.store import upload_queries
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
@@ -78,8 +86,24 @@ class UploadResult:
     already_stored: bool
 
 
-def suggest_spec(columns: Sequence[str], kind: UploadKind, dataset_id: str, **settings: Any) -> UploadSpec:
-    """Settings suggested from the header names; ``settings`` override them."""
+def preference_values(frame: pd.DataFrame, spec: UploadSpec) -> list[str]:
+    """The distinct values of the mapped preference column, in first-seen order (blanks left out)."""
+    column = spec.columns.get("preference")
+    if column not in frame:
+        return []
+    values = frame[column].astype(object).map(clean_cell).dropna().astype(str).str.strip()
+    return values.drop_duplicates().tolist()
+
+
+def preference_targets(spec: UploadSpec) -> list[str]:
+    """What a preference value may map to besides 'tie': candidate names, or answer columns in name-column mode."""
+    return list(spec.name_columns) if spec.name_columns else list(dict.fromkeys(spec.candidate_columns.values()))
+
+
+def suggest_spec(frame: pd.DataFrame, kind: UploadKind, dataset_id: str, **settings: Any) -> UploadSpec:
+    """Settings suggested from the file (header names, preference values); ``settings`` override them, and
+    suggested preference mappings only fill values ``settings`` leave unmapped."""
+    columns = [str(c) for c in frame.columns]
     suggested: dict[str, Any] = {}
     taken: list[str] = []
     if kind == "pairs":
@@ -91,7 +115,11 @@ def suggest_spec(columns: Sequence[str], kind: UploadKind, dataset_id: str, **se
             suggested["candidate_columns"] = suggest_candidate_columns(columns)
             taken = list(suggested["candidate_columns"])
     suggested["columns"] = suggest_mapping(columns, kind, taken)
-    return UploadSpec(kind=kind, dataset_id=dataset_id, **{**suggested, **settings})
+    spec = UploadSpec(kind=kind, dataset_id=dataset_id, **{**suggested, **settings})
+    if kind != "pairs":
+        return spec
+    guessed = suggest_preference_map(preference_values(frame, spec), preference_targets(spec))
+    return spec.model_copy(update={"preference_map": {**guessed, **spec.preference_map}})
 
 
 def mapping_problems(columns: Sequence[str], spec: UploadSpec) -> list[RowProblem]:

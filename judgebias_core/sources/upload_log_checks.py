@@ -96,7 +96,7 @@ def check_pairwise_log(valid: pd.DataFrame, spec: UploadSpec,
     problems += duplicate_problems(valid, ["item_id", "first_candidate", "second_candidate", "judge", "repetition"],
                                    None, "call (same item, slots, judge and repetition)")
     calls = pd.concat([valid.drop(columns="verdict"), _verdicts(valid, spec)], axis=1)
-    calls["order_label"] = _order_labels(valid, spec.original_first or spec.baseline_candidate)
+    calls["order_label"] = _order_labels(valid, spec.original_first or context.dataset.baseline_candidate)
     return calls, problems
 
 

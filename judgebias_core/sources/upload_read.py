@@ -66,7 +66,7 @@ def _read_delimited(text: str, delimiter: str) -> pd.DataFrame:
                             na_values=[], engine="python", quoting=csv.QUOTE_MINIMAL)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error, ValueError) as error:
         raise file_problem(f"unparseable CSV: {error}") from error
-    return frame
+    return frame.astype(object).mask(frame == "")  # a blank CSV cell is a missing value
 
 
 def _read_json_lines(text: str) -> pd.DataFrame:

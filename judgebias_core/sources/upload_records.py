@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pandas as pd
 
-from judgebias_core.sources.common import call_ids, judges_frame
+from judgebias_core.sources.common import judges_frame
 from judgebias_core.sources.upload_checks import CheckedItems, CheckedPairs
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.writes import StoreBatch
 
 UPLOAD_PROVIDER = "upload"
+
+
+def _row_ids(frame: pd.DataFrame, columns: list[str]) -> pd.Series:
+    """Deterministic ids from key columns: the keys of ``common.call_ids``, joined column-wise (fast)."""
+    keys = frame[columns[0]].astype(str)
+    for column in columns[1:]:
+        keys = keys + "\x1f" + frame[column].astype(str)
+    return keys.map(lambda key: hashlib.sha256(key.encode("utf-8")).hexdigest()[:24])
 
 
 def upload_run_id(spec: UploadSpec, content_hash: str) -> str:
@@ -100,7 +109,7 @@ def pairwise_log_batch(calls: pd.DataFrame, spec: UploadSpec, run_id: str, file_
         second_candidate=calls["second_candidate"],
         slots=[[a, b] for a, b in zip(calls["first_candidate"], calls["second_candidate"], strict=True)],
         order_label=calls["order_label"], verdict=calls["verdict"])
-    frame.insert(0, "call_id", call_ids(frame, ["run_id", "judge", "item_id", "first_candidate", "second_candidate",
+    frame.insert(0, "call_id", _row_ids(frame, ["run_id", "judge", "item_id", "first_candidate", "second_candidate",
                                                 "repetition"]))
     return StoreBatch(judges=judges_frame(frame["judge"], UPLOAD_PROVIDER, description="from an uploaded log"),
                       runs=_run_frame(spec, run_id, frame, "pairwise-swap", file_name, content_hash),
@@ -113,7 +122,7 @@ def rubric_log_batch(trials: pd.DataFrame, spec: UploadSpec, run_id: str, file_n
     frame = _call_frame(trials, spec, run_id).assign(
         kind="rubric", ordering=trials["ordering"].map(list), rubric_id=trials["rubric_id"],
         score=trials["score"], chosen_position=trials["chosen_position"].astype("Int64"))
-    frame.insert(0, "call_id", call_ids(frame.assign(ordering_key=frame["ordering"].map(str)),
+    frame.insert(0, "call_id", _row_ids(frame.assign(ordering_key=frame["ordering"].map(str)),
                                         ["run_id", "judge", "item_id", "ordering_key", "repetition"]))
     canonical = frame["ordering"].map(lambda o: o == sorted(o)).all()
     rubrics = frame["rubric_id"].unique().tolist()

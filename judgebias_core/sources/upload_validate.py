@@ -104,11 +104,14 @@ def _cell(parse: Callable[[Any], Any], required: bool = True, default: Any = Non
 
 Text = Annotated[str, _cell(_text)]
 Ident = Annotated[str, _cell(_ident)]
+_optional_text = _cell(_text, required=False).func
 OptText = Annotated[str | None, _cell(_text, required=False)]
 OptIdent = Annotated[str | None, _cell(_ident, required=False)]
 OptInt = Annotated[int | None, _cell(_integer, required=False)]
 IntList = Annotated[list[int | None], _cell(_int_list)]
 OptIntList = Annotated[list[int | None] | None, _cell(_int_list, required=False)]
+# A candidate answer may be empty text where the format says so (JSON "", Parquet ""): only null is missing.
+AnswerText = Annotated[str | None, BeforeValidator(lambda v: v if isinstance(v, str) else _optional_text(v))]
 Repetition = Annotated[int, _cell(lambda v: _repetition(_integer(v)), required=False, default=1)]
 
 
@@ -136,7 +139,7 @@ class PairRow(_Row):
     prompt: Text
     task: OptIdent = None
     preference: OptIdent = None
-    answers: dict[str, OptText]
+    answers: dict[str, AnswerText]
     names: dict[str, OptIdent] = {}
 
     @model_validator(mode="after")
