@@ -25,16 +25,21 @@ def _safe(run_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", run_id)
 
 
+def run_file(db_path: str | os.PathLike[str], run_id: str, suffix: str) -> Path:
+    """One of a run's files: ``.journal.jsonl``, ``.progress.json``, ``.cancel``, ``.launch.json``, ``.log``."""
+    return run_folder(db_path) / f"{_safe(run_id)}{suffix}"
+
+
 def journal_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_folder(db_path) / f"{_safe(run_id)}.journal.jsonl"
+    return run_file(db_path, run_id, ".journal.jsonl")
 
 
 def progress_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_folder(db_path) / f"{_safe(run_id)}.progress.json"
+    return run_file(db_path, run_id, ".progress.json")
 
 
 def cancel_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_folder(db_path) / f"{_safe(run_id)}.cancel"
+    return run_file(db_path, run_id, ".cancel")
 
 
 class Journal:

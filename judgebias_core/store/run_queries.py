@@ -163,3 +163,14 @@ def run_calls_sample(path: str | os.PathLike[str], run_id: str, limit: int = 200
 def run_exists(path: str | os.PathLike[str], run_id: str) -> bool:
     with connect(path, read_only=True) as con:
         return bool(scalar(con, "SELECT count(*) FROM runs WHERE run_id = ?", [run_id]))
+
+
+def replay_judges(path: str | os.PathLike[str], dataset_id: str, study: str = "full") -> list[str]:
+    """Judges whose recorded replies on a dataset and study can be replayed."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(
+            "SELECT DISTINCT judge FROM judge_calls WHERE dataset_id = ? AND study = ? AND raw_output IS NOT NULL "
+            "AND run_id LIKE 'bundled:%' ORDER BY judge",
+            [dataset_id, study],
+        ).fetchall()
+    return [r[0] for r in rows]

@@ -1,0 +1,102 @@
+"""CLI: ``run`` launches (or resumes) a judge run; progress on stderr, the outcome on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.engine import RunProgress, start_run
+from judgebias_core.protocols.spec import PROTOCOLS, PROVIDERS, RunSettings, RunSpec, SimulatedParams
+
+
+def spec_from_args(args: argparse.Namespace) -> RunSpec:
+    simulated = None
+    if args.provider == "simulated":
+        weights = tuple(float(w) for w in args.sim_position_weights.split(",")) if args.sim_position_weights else None
+        simulated = SimulatedParams(
+            position_prob=args.sim_q, noise=args.sim_noise, verbosity=args.sim_verbosity,
+            seed=args.seed if args.seed is not None else 0,
+            **({"position_weights": weights} if weights else {}),
+        )
+    template = None
+    if args.template:
+        with open(args.template, encoding="utf-8") as handle:
+            template = handle.read()
+    return RunSpec(
+        dataset_id=args.dataset, protocol=args.protocol, provider=args.provider, model=args.model,
+        base_url=args.base_url, temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
+        repeats=args.repeats, orderings=args.orderings, options=args.options, pairs=args.pairs,
+        listwise_size=args.listwise_size, allow_none=args.allow_none, rubric_id=args.rubric,
+        limit_items=args.limit_items, replay_study=args.replay_study, template_text=template, simulated=simulated,
+    )
+
+
+class _StderrProgress:
+    """Prints a progress line at most every ``every_s`` seconds, and the last one."""
+
+    def __init__(self, every_s: float = 1.0) -> None:
+        self.every_s = every_s
+        self.last = 0.0
+
+    def __call__(self, p: RunProgress) -> None:
+        now = time.monotonic()
+        if p.status == "running" and now - self.last < self.every_s:
+            return
+        self.last = now
+        left = f", about {p.seconds_left:.0f} s left" if p.seconds_left is not None else ""
+        progress(f"{p.run_id}: {p.done}/{p.planned} calls ({p.completed} with a reply, {p.failed} failed, "
+                 f"{p.parse_failures} unparseable, {p.cached} from cache), ${p.cost_usd:.4f}{left} [{p.status}]")
+
+
+def _run(args: argparse.Namespace) -> int:
+    spec = spec_from_args(args)
+    settings = RunSettings(concurrency=args.concurrency, max_cost_usd=args.max_cost, timeout_s=args.timeout,
+                           sdk_max_retries=args.sdk_retries, max_attempts=args.attempts)
+    outcome = start_run(db_path(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
+    emit(args, outcome, f"run {outcome.run_id}: {outcome.status}; {outcome.completed} of {outcome.planned} calls "
+                        f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
+                        f"${outcome.cost_usd:.4f}")
+    return 0 if outcome.status in ("complete", "stopped: spending cap", "cancelled") else 1
+
+
+def register(groups: CommandGroups) -> None:
+    parser = groups.root.add_parser(
+        "run", help="launch a judge run (the same --run-id resumes it)",
+        description="Plan a run, send its calls to a judge, store every judgment as it arrives. Running the same "
+        "command (or --run-id) again resumes: the journal is replayed and only missing calls are sent. "
+        "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY only.",
+    )
+    parser.add_argument("--dataset", required=True, help="dataset id (see `datasets`)")
+    parser.add_argument("--protocol", required=True, choices=PROTOCOLS, help="which calls to plan")
+    parser.add_argument("--provider", required=True, choices=PROVIDERS, help="who judges")
+    parser.add_argument("--model", required=True, help="model name (replay: the recorded judge, e.g. gpt-4-0613)")
+    parser.add_argument("--base-url", help="OpenAI-compatible server (vLLM, Ollama, LM Studio) or API endpoint")
+    parser.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
+    parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
+    parser.add_argument("--max-tokens", type=int, default=1024, help="reply token limit (default 1024)")
+    parser.add_argument("--seed", type=int, help="sampling seed where the provider takes one (and the simulated judge)")
+    parser.add_argument("--repeats", type=int, help="rubric-repeat: repeats (default 2k); repetition: R (default 3)")
+    parser.add_argument("--orderings", default="balanced",
+                        help="balanced | reverse | latin | all, or a list such as 12345,54321 (default balanced)")
+    parser.add_argument("--options", type=int, choices=(2, 3), help="pairwise: 3 allows a tie (default 3; devbench 2)")
+    parser.add_argument("--pairs", choices=("baseline", "all"), default="baseline",
+                        help="pairs against the dataset's baseline candidate, or all pairs")
+    parser.add_argument("--listwise-size", type=int, default=3, help="list-wise: candidates per list (default 3)")
+    parser.add_argument("--allow-none", action="store_true", help="list-wise: allow 'no clear winner'")
+    parser.add_argument("--rubric", help="rubric id (default: the item's own; SummEval: summeval-coherence)")
+    parser.add_argument("--max-cost", type=float, help="spending cap in USD: the run stops cleanly before it")
+    parser.add_argument("--limit-items", type=int, help="only the first N items in stored order")
+    parser.add_argument("--run-id", help="run id (default: derived from the settings, so a rerun resumes)")
+    parser.add_argument("--replay-study", default="full", help="replay: the recorded study (full or repetition)")
+    parser.add_argument("--template", help="a file with the prompt template to use instead of the default")
+    parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout in seconds (default 60)")
+    parser.add_argument("--sdk-retries", type=int, default=2, help="the SDK's own retries per attempt (default 2)")
+    parser.add_argument("--attempts", type=int, default=3, help="engine attempts, with backoff between (default 3)")
+    simulated = parser.add_argument_group("simulated judge")
+    simulated.add_argument("--sim-q", type=float, default=0.3, help="probability of answering by position")
+    simulated.add_argument("--sim-position-weights", help="weights per position, e.g. 0.4,0.2,0.15,0.15,0.1")
+    simulated.add_argument("--sim-noise", type=float, default=0.6, help="sd of the content noise")
+    simulated.add_argument("--sim-verbosity", type=float, default=0.0, help="bonus per 1,000 characters")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_run)

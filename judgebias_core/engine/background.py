@@ -1,0 +1,50 @@
+"""Launch a run in its own process, so it goes on when the browser tab (or the dashboard) closes.
+
+The spec is written next to the run's journal and the child process runs ``start_run`` on it; its log (no keys,
+ever) goes to ``<run>.log``. Keys reach the child through its environment only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from judgebias_core.engine.journal import run_file, run_folder
+from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.store.connection import PROJECT_ROOT
+
+
+def launch_background(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, run_id: str,
+                      keys: Mapping[str, str] | None = None) -> int:
+    """Start the run in a detached child process; returns its pid."""
+    run_folder(db_path).mkdir(parents=True, exist_ok=True)
+    launch = run_file(db_path, run_id, ".launch.json")
+    launch.write_text(json.dumps({"db": str(db_path), "run_id": run_id, "spec": spec.model_dump(mode="json"),
+                                  "settings": settings.model_dump(mode="json")}), encoding="utf-8")
+    env = dict(os.environ) | {k: v for k, v in (keys or {}).items() if v}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
+    log = run_file(db_path, run_id, ".log").open("ab")
+    process = subprocess.Popen(  # noqa: S603 - our own module, arguments are paths
+        [sys.executable, "-m", "judgebias_core.engine.background", str(launch)],
+        stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env, cwd=str(PROJECT_ROOT), start_new_session=True,
+    )
+    log.close()
+    return process.pid
+
+
+def _main(launch_file: str) -> int:
+    from judgebias_core.engine.launch import start_run  # noqa: PLC0415
+
+    values = json.loads(Path(launch_file).read_text(encoding="utf-8"))
+    outcome = start_run(values["db"], RunSpec.model_validate(values["spec"]),
+                        RunSettings.model_validate(values["settings"]), run_id=values["run_id"])
+    print(f"run {outcome.run_id}: {outcome.status}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1]))

@@ -1,0 +1,159 @@
+"""New run: pick a dataset, protocol and judge, see the plan (estimates), launch, follow the progress."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from judgebias_core.engine.background import launch_background
+from judgebias_core.engine.preview import preview_run
+from judgebias_core.errors import JudgebiasError, MissingApiKey
+from judgebias_core.judges.base import KEY_VARIABLES
+from judgebias_core.prompts import default_template
+from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
+from judgebias_core.store.queries import dataset_summaries, list_rubrics
+from judgebias_core.store.run_queries import replay_judges
+from ui.run_panel import key_available, provider_keys, show_progress
+from ui.state import cached, db_path, show_error
+
+st.title("New run")
+st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "
+           "list-wise runs and repetition runs. Every judgment lands in the store as it arrives.")
+
+try:
+    summaries = cached(dataset_summaries)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+
+left, right = st.columns(2)
+with left:
+    dataset = st.selectbox("Dataset", [s.id for s in summaries],
+                           format_func=lambda i: next(f"{s.name} ({i})" for s in summaries if s.id == i))
+    kind = next(s.kind for s in summaries if s.id == dataset)
+    protocols = list(RUBRIC_PROTOCOLS) if kind == "pointwise" else [*PAIR_PROTOCOLS, "listwise"]
+    protocol = st.selectbox("Protocol", protocols)
+with right:
+    provider = st.selectbox("Judge provider", ["simulated", "replay", "openai", "anthropic"],
+                            format_func=lambda p: {"simulated": "simulated (demo judge, not a model)",
+                                                   "replay": "replay recorded real replies",
+                                                   "openai": "OpenAI or OpenAI-compatible (vLLM, Ollama)",
+                                                   "anthropic": "Anthropic"}[p])
+    base_url = None
+    if provider == "replay":
+        study = st.selectbox("Recorded study", ["full", "repetition"])
+        judges = cached(replay_judges, dataset, study)
+        if not judges:
+            st.warning(f"No recorded replies to replay on {dataset}.")
+            st.stop()
+        model = st.selectbox("Recorded judge", judges)
+    else:
+        study = "full"
+        model = st.text_input("Model", {"simulated": "demo-judge", "openai": "gpt-4o-mini",
+                                        "anthropic": "claude-3-5-haiku-latest"}[provider])
+    if provider == "openai":
+        base_url = st.text_input("Base URL (optional)", "", help="An OpenAI-compatible server, e.g. "
+                                 "http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for Ollama.") or None
+
+with st.expander("Protocol settings", expanded=True):
+    cols = st.columns(4)
+    limit = cols[0].number_input("First N items (0 = all)", min_value=0, value=10, step=1)
+    rubric_id = orderings = None
+    repeats = options = None
+    pairs, listwise_size, allow_none = "baseline", 3, False
+    if kind == "pointwise":
+        rubrics = cached(list_rubrics, dataset)
+        choices = ["(each item's own rubric)", *rubrics["rubric_id"].tolist()]
+        picked = cols[1].selectbox("Rubric", choices)
+        rubric_id = None if picked == choices[0] else picked
+        if protocol == "rubric-permutation":
+            orderings = cols[2].text_input("Orderings", "balanced", help="balanced (2k), reverse, latin, all, "
+                                           "or a list such as 12345,54321")
+        else:
+            repeats = cols[2].number_input("Repeats (0 = 2k)", min_value=0, value=0, step=1) or None
+    else:
+        options = cols[1].selectbox("Options", [3, 2], format_func=lambda o: f"{o} ({'tie allowed' if o == 3 else 'no tie'})")
+        if protocol == "listwise":
+            listwise_size = cols[2].number_input("Candidates per list", min_value=2, max_value=8, value=3)
+            allow_none = cols[3].checkbox("Allow 'no clear winner'")
+        else:
+            pairs = cols[2].selectbox("Pairs", ["baseline", "all"])
+            if protocol == "repetition":
+                repeats = cols[3].number_input("Repetitions R", min_value=2, value=3)
+
+with st.expander("Sampling, concurrency and spending cap"):
+    cols = st.columns(5)
+    temperature = cols[0].number_input("Temperature", 0.0, 2.0, 0.0, 0.1)
+    max_tokens = cols[1].number_input("Max tokens", 16, 8192, 1024, 16)
+    seed_text = cols[2].text_input("Seed (optional)", "")
+    concurrency = cols[3].number_input("Calls in flight", 1, 256, 8)
+    cap = cols[4].number_input("Spending cap, USD (0 = none)", 0.0, value=0.0, step=1.0)
+seed = int(seed_text) if seed_text.strip().lstrip("-").isdigit() else None
+
+simulated = None
+if provider == "simulated":
+    with st.expander("Simulated judge behaviour", expanded=True):
+        cols = st.columns(4)
+        q = cols[0].slider("q: answers by position", 0.0, 1.0, 0.3, 0.05)
+        weights = cols[1].text_input("Position weights", "0.4,0.2,0.15,0.15,0.1")
+        noise = cols[2].slider("Content noise (sd)", 0.0, 2.0, 0.6, 0.1)
+        verbosity = cols[3].slider("Verbosity bonus per 1k chars", 0.0, 1.0, 0.0, 0.05)
+        try:
+            parsed_weights = tuple(float(w) for w in weights.split(","))
+        except ValueError:
+            parsed_weights = SimulatedParams().position_weights
+        simulated = SimulatedParams(position_prob=q, position_weights=parsed_weights, noise=noise,
+                                    verbosity=verbosity, seed=seed or 0)
+    st.warning(f"**Simulated judge**: not a language model. {simulated.describe()}.")
+
+template_kind = "rubric" if kind == "pointwise" else ("listwise" if protocol == "listwise" else "pairwise")
+default_text = default_template(template_kind, options or 3).text
+with st.expander("Prompt template (editable)"):
+    st.caption("Fields in `{{double braces}}` are filled per call. The run stores the exact text and its sha256.")
+    edited = st.text_area("Template", default_text, height=260, label_visibility="collapsed")
+run_id_text = st.text_input("Run id (optional; the same id resumes a run)", "")
+
+try:
+    spec = RunSpec(dataset_id=dataset, protocol=protocol, provider=provider, model=model, base_url=base_url,
+                   temperature=temperature, max_tokens=int(max_tokens), seed=seed, repeats=repeats,
+                   orderings=orderings or "balanced", options=options, pairs=pairs, listwise_size=int(listwise_size),
+                   allow_none=allow_none, rubric_id=rubric_id, limit_items=int(limit) or None, replay_study=study,
+                   template_text=edited if edited != default_text else None, simulated=simulated)
+    settings = RunSettings(concurrency=int(concurrency), max_cost_usd=cap or None)
+    preview = cached(preview_run, spec, settings, run_id_text.strip() or None)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+
+st.subheader("Plan")
+estimate = preview.estimate
+cols = st.columns(5)
+cols[0].metric("Judge calls", f"{preview.calls:,}", help=f"Over {preview.items:,} items.")
+cols[1].metric("Input tokens (estimate)", f"{estimate.input_tokens:,}", help="Characters / 4.")
+cols[2].metric("Output tokens (estimate)", f"{estimate.output_tokens:,}", help="Half the max tokens per call.")
+cols[3].metric("Cost (estimate)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.2f}",
+               help="From the editable price table (JUDGEBIAS_PRICES); the real cost uses the provider's usage.")
+cols[4].metric("Time (estimate)", f"{estimate.seconds / 60:,.1f} min",
+               help=f"At {int(concurrency)} calls in flight and an assumed latency per call.")
+st.caption(f"Run id `{preview.run_id}` · judge: {preview.judge_description} · template `{preview.template_name}`. "
+           "Figures before a run are estimates; after it, the provider's reported usage.")
+if not preview.price_known:
+    st.info(f"The price table does not know {model!r}: cost cannot be estimated or capped.")
+if preview.existing_status:
+    st.info(f"This run exists (status: {preview.existing_status}). Launching resumes it: only missing calls are sent.")
+with st.expander("First prompt of the plan"):
+    st.text(preview.sample_prompt)
+
+if st.button("Launch run", type="primary"):
+    keys = provider_keys()
+    if provider in KEY_VARIABLES and not key_available(provider):
+        show_error(MissingApiKey(KEY_VARIABLES[provider]))
+    else:
+        launch_background(db_path(), spec, settings, preview.run_id, keys)
+        st.session_state["active_run"] = preview.run_id
+        st.toast(f"Run {preview.run_id} launched in the background.")
+
+active = st.session_state.get("active_run")
+if active:
+    st.subheader("Progress")
+    st.caption("The run goes on in its own process if you close this tab; follow it on the Runs page.")
+    show_progress(active)

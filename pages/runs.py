@@ -1,0 +1,69 @@
+"""Runs: every run with status, counts and cost; open one to see its parameters, template and replies."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from judgebias_core.engine.background import launch_background
+from judgebias_core.engine.overview import run_parameters, runs_overview
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.store.run_queries import run_calls_sample, run_record
+from ui.run_panel import TERMINAL, provider_keys, show_progress
+from ui.state import cached, db_path, show_error
+
+st.title("Runs")
+try:
+    runs = cached(runs_overview)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+
+st.caption("completed = calls with a stored reply (unparseable ones included); failed = no reply after every "
+           "retry; cost from the providers' reported usage. Simulated runs are marked.")
+shown = runs.assign(judge=runs["judge"].fillna("(several)"),
+                    simulated=runs["simulated"].map({True: "simulated", False: ""}))
+st.dataframe(
+    shown[["run_id", "dataset", "protocol", "provider", "judge", "simulated", "status", "planned", "completed",
+           "failed", "parse_failures", "cost_usd", "created_at"]],
+    hide_index=True, width="stretch",
+    column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")},
+)
+
+if runs.empty:
+    st.info("No run yet. Launch one from the New run page.")
+    st.stop()
+run_id = st.selectbox("Open run", runs["run_id"].tolist(), index=len(runs) - 1)
+record = cached(run_record, run_id)
+row = runs[runs["run_id"] == run_id].iloc[0]
+params = run_parameters(record.get("params") if record else None)
+if row["simulated"]:
+    st.warning("**Simulated judge**: these judgments were made by a simulated judge, not a language model. "
+               + str(params.get("judge_description", "")))
+
+cols = st.columns(5)
+cols[0].metric("Status", row["status"])
+cols[1].metric("Planned calls", f"{int(row['planned'] or 0):,}")
+cols[2].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")
+cols[3].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
+cols[4].metric("Cost", f"${float(row['cost_usd']):,.4f}")
+
+if row["origin"] == "engine":
+    if row["status"] == "running":
+        show_progress(run_id)
+    elif row["status"] not in ("complete",) and row["status"] in TERMINAL and "spec" in params:
+        if st.button("Resume run", help="Sends only the calls with no stored reply."):
+            launch_background(db_path(), RunSpec.model_validate(params["spec"]), RunSettings(), run_id,
+                              provider_keys())
+            st.toast(f"Resuming {run_id} in the background.")
+
+with st.expander("Parameters", expanded=True):
+    st.code(json.dumps(params, indent=2, default=str), language="json")
+if record and isinstance(record.get("template_text"), str):
+    with st.expander(f"Prompt template (sha256 {record['template_id'][:12]}…)"):
+        st.text(record["template_text"])
+calls = cached(run_calls_sample, run_id)
+with st.expander(f"First {len(calls):,} stored calls"):
+    st.dataframe(calls, hide_index=True, width="stretch")

@@ -1,0 +1,61 @@
+"""Streamlit pieces shared by the New run and Runs pages: provider keys from secrets, live progress, cancel."""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from judgebias_core.engine import read_progress, request_cancel
+from judgebias_core.judges.base import KEY_VARIABLES
+from ui.state import db_path
+
+TERMINAL = ("complete", "cancelled", "stopped: spending cap", "interrupted", "failed")
+
+
+def provider_keys() -> dict[str, str]:
+    """API keys from Streamlit secrets (the environment is inherited anyway); never shown or stored."""
+    keys: dict[str, str] = {}
+    for variable in KEY_VARIABLES.values():
+        try:
+            value = st.secrets.get(variable)
+        except Exception:  # noqa: BLE001 - no secrets file is the common case
+            value = None
+        if value:
+            keys[variable] = str(value)
+    return keys
+
+
+def key_available(provider: str) -> bool:
+    variable = KEY_VARIABLES.get(provider)
+    return variable is None or bool(os.environ.get(variable) or provider_keys().get(variable))
+
+
+def show_progress(run_id: str) -> None:
+    """Progress bar and counts of a run, read from the file its process keeps (refreshes every second)."""
+
+    @st.fragment(run_every=1.0)
+    def _panel() -> None:
+        progress = read_progress(db_path(), run_id)
+        if progress is None:
+            st.info(f"Run `{run_id}` is starting…")
+            return
+        done = progress.completed + progress.failed
+        st.progress(done / progress.planned if progress.planned else 1.0,
+                    text=f"`{run_id}`: {done:,} of {progress.planned:,} calls · {progress.status}")
+        cols = st.columns(5)
+        cols[0].metric("With a reply", f"{progress.completed:,}", help="Calls with a stored reply, unparseable "
+                       "ones included.")
+        cols[1].metric("Failed", f"{progress.failed:,}", help="No reply after every retry.")
+        cols[2].metric("Unparseable", f"{progress.parse_failures:,}", help="Replies no verdict could be read from.")
+        cols[3].metric("Cost so far", f"${progress.cost_usd:,.4f}", help="From the provider's reported usage and "
+                       f"the price table; {progress.cached:,} calls came from the response cache at no cost.")
+        left = progress.seconds_left
+        cols[4].metric("Time left", "—" if left is None else f"{left:,.0f} s", help="At the rate so far.")
+        if progress.status == "running":
+            if st.button("Cancel run", key=f"cancel-{run_id}", help="Stops after the calls in flight; "
+                         "everything received is kept. Launch it again to resume."):
+                request_cancel(db_path(), run_id)
+                st.toast("Cancel requested: the run stops after the calls in flight.")
+
+    _panel()
