@@ -33,7 +33,6 @@ def agreement_heatmap(result: AgreementResult, without_ties: bool = False) -> go
     """Judge x judge agreement (majority-vote ensemble last), judges grouped by family."""
     values = result.matrix(without_ties=without_ties)
     counts = result.counts_matrix(without_ties=without_ties)
-    np.fill_diagonal(counts.values, 0)
     title = "Agreement without ties (calls where either judge said tie left out)" if without_ties \
         else "Agreement (share of shared calls with the same verdict)"
     return _heatmap(values, counts, title, "calls both answered")

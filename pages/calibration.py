@@ -1,0 +1,161 @@
+"""Calibration: a judge against human labels (or a reference judge's, always named as such)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.calibration import (
+    AgreementTable,
+    PairwiseCalibration,
+    RubricCalibration,
+    calibration,
+    disagreeing_pairs,
+    disagreeing_trials,
+)
+from judgebias_core.store.calibration_queries import calibration_targets, item_texts
+from ui.share import (
+    chart_downloads,
+    escape_markdown,
+    explain,
+    permalink_hint,
+    synced_selectbox,
+    table_downloads,
+)
+from ui.state import cached, show_error
+
+ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
+                "swap_aggregated": "Swap-aggregated (order change = tie)"}
+
+st.title("Calibration")
+st.caption("How often a judge agrees with people. Human labels are the truth here; where a dataset only has "
+           "another model's scores (the Prometheus items' GPT-4 scores), they are shown as a reference judge, "
+           "never as human.")
+try:
+    targets = cached(calibration_targets)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+if targets.empty:
+    st.info("No judge call falls on labelled items yet. Auto-J pairs come with human labels; launch a rubric run "
+            "on SummEval (New run page) to calibrate a rubric judge.")
+    st.stop()
+
+top = st.columns(3)
+with top[0]:
+    dataset = synced_selectbox("Dataset", list(dict.fromkeys(targets["dataset_id"])), key="cal_dataset")
+in_dataset = targets[targets["dataset_id"] == dataset]
+with top[1]:
+    judge = synced_selectbox("Judge", list(dict.fromkeys(in_dataset["judge"])), key="cal_judge")
+in_judge = in_dataset[in_dataset["judge"] == judge]
+with top[2]:
+    study = synced_selectbox("Study (or run id)", list(dict.fromkeys(in_judge["study"])), key="cal_study")
+permalink_hint()
+label_source = in_judge[in_judge["study"] == study]["label_source"].iloc[0]
+if label_source != "human":
+    st.warning("These labels come from a **reference judge** (another model), not from people: read every "
+               "number below as agreement with that judge.")
+
+try:
+    result = cached(calibration, dataset, judge, study)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
+           f"labels: {label_source}. {escape_markdown(result.rule)}.")
+
+
+def _class_table(table: AgreementTable) -> pd.DataFrame:
+    return pd.DataFrame([c.__dict__ for c in table.per_class]).rename(columns={
+        "human_count": "human says (n)", "judge_count": "judge says (n)"})
+
+
+def _agreement_block(name: str, table: AgreementTable) -> None:
+    st.markdown(f"**{ORDER_TITLES.get(name, name)}**")
+    st.metric("Cohen's kappa", f"{table.kappa:.3f}", help=f"95% interval {table.kappa_ci_low:.3f} to "
+              f"{table.kappa_ci_high:.3f} (asymptotic)")
+    st.caption(f"kappa 95%: {table.kappa_ci_low:.3f} to {table.kappa_ci_high:.3f} · accuracy {table.accuracy:.3f} "
+               f"({round(table.accuracy * table.n):,} of {table.n:,})")
+    figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES.get(name, name))
+    st.plotly_chart(figure, width="stretch", key=f"cal-confusion-{name}")
+    st.dataframe(_class_table(table), hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("precision", "recall")})
+
+
+def _read_item(item_id: str) -> dict[str, str]:
+    texts = cached(item_texts, dataset, item_id)
+    st.markdown("**Question**")
+    st.text(texts.get("question", "(not in the store)"))
+    return texts
+
+
+if isinstance(result, PairwiseCalibration):
+    cols = st.columns(3)
+    cols[0].metric("Correct in both orders", f"{result.both_orders_correct_rate:.2%}",
+                   help="Pairs whose verdict matches the human label in both orders, over every pair.")
+    cols[0].caption(f"{result.both_orders_correct:,} of {result.pairs:,} pairs")
+    cols[1].metric("Position consistency", f"{result.position_consistency:.2%}")
+    cols[1].caption(f"{result.consistent_pairs:,} of {result.pairs - result.failed_pairs:,} pairs with both "
+                    f"orders parsed")
+    cols[2].metric("Pairs with a parse failure", f"{result.failed_pairs:,}")
+    explain("kappa")
+    explain("confusion_matrix")
+    explain("precision_recall")
+    blocks = st.columns(3)
+    for column, name in zip(blocks, ORDER_TITLES, strict=True):
+        with column:
+            _agreement_block(name, getattr(result, name))
+    st.subheader("Pairs where the judge and the human disagree")
+    wrong = cached(disagreeing_pairs, dataset, judge, study)
+    st.caption(f"{len(wrong):,} pair(s) whose swap-aggregated verdict differs from the human label "
+               "(pairs with a failed order are listed too).")
+    st.dataframe(wrong, hide_index=True, width="stretch")
+    table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs")
+    if not wrong.empty:
+        item_id = st.selectbox("Read a pair in full", wrong["item_id"].head(1000).tolist())
+        row = wrong[wrong["item_id"] == item_id].iloc[0]
+        texts = _read_item(item_id)
+        st.dataframe(row.astype(str).rename("value").to_frame(), width="stretch")
+        answers = {k.removeprefix("answer: "): v for k, v in texts.items() if k.startswith("answer: ")}
+        for column, (candidate, answer) in zip(st.columns(max(1, len(answers))), answers.items(), strict=False):
+            with column:
+                st.code(candidate, language=None)
+                st.text(answer)
+elif isinstance(result, RubricCalibration):
+    cols = st.columns(4)
+    cols[0].metric("Cohen's kappa", f"{result.kappa:.3f}")
+    cols[0].caption(f"95%: {result.kappa_ci_low:.3f} to {result.kappa_ci_high:.3f}")
+    cols[1].metric("Quadratic-weighted kappa", f"{result.weighted_kappa:.3f}")
+    cols[1].caption(f"95%: {result.weighted_kappa_ci_low:.3f} to {result.weighted_kappa_ci_high:.3f}")
+    cols[2].metric("Judge calls (n)", f"{result.n:,}")
+    cols[2].caption(f"{result.items:,} items · {result.failed:,} unparsed calls left out")
+    cols[3].metric("Pearson r", f"{result.pearson.statistic:.3f}")
+    cols[3].caption(f"95%: {result.pearson.ci_low:.3f} to {result.pearson.ci_high:.3f}")
+    explain("kappa_quadratic")
+    left, right = st.columns(2)
+    with left:
+        figure = confusion_heatmap(result.levels, result.confusion, "Judge score vs labels' median",
+                                   human_label=f"{label_source} median")
+        st.plotly_chart(figure, width="stretch")
+        chart_downloads(figure, f"confusion-{dataset}-{judge}", key="cal-confusion-rubric")
+    with right:
+        named = [("Pearson", result.pearson), ("Spearman", result.spearman), ("Kendall", result.kendall),
+                 ("Pearson, item means", result.item_pearson), ("Spearman, item means", result.item_spearman)]
+        st.plotly_chart(correlation_forest(named), width="stretch")
+        st.caption("Per call against the raters' mean; the item-mean rows average the judge's calls on each item "
+                   "first. Intervals: Fisher z (standard error named on hover).")
+    explain("pearson")
+    st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
+    st.subheader("Calls where the judge's score differs from the labels' median")
+    wrong = cached(disagreeing_trials, dataset, judge, study)
+    st.caption(f"{len(wrong):,} call(s), largest gaps first.")
+    st.dataframe(wrong, hide_index=True, width="stretch")
+    table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials")
+    if not wrong.empty:
+        item_id = st.selectbox("Read an item in full", list(dict.fromkeys(wrong["item_id"].head(1000))))
+        texts = _read_item(item_id)
+        st.markdown("**Response being scored**")
+        st.text(texts.get("response", "(not in the store)"))
+        st.dataframe(wrong[wrong["item_id"] == item_id], hide_index=True, width="stretch")

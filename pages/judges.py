@@ -1,0 +1,117 @@
+"""Judges: how judges agree on the same calls, where they disagree, and the majority-vote ensemble."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_report, disagreeing_calls
+from judgebias_core.store.calibration_queries import item_texts
+from ui.share import (
+    chart_downloads,
+    escape_markdown,
+    explain,
+    permalink_hint,
+    synced_checkbox,
+    synced_multiselect,
+    synced_selectbox,
+    table_downloads,
+)
+from ui.judge_scope import pick_pairwise_dataset
+from ui.state import cached, show_error
+
+st.title("Judges")
+st.caption("Judges compared on the same judge calls: one call is an item, the answer in the first slot, the answer "
+           "in the second slot and the repetition. The majority vote of the judges is shown as a judge of its own.")
+top = st.columns(3)
+dataset, studies_frame = pick_pairwise_dataset(top[0], key="jd_dataset")
+study_names = studies_frame["study"].tolist()
+with top[1]:
+    studies = synced_multiselect(
+        "Studies (or run ids)", study_names, key="jd_studies", default=study_names[:1],
+        help="Choose several to compare judges that were run separately on the same pairs.")
+with top[2]:
+    max_repetition = int(studies_frame[studies_frame["study"].isin(studies)]["repetitions"].max() or 1) \
+        if studies else 1
+    repetition = synced_selectbox("Repetition", ["all", *range(1, max_repetition + 1)], key="jd_rep")
+permalink_hint()
+if not studies:
+    st.info("Choose at least one study.")
+    st.stop()
+chosen_repetition = None if repetition == "all" else int(repetition)
+
+try:
+    result = cached(agreement_report, dataset, list(studies), chosen_repetition)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+
+cols = st.columns(4)
+cols[0].metric("Judges", len(result.judges))
+cols[1].metric("Judge calls (instances)", f"{result.instances:,}")
+cols[2].metric("Calls every judge answered", f"{result.disagreement.instances:,}")
+cols[3].metric("Calls with a majority verdict", f"{result.ensemble_instances:,}")
+st.caption(f"Dataset {escape_markdown(dataset)} · studies {escape_markdown(', '.join(studies))} · repetition "
+           f"{repetition}. Majority vote: {result.ensemble_rule}.")
+for note in result.notes:
+    st.warning(note)
+
+agreement_tab, disagreement_tab = st.tabs(["Agreement", "Disagreement"])
+
+with agreement_tab:
+    explain("agreement")
+    without_ties = synced_checkbox("Leave out calls where either judge said tie", key="jd_noties")
+    figure = agreement_heatmap(result, without_ties=without_ties)
+    st.plotly_chart(figure, width="stretch")
+    chart_downloads(figure, f"agreement-{dataset}", key="jd-heatmap")
+    pairs = pd.DataFrame([p.__dict__ for p in result.pairs + result.ensemble_pairs]).rename(columns={
+        "a": "judge A", "b": "judge B", "n": "calls both answered (n)",
+        "n_without_ties": "calls without ties (n)", "agreement_without_ties": "agreement without ties"})
+    st.dataframe(pairs, hide_index=True, width="stretch",
+                 column_config={"agreement": st.column_config.NumberColumn(format="%.3f"),
+                                "agreement without ties": st.column_config.NumberColumn(format="%.3f")})
+    table_downloads(pairs, f"agreement-{dataset}", key="jd-pairs")
+
+    st.subheader("By family")
+    st.caption("Judges are ordered by family in the heatmap; here the agreement of every pair of judges is pooled "
+               "by the two families (ratio of sums). A diagonal cell needs two judges of that family.")
+    if result.family_agreement:
+        st.plotly_chart(family_heatmap(result.family_agreement), width="stretch")
+        st.dataframe(pd.DataFrame([f.__dict__ for f in result.family_agreement]), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame({"judge": list(result.families), "family": list(result.families.values())}),
+                 hide_index=True)
+
+with disagreement_tab:
+    explain("disagreement")
+    if result.disagreement.instances:
+        figure = disagreement_bars(result.disagreement)
+        st.plotly_chart(figure, width="stretch")
+        st.caption(f"Mean judges differing from the majority: {result.disagreement.mean:.2f} of "
+                   f"{result.disagreement.judges}, over {result.disagreement.instances:,} calls every judge answered.")
+    minimum = st.number_input("Show calls where at least this many judges differ from the majority", min_value=1,
+                              max_value=max(1, len(result.judges) - 1), value=1, step=1)
+    disputed = cached(disagreeing_calls, dataset, list(studies), chosen_repetition, int(minimum))
+    st.caption(f"{len(disputed):,} call(s). Verdicts: A = first slot better, B = second slot better, C = tie; "
+               f"empty = not answered or not parsed; {ENSEMBLE_JUDGE} is the majority vote.")
+    st.dataframe(disputed.head(2000), hide_index=True, width="stretch")
+    table_downloads(disputed, f"disputed-calls-{dataset}", key="jd-disputed")
+    if not disputed.empty:
+        shown = disputed.head(500)
+        labels = {i: f"{r.item_id} · {r.first_candidate} | {r.second_candidate} · rep {r.repetition}"
+                  for i, r in shown.iterrows()}
+        choice = st.selectbox("Read a call in full", list(labels), format_func=lambda i: labels[i])
+        row = shown.loc[choice]
+        texts = cached(item_texts, dataset, row["item_id"])
+        st.markdown("**Question**")
+        st.text(texts.get("question", "(not in the store)"))
+        left, right = st.columns(2)
+        for column, slot, candidate in ((left, "A (first slot)", row["first_candidate"]),
+                                        (right, "B (second slot)", row["second_candidate"])):
+            with column:
+                st.markdown(f"**Slot {slot}**")
+                st.code(candidate, language=None)
+                st.text(texts.get(f"answer: {candidate}", "(answer not in the store)"))
+        verdicts = row.drop(["item_id", "first_candidate", "second_candidate", "repetition"])
+        st.dataframe(verdicts.astype(str).rename("verdict").to_frame(), width="stretch")

@@ -1,0 +1,86 @@
+"""Leaderboard: candidates ranked by win rate and Bradley-Terry strength, flagged where position could decide."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from judgebias_core.charts.judges import leaderboard_forest
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED, leaderboard
+from ui.share import (
+    chart_downloads,
+    escape_markdown,
+    explain,
+    permalink_hint,
+    synced_selectbox,
+    table_downloads,
+)
+from ui.judge_scope import pick_pairwise_dataset, pick_study
+from ui.state import cached, show_error
+
+COLUMNS = {"rank_win_rate": "rank", "candidate": "candidate", "pairs": "pairs (n)", "wins": "wins",
+           "ties": "ties or inconsistent", "losses": "losses", "win_rate": "win rate",
+           "win_rate_ci_low": "win rate low", "win_rate_ci_high": "win rate high", "strength": "BT strength",
+           "strength_ci_low": "BT low", "strength_ci_high": "BT high", "rank_strength": "BT rank",
+           "gap_to_next": "gap to next", "position_artefact": "could be positional", "is_reference": "reference"}
+
+st.title("Leaderboard")
+st.caption("Candidates ranked by one judge's verdicts on swap pairs. A pair whose verdict changes with the order "
+           "counts as a tie, so a position-biased judge cannot hand out wins by slot.")
+top = st.columns(3)
+dataset, studies_frame = pick_pairwise_dataset(top[0], key="lb_dataset")
+study, options = pick_study(top[1], studies_frame, key="lb_study")
+with top[2]:
+    judge = synced_selectbox("Judge", options, key="lb_judge")
+with st.expander("Bootstrap settings"):
+    left, right = st.columns(2)
+    resamples = left.number_input("Resamples", min_value=100, max_value=20_000, value=DEFAULT_RESAMPLES, step=100)
+    seed = right.number_input("Seed", min_value=0, value=DEFAULT_SEED, step=1)
+permalink_hint()
+
+try:
+    board = cached(leaderboard, dataset, [study], judge, int(resamples), int(seed))
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+
+cols = st.columns(4)
+cols[0].metric("Candidates", len(board.rows))
+cols[1].metric("Classified pairs (n)", f"{board.pairs:,}")
+cols[2].metric("Items", f"{board.items:,}")
+cols[3].metric("Flip rate, Wilson upper bound", f"{board.flip_rate_ci_high:.3f}")
+cols[3].caption(f"flip rate {board.flip_rate:.3f} over {board.pairs:,} pairs")
+st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · judge {escape_markdown(judge)} · "
+           f"{board.failed_pairs:,} pairs with a parse failure left out · bootstrap over items, {board.resamples:,} "
+           f"resamples, seed {board.seed} · reference (strength 0): {escape_markdown(board.reference)}.")
+if board.baseline_design:
+    st.caption("Every pair includes the reference candidate, so each win rate is against it (its own is 1/2 by "
+               "definition) and the Bradley-Terry strength is the log-odds of beating it.")
+
+flagged = [row.candidate for row in board.rows if row.position_artefact]
+explain("ranking_safety")
+if flagged:
+    st.warning(f"{len(flagged)} of {len(board.rows)} candidates sit within {board.flip_rate_ci_high:.3f} (the "
+               "judge's flip-rate upper bound) of a neighbour in win rate: their order could be an artefact of "
+               "position.")
+else:
+    st.success("Every neighbour differs by more than the judge's flip-rate upper bound.")
+
+frame = board.frame()[list(COLUMNS)].rename(columns=COLUMNS)
+st.dataframe(frame, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
+                            ("win rate", "win rate low", "win rate high", "BT strength", "BT low", "BT high",
+                             "gap to next")})
+table_downloads(frame, f"leaderboard-{dataset}-{study}-{judge}", key="lb-table")
+
+win_tab, bt_tab = st.tabs(["By win rate", "By Bradley-Terry strength"])
+with win_tab:
+    explain("overall_win_rate")
+    figure = leaderboard_forest(board, "win_rate")
+    st.plotly_chart(figure, width="stretch")
+    chart_downloads(figure, f"leaderboard-win-rate-{dataset}-{study}", key="lb-win")
+with bt_tab:
+    explain("bradley_terry")
+    figure = leaderboard_forest(board, "strength")
+    st.plotly_chart(figure, width="stretch")
+    chart_downloads(figure, f"leaderboard-strength-{dataset}-{study}", key="lb-bt")

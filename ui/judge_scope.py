@@ -1,0 +1,36 @@
+"""The dataset / study / judge pickers shared by the pages that compare judges on pairwise data."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.store.agreement_queries import pairwise_datasets, pairwise_studies
+from ui.share import synced_selectbox
+from ui.state import cached, show_error
+
+
+def pick_pairwise_dataset(column: DeltaGenerator, key: str) -> tuple[str, pd.DataFrame]:
+    """A dataset with pairwise calls (the page stops with a message when there is none) and its studies."""
+    try:
+        datasets = cached(pairwise_datasets)
+    except JudgebiasError as error:
+        show_error(error)
+        st.stop()
+    if not datasets:
+        st.info("No pairwise judge calls in the store yet. Import the bundled data or launch a swap run.")
+        st.stop()
+    with column:
+        dataset = synced_selectbox("Dataset", datasets, key=key)
+    return dataset, cached(pairwise_studies, dataset)
+
+
+def pick_study(column: DeltaGenerator, studies: pd.DataFrame, key: str) -> tuple[str, list[str]]:
+    """One study and the judges to offer in it (the majority-vote ensemble last, when there are several)."""
+    with column:
+        study = synced_selectbox("Study (or run id)", studies["study"].tolist(), key=key)
+    judges = sorted(studies.loc[studies["study"] == study, "judges"].iloc[0])
+    return study, judges + ([ENSEMBLE_JUDGE] if len(judges) > 1 else [])
