@@ -1,0 +1,213 @@
+"""The Upload tab of the Data page: choose a file, map its columns, preview, write (all or nothing).
+
+Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escaped, never as markdown or HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed
+from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
+from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
+from judgebias_core.sources.upload_mapping import FIELDS, KIND_LABELS, UPLOAD_KINDS, UploadKind
+from judgebias_core.sources.upload_read import TABLE_SUFFIXES, read_table
+from judgebias_core.sources.upload_spec import PAIRWISE_LOG_PARSERS, RUBRIC_LOG_PARSERS, UploadSpec
+from judgebias_core.store.queries import dataset_summaries, list_rubrics
+from ui.state import cached, db_path, show_error
+from ui.upload_widgets import NONE, candidate_settings, escape_markdown, preference_settings, rater_settings
+
+FLASH_KEY = "upload_flash"
+
+
+def _slug(file_name: str) -> str:
+    stem = file_name.rsplit(".", 1)[0].lower()
+    return re.sub(r"[^a-z0-9._-]+", "-", stem).strip("-._")[:60] or "upload"
+
+
+def _field_columns(kind: UploadKind, columns: list[str], suggested: dict[str, str], key: str) -> dict[str, str]:
+    """One selectbox per field of the kind, preset to the column suggested from the header names."""
+    chosen: dict[str, str] = {}
+    grid = st.columns(3)
+    for index, spec in enumerate(FIELDS[kind]):
+        options = [NONE, *columns]
+        default = options.index(suggested[spec.name]) if suggested.get(spec.name) in options else 0
+        with grid[index % 3]:
+            column = st.selectbox(spec.label + (" *" if spec.required else ""), options, index=default,
+                                  key=f"{key}:field:{spec.name}", help=spec.help or None)
+        if column != NONE:
+            chosen[spec.name] = column
+    return chosen
+
+
+def _log_settings(kind: UploadKind, columns: dict[str, str], key: str) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    if "judge" not in columns:
+        settings["judge"] = st.text_input("Judge name for every row (the file has no judge column)",
+                                          key=f"{key}:judge").strip() or None
+    parsers = PAIRWISE_LOG_PARSERS if kind == "pairwise-log" else RUBRIC_LOG_PARSERS
+    settings["parser"] = st.selectbox("Parser for raw replies", parsers, key=f"{key}:parser",
+                                      help="Replies the parser cannot read are stored raw with parse status "
+                                           "'failed', never dropped.")
+    if kind == "pairwise-log":
+        settings["options"] = st.radio("Could the judge answer tie?", (3, 2), horizontal=True, key=f"{key}:options",
+                                       format_func=lambda n: "yes (A / B / C)" if n == 3 else "no (A / B)")
+        settings["original_first"] = st.text_input(
+            "Candidate whose first-slot call is a pair's original order", key=f"{key}:original",
+            help="Default: the dataset's baseline candidate. Pairs without it take the order seen first in the "
+                 "file as original; the other order of the same pair is 'swapped'.").strip() or None
+    else:
+        rubrics = cached(list_rubrics)
+        rubric = st.selectbox("Rubric of every trial", [NONE, *rubrics["rubric_id"].tolist()], key=f"{key}:rubric",
+                              format_func=lambda r: "each item's own rubric" if r == NONE else r)
+        settings["rubric_id"] = None if rubric == NONE else rubric
+    return settings
+
+
+def _target_dataset(kind: UploadKind, file_name: str, key: str) -> dict[str, Any]:
+    if kind in ("pairwise-log", "rubric-log"):
+        wanted = "pairwise" if kind == "pairwise-log" else "pointwise"
+        choices = [s.id for s in cached(dataset_summaries) if s.kind == wanted]
+        if not choices:
+            st.warning(f"The store has no {wanted} dataset yet: upload its items first.")
+            return {"dataset_id": ""}
+        return {"dataset_id": st.selectbox("Dataset the log's items belong to", choices, key=f"{key}:dataset")}
+    left, middle, right = st.columns(3)
+    return {
+        "dataset_id": left.text_input("New dataset id", _slug(file_name), key=f"{key}:dataset",
+                                      help="Lower-case letters, digits, '.', '_' or '-'.").strip(),
+        "dataset_name": middle.text_input("Dataset name", key=f"{key}:name").strip(),
+        "licence": right.text_input("Licence", "user upload (licence not stated)", key=f"{key}:licence").strip(),
+    }
+
+
+def _kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: Any, columns: dict[str, str],
+                   key: str) -> dict[str, Any]:
+    if kind == "items":
+        return rater_settings(list(frame.columns), columns, key)
+    if kind == "pairs":
+        settings = candidate_settings(list(frame.columns), suggested, key)
+        settings.update(preference_settings(frame, suggested.model_copy(update={**settings, "columns": columns}), key))
+        return settings
+    return _log_settings(kind, columns, key)
+
+
+def _show_problems(problems: list[RowProblem]) -> None:
+    st.error(f"{len(problems)} problem(s): nothing can be written until every one is fixed.")
+    st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "problem": p.reason} for p in problems]),
+                 hide_index=True, width="stretch")
+
+
+def _show_preview(preview: UploadPreview) -> None:
+    counts = ", ".join(f"{table}: {rows:,}" for table, rows in preview.counts.items())
+    st.text(f"{preview.rows:,} row(s) in the file -> {counts or 'nothing'}"
+            + (f"; run {preview.run_id}" if preview.run_id else ""))
+    if preview.already_stored:
+        st.info("This file with these settings is already in the store: writing it again changes nothing.")
+    if preview.problems:
+        _show_problems(preview.problems)
+    if not preview.stored.empty:
+        st.markdown(f"**First rows as they will be stored** (table `{preview.stored_table}`)")
+        st.dataframe(preview.stored.astype(str), hide_index=True, width="stretch")
+    if preview.spec.kind == "pairwise-log":
+        st.caption("Order: the call with the original-order candidate (default: the dataset's baseline) in the first "
+                   "slot is 'original', its mirror 'swapped'; pairs without it take the order seen first in the file.")
+
+
+def _write(preview: UploadPreview) -> None:
+    try:
+        result = write_upload(db_path(), preview)
+    except JudgebiasError as error:
+        show_error(error)
+        return
+    st.cache_data.clear()
+    added = sum(result.inserted.values())
+    st.session_state[FLASH_KEY] = (
+        f"Upload to {result.dataset_id}: {added:,} new row(s) ({result.inserted})"
+        + (f"; run {result.run_id}, now in the analysis pages" if result.run_id else "")
+        + (" - already stored, nothing changed." if not added else "."))
+    st.rerun()
+
+
+def _table_upload(kind: UploadKind) -> None:
+    file = st.file_uploader("File (CSV, TSV, JSON Lines, JSON, Parquet or XLSX)", key=f"upload_file:{kind}",
+                            type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES])
+    if file is None:
+        st.caption("Fields: " + ", ".join(f.label + (" (required)" if f.required else "") for f in FIELDS[kind]))
+        return
+    data = file.getvalue()
+    try:
+        frame = read_table(data, file.name)
+    except ValidationFailed as error:
+        show_error(error)
+        return
+    key = f"upload:{kind}:{file.file_id}"
+    st.text(f"{file.name}: {len(frame):,} row(s), {len(frame.columns)} column(s). First rows as read:")
+    st.dataframe(frame.head(5).astype(str), hide_index=True, width="stretch")
+    target = _target_dataset(kind, file.name, key)
+    try:
+        suggested = suggest_spec(frame, kind, target["dataset_id"] or "upload")
+    except ValidationError:
+        suggested = suggest_spec(frame, kind, "upload")
+    st.markdown("**Map your columns to the fields** (suggested from the header names)")
+    columns = _field_columns(kind, [str(c) for c in frame.columns], suggested.columns, key)
+    settings = _kind_settings(kind, frame, suggested, columns, key)
+    try:
+        spec = UploadSpec.model_validate({**suggested.model_dump(), **target, **settings, "columns": columns})
+    except ValidationError as error:
+        st.error("Settings: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()))
+        return
+    preview = cached(prepare_upload, data, file.name, spec)
+    _show_preview(preview)
+    if st.button("Write to the store", type="primary", disabled=not preview.ok, key=f"{key}:write"):
+        _write(preview)
+
+
+def _rubric_upload() -> None:
+    file = st.file_uploader("Rubric file (YAML or JSON)", type=[s.lstrip(".") for s in RUBRIC_SUFFIXES],
+                            key="upload_file:rubric")
+    st.caption("A criterion under 'criterion' or 'criteria'; level descriptions under 'levels' or "
+               "'score_descriptions', keyed by level (1, 2, ... or \"1\", \"2\", ...). One rubric or a list.")
+    if file is None:
+        return
+    data = file.getvalue()
+    try:
+        rubrics = read_rubrics(data, file.name)
+    except ValidationFailed as error:
+        show_error(error)
+        return
+    for rubric in rubrics:
+        st.text(f"{rubric.rubric_id} (k = {rubric.k}): {rubric.criterion}")
+        st.dataframe(pd.DataFrame([{"level": lv.level, "description": lv.description} for lv in rubric.levels]),
+                     hide_index=True, width="stretch")
+    datasets = [NONE, *(s.id for s in cached(dataset_summaries))]
+    dataset = st.selectbox("Belongs to dataset (optional)", datasets, key="upload:rubric:dataset")
+    if st.button("Write rubric(s) to the store", type="primary", key="upload:rubric:write"):
+        try:
+            _, result = upload_rubrics(db_path(), data, file.name, None if dataset == NONE else dataset)
+        except JudgebiasError as error:
+            show_error(error)
+            return
+        st.cache_data.clear()
+        st.session_state[FLASH_KEY] = f"Rubrics: {sum(result.inserted.values())} new row(s) ({result.inserted})."
+        st.rerun()
+
+
+def render_upload_panel() -> None:
+    """The whole Upload tab."""
+    st.caption("Add your own items, pairs, judge logs or rubrics. Every problem is listed at once (row, column, "
+               "reason); nothing is written unless the whole file is valid, and the same file twice changes nothing.")
+    if FLASH_KEY in st.session_state:
+        st.success(escape_markdown(st.session_state.pop(FLASH_KEY)))
+    kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
+    kind = st.selectbox("What are you uploading?", kinds, key="upload_kind",
+                        format_func=lambda k: KIND_LABELS.get(k, "Rubric (YAML or JSON)"))  # type: ignore[call-overload]
+    if kind == "rubric":
+        _rubric_upload()
+    else:
+        _table_upload(kind)  # type: ignore[arg-type]

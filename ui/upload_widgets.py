@@ -1,0 +1,98 @@
+"""Widgets of the Upload tab for the kind-specific settings: raters, candidates and preference values."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from judgebias_core.sources.upload import preference_targets, preference_values
+from judgebias_core.sources.upload_mapping import TIE, candidate_from_header, normalise, suggest_preference_map
+from judgebias_core.sources.upload_spec import UploadSpec
+from judgebias_core.store.queries import list_rubrics
+from ui.state import cached
+
+NONE = "(none)"
+UNMAPPED = "(not mapped)"
+MAX_PREFERENCE_VALUES = 60
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_SCORE_HEADER = re.compile(r"(score|rating|rater|grade|annotator|judgement|label)")
+
+
+def escape_markdown(text: object) -> str:
+    """Text safe inside a markdown label or message: every markdown character escaped."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
+
+
+def rater_settings(columns: list[str], mapped: dict[str, str], key: str) -> dict[str, Any]:
+    """Items: the rubric the human scores use, and the score columns (one per rater) with rater names."""
+    rubrics = cached(list_rubrics)["rubric_id"].tolist()
+    rubric = st.selectbox("Rubric the human scores are levels of (and the items' default rubric)", [NONE, *rubrics],
+                          key=f"{key}:rubric", help="Upload a rubric first (choose 'Rubric' above) if yours is "
+                                                    "not listed.")
+    free = [c for c in columns if c not in mapped.values()]
+    chosen = st.multiselect("Human score columns, one per rater", free, key=f"{key}:raters",
+                            default=[c for c in free if _SCORE_HEADER.search(normalise(c))])
+    raters = {column: st.text_input(f"Rater name for column {escape_markdown(column)}", column,
+                                    key=f"{key}:rater:{column}").strip() or column for column in chosen}
+    return {"rubric_id": None if rubric == NONE else rubric, "rater_columns": raters}
+
+
+def candidate_settings(columns: list[str], suggested: UploadSpec, key: str) -> dict[str, Any]:
+    """Pairs: answer columns named from their headers (editable), or answer columns next to name columns."""
+    modes = ("columns", "names")
+    mode = st.radio("How does the file give the candidates?", modes, horizontal=True, key=f"{key}:mode",
+                    index=1 if suggested.name_columns else 0,
+                    format_func=lambda m: "one answer column per candidate" if m == "columns"
+                    else "candidate-name columns next to answer columns")
+    if mode == "columns":
+        chosen = st.multiselect("Answer columns (two or more)", columns, default=list(suggested.candidate_columns),
+                                key=f"{key}:answers")
+        names = {column: st.text_input(f"Candidate name for column {escape_markdown(column)}",
+                                       suggested.candidate_columns.get(column) or candidate_from_header(column)
+                                       or column, key=f"{key}:candidate:{column}").strip() or column
+                 for column in chosen}
+        baseline = st.selectbox("Baseline candidate (optional: its first-slot order is a pair's original order)",
+                                [NONE, *dict.fromkeys(names.values())], key=f"{key}:baseline")
+        return {"candidate_columns": names, "name_columns": {},
+                "baseline_candidate": None if baseline == NONE else baseline}
+    chosen = st.multiselect("Answer columns (two or more)", columns, default=list(suggested.name_columns),
+                            key=f"{key}:named_answers")
+    name_columns = {}
+    for column in chosen:
+        options = [c for c in columns if c != column]
+        default = options.index(suggested.name_columns[column]) if suggested.name_columns.get(column) in options else 0
+        name_columns[column] = st.selectbox(f"Column naming the candidate of {escape_markdown(column)}", options,
+                                            index=default, key=f"{key}:namecol:{column}")
+    baseline = st.text_input("Baseline candidate (optional)", key=f"{key}:baseline_name").strip()
+    return {"name_columns": name_columns, "candidate_columns": {}, "baseline_candidate": baseline or None}
+
+
+def preference_settings(frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    """Pairs: each distinct preference value mapped to a candidate or to tie."""
+    values = preference_values(frame, spec)
+    if not values:
+        return {"preference_map": {}}
+    targets = preference_targets(spec)
+    guessed = suggest_preference_map(values, targets)
+    st.markdown("**What each preference value means**")
+    if len(values) > MAX_PREFERENCE_VALUES:
+        st.warning(f"{len(values)} distinct preference values; the first {MAX_PREFERENCE_VALUES} are shown. "
+                   "Values equal to a candidate's name need no mapping.")
+    options = [UNMAPPED, TIE, *targets]
+
+    def describe(target: str) -> str:
+        return f"the candidate in column {target}" if spec.name_columns and target in targets else target
+
+    mapping: dict[str, str] = {}
+    grid = st.columns(3)
+    for index, value in enumerate(values[:MAX_PREFERENCE_VALUES]):
+        default = options.index(guessed[value]) if guessed.get(value) in options else 0
+        with grid[index % 3]:
+            target = st.selectbox(f"{escape_markdown(value)} means", options, index=default, format_func=describe,
+                                  key=f"{key}:pref:{index}")
+        if target != UNMAPPED:
+            mapping[value] = target
+    return {"preference_map": mapping}
