@@ -72,8 +72,7 @@ def _insert_ignoring_existing(con: duckdb.DuckDBPyConnection, table: str, frame:
     return int(after - before)
 
 
-PAIR_OUTCOMES_SQL = """
-INSERT INTO pair_outcomes
+PAIR_SELECT_SQL = """
 SELECT o.dataset_id, o.study, o.run_id, o.judge, o.repetition, o.item_id, i.task,
        o.second_candidate AS candidate, o.first_candidate AS opponent,
        o.call_id, s.call_id,
@@ -100,8 +99,9 @@ JOIN judge_calls s
  AND s.first_candidate = o.second_candidate AND s.second_candidate = o.first_candidate
  AND s.kind = 'pairwise' AND s.order_label = 'swapped'
 LEFT JOIN items i ON i.dataset_id = o.dataset_id AND i.item_id = o.item_id
-WHERE o.kind = 'pairwise' AND o.order_label = 'original' AND o.dataset_id = ? AND o.study = ?
+WHERE o.kind = 'pairwise' AND o.order_label = 'original' AND {condition}
 """
+PAIR_OUTCOMES_SQL = "INSERT INTO pair_outcomes " + PAIR_SELECT_SQL.format(condition="o.dataset_id = ? AND o.study = ?")
 
 
 def refresh_pair_outcomes(con: duckdb.DuckDBPyConnection, dataset_id: str, study: str) -> None:
@@ -110,8 +110,46 @@ def refresh_pair_outcomes(con: duckdb.DuckDBPyConnection, dataset_id: str, study
     con.execute(PAIR_OUTCOMES_SQL, [dataset_id, study])
 
 
+# The pairs a batch of calls can complete are those with either call in the batch. Calls are never rewritten
+# (INSERT OR IGNORE), so every other pair is already classified and stays as it is.
+PAIRS_OF_CALLS_SQL = (
+    "INSERT INTO pair_outcomes "
+    + PAIR_SELECT_SQL.format(condition="o.call_id IN (SELECT call_id FROM _touched_calls)")
+    + " UNION ALL "
+    + PAIR_SELECT_SQL.format(condition="s.call_id IN (SELECT call_id FROM _touched_calls) "
+                                       "AND o.call_id NOT IN (SELECT call_id FROM _touched_calls)")
+)
+
+
+def classify_pairs_of_calls(con: duckdb.DuckDBPyConnection, call_ids: pd.Series) -> None:
+    """(Re)classify the pairs that include any of ``call_ids``: the same rows a full refresh gives them.
+
+    Costs one pass over the new calls and a join with the stored ones, not a reclassification of the study.
+    """
+    con.register("_touched_frame", pd.DataFrame({"call_id": call_ids.drop_duplicates().astype(str)}))
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE _touched_calls AS SELECT call_id FROM _touched_frame")
+    finally:
+        con.unregister("_touched_frame")
+    con.execute(
+        "DELETE FROM pair_outcomes WHERE original_call_id IN (SELECT call_id FROM _touched_calls) "
+        "OR swapped_call_id IN (SELECT call_id FROM _touched_calls)"
+    )
+    con.execute(PAIRS_OF_CALLS_SQL)
+    con.execute("DROP TABLE _touched_calls")
+
+
+def fill_pair_tasks(con: duckdb.DuckDBPyConnection, dataset_ids: list[str]) -> None:
+    """Give pairs classified before their items arrived (runs imported first) the items' task."""
+    con.execute(
+        "UPDATE pair_outcomes p SET task = i.task FROM items i WHERE p.task IS NULL AND i.task IS NOT NULL "
+        "AND i.dataset_id = p.dataset_id AND i.item_id = p.item_id AND list_contains(?::VARCHAR[], p.dataset_id)",
+        [dataset_ids],
+    )
+
+
 def write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
-    """Write every frame of ``batch`` in one transaction, then reclassify the pairs it touched."""
+    """Write every frame of ``batch`` in one transaction, then classify the pairs its calls belong to."""
     migrate(path)
     inserted: dict[str, int] = {}
     with transaction(path) as con:
@@ -120,6 +158,8 @@ def write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
         calls = batch.judge_calls
         if calls is not None and not calls.empty and inserted.get("judge_calls", 0) > 0:
             pairwise = calls[calls["kind"] == "pairwise"]
-            for dataset_id, study in pairwise[["dataset_id", "study"]].drop_duplicates().itertuples(index=False):
-                refresh_pair_outcomes(con, dataset_id, study)
+            if not pairwise.empty:
+                classify_pairs_of_calls(con, pairwise["call_id"])
+        if inserted.get("items", 0) > 0 and batch.items is not None:
+            fill_pair_tasks(con, sorted(batch.items["dataset_id"].astype(str).unique().tolist()))
     return WriteResult(inserted=inserted)

@@ -1,0 +1,45 @@
+"""CLI: ``export runs`` (runs as Parquet) and ``import-runs`` (read such files back, idempotent)."""
+
+from __future__ import annotations
+
+import argparse
+
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.store.transfer import export_runs, import_runs
+
+
+def _export_runs(args: argparse.Namespace) -> int:
+    files = export_runs(db_path(args), args.run_id, args.out)
+    rows = [{"file": f.path, "runs": list(f.run_ids), "judge_calls": f.judge_calls} for f in files]
+    emit(args, rows, "\n".join(f"{r['file']}: {r['judge_calls']:,} judge calls of {', '.join(r['runs'])}"
+                               for r in rows))
+    return 0
+
+
+def _import_runs(args: argparse.Namespace) -> int:
+    result = import_runs(db_path(args), args.file)
+    for dataset_id in result.datasets_without_items:
+        progress(f"note: dataset {dataset_id} has no items in this store (only its reference was added); "
+                 "import or upload the dataset for per-item views")
+    payload = {"files": list(result.files), "rows_read": result.rows_read, "runs": list(result.runs),
+               "inserted": result.inserted, "datasets_without_items": list(result.datasets_without_items)}
+    text = (f"read {result.rows_read:,} judge calls of {len(result.runs)} run(s) from {len(result.files)} file(s); "
+            f"new rows: " + ", ".join(f"{table} {count:,}" for table, count in result.inserted.items()))
+    emit(args, payload, text)
+    return 0
+
+
+def register(groups: CommandGroups) -> None:
+    parser = groups.export.add_parser(
+        "runs", help="export runs' judge calls (with run, prompt template, judge and dataset references) as Parquet")
+    parser.add_argument("--run-id", action="append", required=True, metavar="ID", help="a run to export (repeatable)")
+    parser.add_argument("--out", required=True, metavar="DIR_OR_FILE",
+                        help="a .parquet file (all runs together) or a folder (one file per run)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_export_runs)
+
+    parser = groups.root.add_parser(
+        "import-runs", help="import runs exported as Parquet (a file or a folder of them); idempotent")
+    parser.add_argument("--file", required=True, metavar="PATH", help="a .parquet file or a folder of them")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_import_runs)
