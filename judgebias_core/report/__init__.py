@@ -1,0 +1,26 @@
+"""The self-contained HTML report: plain sentences, offline charts, tables with counts, provenance."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from judgebias_core.report.build import build_report, resolve_scope
+from judgebias_core.report.model import Report, ReportRequest, ReportSection, ReportTable
+from judgebias_core.report.render import render_html
+
+__all__ = ["Report", "ReportRequest", "ReportSection", "ReportTable", "build_report", "build_report_html",
+           "render_html", "resolve_scope", "write_report"]
+
+
+def build_report_html(path: str | os.PathLike[str], request: ReportRequest) -> str:
+    """The report for ``request`` as one HTML document."""
+    return render_html(build_report(path, request))
+
+
+def write_report(path: str | os.PathLike[str], request: ReportRequest, out: str | os.PathLike[str]) -> Path:
+    """Build the report and write it to ``out`` (UTF-8); returns the file written."""
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(build_report_html(path, request), encoding="utf-8")
+    return target

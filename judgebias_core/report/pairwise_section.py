@@ -1,0 +1,140 @@
+"""Report section for swap runs (METHODS.md section 2): sentences, figures and tables from metrics.pairwise."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from judgebias_core.charts.pairwise_summary import direction_figure, flip_rate_figure, task_consistency_figure
+from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics, pairwise_metrics, task_breakdown, unit_metrics
+from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
+from judgebias_core.report.phrasing import (
+    direction_sentence,
+    flip_sentence,
+    floor_sentence,
+    headline_sentence,
+    p_value,
+    percent,
+    ranking_sentence,
+)
+
+METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "preference_fairness", "mcnemar",
+               "repetition_stability", "repetition_floor", "parse_failures")
+
+
+def _interval(low: float, high: float) -> str:
+    return f"{percent(low)}–{percent(high)}"
+
+
+def judge_table(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
+    """Flip rate per (study, judge, repetition) next to the pair counts it comes from, with both intervals."""
+    return pd.DataFrame([{
+        "study": r.study, "judge": r.judge, "repetition": r.repetition, "pairs": f"{r.pairs:,}",
+        "with a parse failure": f"{r.failed_pairs:,}", "classified (n)": f"{r.classified_pairs:,}",
+        "consistent": f"{r.consistent:,}", "flip rate": percent(r.flip_rate),
+        "95% Wilson (pairs)": _interval(r.flip_rate_ci_low, r.flip_rate_ci_high),
+        "95% bootstrap (items)": f"{_interval(r.bootstrap_ci_low, r.bootstrap_ci_high)} over {r.items:,} items",
+    } for r in results])
+
+
+def direction_table(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
+    """Which slot the flips favoured, the binomial and McNemar tests, and preference fairness with its units."""
+    return pd.DataFrame([{
+        "study": r.study, "judge": r.judge, "repetition": r.repetition,
+        "flips favouring first / second": f"{r.primacy:,} / {r.recency:,}",
+        "first-slot share": percent(r.first_slot_share), "binomial test vs 1/2": p_value(r.binomial_p),
+        "wins only when first / only when second": f"{r.wins_first_slot_only:,} / {r.wins_second_slot_only:,}",
+        "McNemar": p_value(r.mcnemar_p),
+        "preference fairness": f"{r.preference_fairness:+.3f} over {r.units:,} units",
+    } for r in results])
+
+
+def stability_table(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
+    """Repetition stability and floor per judge (first repetition's flip rate for the excess)."""
+    return pd.DataFrame([{
+        "study": r.study, "judge": r.judge, "prompts": f"{r.repetition_prompts:,}",
+        "repetition stability": percent(r.repetition_stability), "repetition floor": percent(r.repetition_floor),
+        "flip rate (repetition 1)": percent(r.flip_rate), "flip rate above the floor": percent(r.flip_rate_excess),
+    } for r in results if r.repetition == 1 and r.repetition_stability is not None])
+
+
+def task_table(breakdown: pd.DataFrame) -> pd.DataFrame:
+    """Consistency per (judge, task) as 'consistent of classified', PF with its unit count."""
+    return pd.DataFrame({
+        "judge": breakdown["judge"], "task": breakdown["task"],
+        "consistent / classified pairs": breakdown["consistent"].map("{:,}".format) + " / "
+        + breakdown["classified"].map("{:,}".format),
+        "position consistency": breakdown["position_consistency"].map(percent),
+        "preference fairness": breakdown["preference_fairness"].map("{:+.3f}".format) + " ("
+        + breakdown["units"].map(str) + " units)",
+    })
+
+
+def _headline(headline: list[PairwiseJudgeMetrics]) -> list[str]:
+    sentences = [headline_sentence(r.judge, r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.primacy,
+                                   r.recency, r.binomial_p) for r in headline]
+    rated = [r for r in headline if r.classified_pairs]
+    if len(rated) > 1:
+        best, worst = rated[0], rated[-1]
+        sentences.insert(0, ranking_sentence(best.judge, best.flip_rate, worst.judge, worst.flip_rate, len(rated)))
+    return sentences
+
+
+def _sentences(headline: list[PairwiseJudgeMetrics], floors: dict[str, PairwiseJudgeMetrics]) -> list[str]:
+    sentences = []
+    for r in headline:
+        text = flip_sentence(r.judge, r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.flip_rate_ci_low,
+                             r.flip_rate_ci_high)
+        if r.classified_pairs:
+            text += " " + direction_sentence(r.primacy, r.recency, r.binomial_p)
+        repeated = floors.get(r.judge)
+        if repeated is not None and repeated.repetition_floor is not None and repeated.repetition_prompts:
+            text += " " + floor_sentence(r.judge, repeated.repetition_floor, repeated.repetition_prompts,
+                                         repeated.flip_rate)
+        sentences.append(text)
+    return sentences
+
+
+def pairwise_section(scope: ReportScope) -> ReportSection | None:
+    """The swap-consistency section, or None when the scope holds no pair judged in both orders."""
+    if "pairwise" not in scope.kinds:
+        return None
+    judges = scope.judge_filter or None
+    results = [r for study in scope.studies
+               for r in pairwise_metrics(scope.path, scope.dataset.id, judges, study)]
+    if not results:
+        return None
+    studies = list(dict.fromkeys(r.study for r in results))
+    main = "full" if "full" in studies else studies[0]
+    first_reps = sorted((r for r in results if r.repetition == 1), key=lambda r: (r.study, r.flip_rate))
+    headline = [r for r in first_reps if r.study == main]
+    floors = {r.judge: r for r in first_reps if r.repetition_floor is not None}
+    figures = [flip_rate_figure(headline), direction_figure(headline)]
+    for study in studies:
+        if study != main:
+            other = [r for r in first_reps if r.study == study]
+            figures.append(flip_rate_figure(other).update_layout(title=f"Flip rate, study {study} (repetition 1)"))
+    breakdown = task_breakdown(unit_metrics(scope.path, scope.dataset.id, main, judges))
+    ordered = sorted(results, key=lambda r: (r.study, r.judge, r.repetition))
+    tables = [ReportTable("Swap consistency per judge", judge_table(ordered),
+                          "Counts are pairs (one pair = the same two answers judged in both orders), not judge "
+                          "calls. Pairs with a parse failure on either side are left out of the rates (n)."),
+              ReportTable("Direction and fairness per judge", direction_table(ordered),
+                          "Flips are the classified pairs whose verdict changed; a unit is a (candidate, task).")]
+    if not breakdown.empty:
+        figures.append(task_consistency_figure(breakdown))
+        tables.append(ReportTable(f"Consistency by task (study {main})", task_table(breakdown),
+                                  "Position consistency pools the pairs of each task; preference fairness is the "
+                                  "mean over (candidate, task) units."))
+    stability = stability_table(results)
+    if not stability.empty:
+        tables.append(ReportTable("Repetition stability", stability,
+                                  "Prompts are one order of one pair, asked several times with nothing changed."))
+    return ReportSection(
+        key="pairwise", title="Swapping the two answers (pairwise position bias)",
+        headline=tuple(_headline(headline)), sentences=tuple(_sentences(headline, floors)), figures=tuple(figures), tables=tuple(tables),
+        metric_keys=METRIC_KEYS,
+        notes=(f"Sentences speak about the study '{main}', first repetition; the tables list every study and "
+               "repetition in the report.",),
+    )

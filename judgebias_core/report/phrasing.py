@@ -1,0 +1,98 @@
+"""Plain sentences from results, for readers who do not code: rates as "1 pair in 5" next to the exact counts."""
+
+from __future__ import annotations
+
+import math
+
+SIGNIFICANCE = 0.05
+
+
+def percent(rate: float | None, digits: int = 1) -> str:
+    """0.1846 -> '18.5%'; missing -> 'n/a'."""
+    if rate is None or (isinstance(rate, float) and math.isnan(rate)):
+        return "n/a"
+    return f"{rate * 100:.{digits}f}%"
+
+
+def count_of(part: int, whole: int, unit: str) -> str:
+    """'443 of 2,400 pairs'."""
+    return f"{part:,} of {whole:,} {unit}{'' if whole == 1 else 's'}"
+
+
+def in_words(rate: float, unit: str) -> str:
+    """A rate as a reader would say it: 'about 1 pair in 5', 'about 4 pairs in 10', 'almost never'."""
+    if math.isnan(rate):
+        return "an unknown share of " + unit + "s"
+    if rate == 0:
+        return f"no {unit}"
+    if rate < 0.01:
+        return f"fewer than 1 {unit} in 100"
+    if rate >= 0.95:
+        return f"almost every {unit}"
+    one_in = round(1 / rate)
+    if one_in >= 2 and abs(1 / one_in - rate) <= 0.15 * rate:
+        return f"about 1 {unit} in {one_in}"
+    tenths = round(rate * 10)
+    return f"about {tenths} {unit}s in 10"
+
+
+def p_value(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "p n/a"
+    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+
+
+def flip_sentence(judge: str, flips: int, classified: int, rate: float, low: float, high: float) -> str:
+    """'When the two answers swap places, J changes its verdict on about 1 pair in 5 (443 of 2,400 pairs; ...).'"""
+    if classified == 0:
+        return f"{judge} has no pair judged in both orders with a readable verdict, so no flip rate can be given."
+    return (f"When the two answers swap places, {judge} changes its verdict on {in_words(rate, 'pair')} "
+            f"({count_of(flips, classified, 'pair')}, {percent(rate)}; 95% interval {percent(low)} to "
+            f"{percent(high)}).")
+
+
+def direction_sentence(primacy: int, recency: int, binomial_p: float) -> str:
+    """Which slot the changed verdicts favoured, and whether that lean could be chance."""
+    flips = primacy + recency
+    if flips == 0:
+        return "No verdict changed, so there is no direction to report."
+    first_share = primacy / flips
+    if binomial_p < SIGNIFICANCE:
+        side, count = ("first", primacy) if first_share > 0.5 else ("second", recency)
+        strength = "almost all" if max(first_share, 1 - first_share) >= 0.85 else "most"
+        return (f"{strength.capitalize()} of those changes favour the answer shown {side} "
+                f"({count_of(count, flips, 'change')}; {p_value(binomial_p)}, unlikely to be chance).")
+    return (f"Those changes do not clearly favour either place ({primacy:,} favour the answer shown first, "
+            f"{recency:,} the one shown second; {p_value(binomial_p)}, could be chance).")
+
+
+def floor_sentence(judge: str, floor: float, prompts: int, flip_rate: float) -> str:
+    """Compare a flip rate with the repetition floor measured on the same sample (verdict changes, nothing swapped)."""
+    excess = flip_rate - floor
+    verdict = (f"about {excess * 100:.0f} percentage points of it come from the swap itself" if excess > 0
+               else "no more than its own noise")
+    return (f"Asked the very same question again with nothing swapped, {judge} changes its verdict on "
+            f"{in_words(floor, 'prompt')} ({percent(floor)} of {prompts:,} prompts); on that repeated sample its "
+            f"flip rate is {percent(flip_rate)}, so {verdict}.")
+
+
+def headline_sentence(judge: str, flips: int, classified: int, rate: float, primacy: int, recency: int,
+                      binomial_p: float) -> str:
+    """The one-line finding for the top of the report."""
+    if classified == 0:
+        return f"{judge}: no pair was judged in both orders with a readable verdict."
+    text = (f"When the two answers swap places, {judge} changes its verdict on {in_words(rate, 'pair')} "
+            f"({percent(rate)} of {classified:,} pairs)")
+    if flips == 0:
+        return text + "."
+    if binomial_p < SIGNIFICANCE:
+        side = "first" if primacy > recency else "second"
+        strength = "almost all" if max(primacy, recency) / flips >= 0.85 else "most"
+        return text + f"; {strength} of those changes favour the answer shown {side}."
+    return text + "; those changes do not clearly favour either place."
+
+
+def ranking_sentence(best: str, best_rate: float, worst: str, worst_rate: float, judges: int) -> str:
+    """Who is the most and least swap-consistent among several judges."""
+    return (f"Of the {judges} judges, {best} is the least affected by the order (flip rate {percent(best_rate)}) "
+            f"and {worst} the most ({percent(worst_rate)}).")

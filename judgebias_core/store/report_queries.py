@@ -1,0 +1,111 @@
+"""Reads behind the HTML report: the scope (judges, studies, runs) and provenance of a dataset. SQL lives here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import pandas as pd
+
+from judgebias_core.store.connection import connect
+
+# Filters shared by every query: an empty list means "all". Lists are typed so an empty one binds.
+SCOPE_FILTER = """
+j.dataset_id = ?
+AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], j.judge))
+AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], j.run_id))
+"""
+
+SCOPE_SQL = f"""
+SELECT j.judge, j.study, j.run_id, j.kind, count(*) AS calls,
+       count(*) FILTER (WHERE j.parse_status = 'failed') AS parse_failures,
+       count(*) FILTER (WHERE j.parse_status = 'no_reply') AS no_reply
+FROM judge_calls j
+WHERE {SCOPE_FILTER}
+GROUP BY ALL
+ORDER BY j.study, j.judge
+"""
+
+JUDGES_SQL = f"""
+SELECT j.judge, any_value(d.provider) AS provider, any_value(d.family) AS family,
+       coalesce(bool_or(d.simulated), false) AS simulated, count(*) AS calls,
+       count(*) FILTER (WHERE j.parse_status = 'failed') AS parse_failures,
+       min(j.created_at) AS first_call, max(j.created_at) AS last_call
+FROM judge_calls j LEFT JOIN judges d ON d.judge = j.judge
+WHERE {SCOPE_FILTER}
+GROUP BY j.judge
+ORDER BY j.judge
+"""
+
+RUNS_SQL = f"""
+SELECT r.run_id, r.study, r.origin, r.protocol, r.provider, r.model, r.simulated, r.template_id, r.rubric_id,
+       r.status, r.created_at, r.finished_at, count(*) AS calls,
+       count(DISTINCT j.judge) AS judges
+FROM judge_calls j JOIN runs r ON r.run_id = j.run_id
+WHERE {SCOPE_FILTER}
+GROUP BY ALL
+ORDER BY r.created_at, r.run_id
+"""
+
+TEMPLATES_SQL = f"""
+SELECT coalesce(j.template_id, r.template_id) AS template_id, any_value(t.name) AS name, any_value(t.kind) AS kind,
+       count(*) AS calls, string_agg(DISTINCT j.run_id, ', ' ORDER BY j.run_id) AS runs
+FROM judge_calls j LEFT JOIN runs r ON r.run_id = j.run_id
+     LEFT JOIN prompt_templates t ON t.template_id = coalesce(j.template_id, r.template_id)
+WHERE {SCOPE_FILTER}
+GROUP BY 1
+ORDER BY calls DESC
+"""
+
+DATASET_RUNS_SQL = """
+SELECT r.run_id, r.study, r.origin, r.protocol, r.status, r.created_at,
+       (SELECT count(*) FROM judge_calls j WHERE j.run_id = r.run_id) AS calls
+FROM runs r WHERE r.dataset_id = ? ORDER BY r.created_at, r.run_id
+"""
+
+DATASET_JUDGES_SQL = """
+SELECT judge, count(*) AS calls FROM judge_calls WHERE dataset_id = ? GROUP BY judge ORDER BY judge
+"""
+
+
+def _scope_params(dataset_id: str, judges: Sequence[str], runs: Sequence[str]) -> list[object]:
+    return [dataset_id, list(judges), list(judges), list(runs), list(runs)]
+
+
+def _frame(path: str | os.PathLike[str], sql: str, params: list[object]) -> pd.DataFrame:
+    with connect(path, read_only=True) as con:
+        return con.execute(sql, params).df()
+
+
+def report_scope(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
+                 runs: Sequence[str] = ()) -> pd.DataFrame:
+    """Per (judge, study, run, call kind): calls, parse failures and calls without reply, within the filters."""
+    return _frame(path, SCOPE_SQL, _scope_params(dataset_id, judges, runs))
+
+
+def provenance_judges(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
+                      runs: Sequence[str] = ()) -> pd.DataFrame:
+    """Each judge in scope with provider, family, whether simulated, call counts and first/last call time."""
+    return _frame(path, JUDGES_SQL, _scope_params(dataset_id, judges, runs))
+
+
+def provenance_runs(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
+                    runs: Sequence[str] = ()) -> pd.DataFrame:
+    """Each run in scope with its protocol, template, dates, call count and number of judges."""
+    return _frame(path, RUNS_SQL, _scope_params(dataset_id, judges, runs))
+
+
+def provenance_templates(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
+                         runs: Sequence[str] = ()) -> pd.DataFrame:
+    """Prompt templates (sha256 of the text) used by the calls in scope; a null id means not stored."""
+    return _frame(path, TEMPLATES_SQL, _scope_params(dataset_id, judges, runs))
+
+
+def dataset_runs(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+    """Every run of a dataset with its call count, oldest first (for choosing runs)."""
+    return _frame(path, DATASET_RUNS_SQL, [dataset_id])
+
+
+def dataset_judges(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+    """Every judge with calls on a dataset, with its call count (for choosing judges)."""
+    return _frame(path, DATASET_JUDGES_SQL, [dataset_id])

@@ -1,0 +1,57 @@
+"""A tiny pairwise dataset whose every name and text is hostile HTML/script, for the report's escaping tests.
+
+Hand-built: 6 items x 1 candidate against a baseline, judged in both orders by one judge, so that the
+report has consistent, primacy and recency pairs (2 each) and one parse failure to count.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from judgebias_core.store.writes import StoreBatch, write_batch
+
+SCRIPT = "<script>alert('xss-script')</script>"
+IMG = "<img src=x onerror=alert('xss-img')>"
+DATASET_ID = "hostile"
+JUDGE = f"judge{SCRIPT}"
+CANDIDATE = f"cand{IMG}"
+TASK = f"task</td><td>{IMG}"
+BASELINE = "baseline"
+RUN_ID = f"run-{SCRIPT}"
+# (original order verdict, swapped order verdict) per item: 2 consistent, 2 primacy, 2 recency (one unparsed extra).
+VERDICTS = [("A", "B"), ("B", "A"), ("A", "A"), ("C", "A"), ("B", "B"), ("B", "C"), ("A", None)]
+HOSTILE_STRINGS = (SCRIPT, IMG)
+
+
+def build_hostile_store(path: Path) -> Path:
+    """Write the hostile dataset to ``path`` (an existing store at the latest schema) and return it."""
+    items = [f"item{n}{SCRIPT if n == 0 else ''}" for n in range(len(VERDICTS))]
+    calls = []
+    for item, (original, swapped) in zip(items, VERDICTS, strict=True):
+        for label, first, second, verdict in (("original", BASELINE, CANDIDATE, original),
+                                              ("swapped", CANDIDATE, BASELINE, swapped)):
+            calls.append({
+                "call_id": f"{item}-{label}", "run_id": RUN_ID, "dataset_id": DATASET_ID, "study": "full",
+                "judge": JUDGE, "item_id": item, "kind": "pairwise", "repetition": 1, "options": 3,
+                "slots": [first, second], "first_candidate": first, "second_candidate": second,
+                "order_label": label, "raw_output": f"{IMG} [[{verdict}]]" if verdict else SCRIPT,
+                "verdict": verdict, "parse_status": "ok" if verdict else "failed", "parser": "mtbench",
+            })
+    batch = StoreBatch(
+        datasets=pd.DataFrame([{"dataset_id": DATASET_ID, "name": f"Hostile {SCRIPT}", "kind": "pairwise",
+                                "source": f"source {IMG}", "licence": SCRIPT, "description": f"about {IMG}",
+                                "baseline_candidate": BASELINE, "origin": "upload"}]),
+        items=pd.DataFrame({"dataset_id": DATASET_ID, "item_id": items, "seq": range(len(items)), "task": TASK,
+                            "question": SCRIPT}),
+        answers=pd.DataFrame([{"dataset_id": DATASET_ID, "item_id": item, "candidate": candidate, "answer": IMG}
+                              for item in items for candidate in (BASELINE, CANDIDATE)]),
+        judges=pd.DataFrame([{"judge": JUDGE, "provider": "upload", "family": f"family{IMG}", "simulated": False}]),
+        runs=pd.DataFrame([{"run_id": RUN_ID, "dataset_id": DATASET_ID, "study": "full", "origin": "upload",
+                            "protocol": "pairwise-swap", "provider": "upload", "judge": JUDGE, "model": SCRIPT,
+                            "simulated": False, "status": "complete"}]),
+        judge_calls=pd.DataFrame(calls),
+    )
+    write_batch(path, batch)
+    return path
