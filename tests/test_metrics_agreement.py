@@ -1,0 +1,184 @@
+"""Agreement between judges, the majority-vote ensemble, verbosity and self-preference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judgebias_core.cli import main
+from judgebias_core.metrics.agreement import (
+    ENSEMBLE_JUDGE,
+    agreement_report,
+    classify_pairs,
+    disagreement_distribution,
+    load_outcomes,
+    majority_vote,
+    pairwise_agreements,
+)
+from judgebias_core.metrics.self_preference import self_preference, self_preference_from_sides
+from judgebias_core.metrics.verbosity import decisive_pairs_with_lengths, verbosity, verbosity_from_pairs
+from judgebias_core.store.agreement_queries import pair_outcomes, pairwise_calls
+
+def run_cli(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> dict:
+    """Run the CLI in this process (a subprocess would pay the import time again) and read its JSON."""
+    capsys.readouterr()
+    assert main(["--db", str(db), *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _independent_agreement(db: Path, dataset: str, study: str, a: str, b: str) -> tuple[int, int, int, int]:
+    """Shared parsed calls and identical verdicts of two judges, with and without ties, straight from SQL."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE x.verdict = y.verdict), "
+            "count(*) FILTER (WHERE x.verdict <> 'C' AND y.verdict <> 'C'), "
+            "count(*) FILTER (WHERE x.verdict = y.verdict AND x.verdict <> 'C') "
+            "FROM judge_calls x JOIN judge_calls y USING (dataset_id, study, item_id, first_candidate, "
+            "second_candidate, repetition) WHERE x.dataset_id = ? AND x.study = ? AND x.judge = ? AND y.judge = ? "
+            "AND x.parse_status = 'ok' AND y.parse_status = 'ok'",
+            [dataset, study, a, b],
+        ).fetchall()[0]
+
+
+def test_mtbench_full_agreement_matches_an_independent_count(bundled_db_master: Path) -> None:
+    result = agreement_report(bundled_db_master, "mtbench", ["full"])
+    assert set(result.judges) == {"gemini-pro", "gpt-3.5-turbo-1106", "gpt-4-0613"}
+    assert result.instances == 4800
+    for pair in result.pairs:
+        n, same, n_no_tie, same_no_tie = _independent_agreement(bundled_db_master, "mtbench", "full", pair.a, pair.b)
+        assert (pair.n, pair.n_without_ties) == (n, n_no_tie)
+        assert pair.agreement == pytest.approx(same / n)
+        assert pair.agreement_without_ties == pytest.approx(same_no_tie / n_no_tie)
+
+
+def test_repetition_study_has_nine_judges_and_one_repetition_filter(bundled_db_master: Path) -> None:
+    everything = agreement_report(bundled_db_master, "devbench", ["repetition"])
+    second = agreement_report(bundled_db_master, "devbench", ["repetition"], repetition=2)
+    assert len(everything.judges) == 9 and len(everything.pairs) == 36
+    assert everything.instances == 3 * second.instances == 3 * 144
+    # DevBench judges had two options: no tie anywhere, so both variants coincide.
+    assert all(p.n == p.n_without_ties for p in second.pairs)
+
+
+def test_classify_pairs_reproduces_the_store_classification(bundled_db_master: Path) -> None:
+    calls = pairwise_calls(bundled_db_master, "mtbench", ["full"])
+    mine = classify_pairs(calls).sort_values(["judge", "item_id", "candidate"]).reset_index(drop=True)
+    stored = pair_outcomes(bundled_db_master, "mtbench", ["full"]).sort_values(
+        ["judge", "item_id", "candidate"]).reset_index(drop=True)
+    assert len(mine) == len(stored) == 3 * 2400
+    assert (mine["classification"] == stored["classification"]).all()
+    assert (mine["winner"].fillna("-") == stored["winner"].fillna("-")).all()
+
+
+def test_hand_made_three_judges() -> None:
+    table = pd.DataFrame({"x": ["A", "A", "C", "B", None], "y": ["A", "B", "C", "B", "A"],
+                          "z": ["A", "B", "A", "C", "A"]})
+    by_pair = {(p.a, p.b): p for p in pairwise_agreements(table)}
+    assert (by_pair["x", "y"].n, by_pair["x", "y"].agreement) == (4, 0.75)
+    # without ties: rows 0, 1, 3 for x/y (row 2 both tie) -> same on rows 0 and 3
+    assert (by_pair["x", "y"].n_without_ties, by_pair["x", "y"].agreement_without_ties) == (3, pytest.approx(2 / 3))
+    assert (by_pair["y", "z"].n, by_pair["y", "z"].agreement) == (5, 0.6)
+    assert majority_vote(table).tolist()[:2] == ["A", "B"]
+    assert pd.isna(majority_vote(table).iloc[2]) is False and majority_vote(table).iloc[2] == "C"
+    assert pd.isna(majority_vote(pd.DataFrame({"x": ["A"], "y": ["B"], "z": ["C"]})).iloc[0])
+    distribution = disagreement_distribution(table)
+    assert distribution.instances == 4  # row 4 lacks x
+    assert distribution.counts == {0: 1, 1: 3}
+
+
+verdict = st.sampled_from(["A", "B", "C", None])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(verdict, verdict, verdict), min_size=1, max_size=40))
+def test_agreement_properties(rows: list[tuple[str | None, ...]]) -> None:
+    table = pd.DataFrame(rows, columns=["x", "y", "z"])
+    for pair in pairwise_agreements(table):
+        assert pair.n_without_ties <= pair.n
+        if pair.n:
+            assert 0 <= pair.agreement <= 1
+        swapped = pairwise_agreements(table[[pair.b, pair.a]])[0]
+        assert (swapped.n, swapped.n_without_ties) == (pair.n, pair.n_without_ties)
+    vote = majority_vote(table)
+    for (_, row), chosen in zip(table.iterrows(), vote, strict=True):
+        counts = row.value_counts()
+        if len(counts) and counts.iloc[0] * 2 > len(row):
+            assert chosen == counts.index[0]  # a strict majority always wins
+        if pd.notna(chosen):
+            assert (row == chosen).sum() == counts.max()
+
+
+def test_ensemble_outcomes_are_classified_pairs(bundled_db_master: Path) -> None:
+    outcomes = load_outcomes(bundled_db_master, "mtbench", ["full"], ENSEMBLE_JUDGE)
+    assert len(outcomes) == 2400
+    assert set(outcomes["classification"]) <= {"consistent", "primacy", "recency", "failed"}
+
+
+def test_cli_agreement_contract_with_repeatable_study(bundled_db_master: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    payload = run_cli(capsys, bundled_db_master, "metrics", "agreement", "--dataset", "mtbench", "--study", "full")
+    assert len(payload["judges"]) == 3
+    assert set(payload["pairs"][0]) == {"a", "b", "n", "agreement", "n_without_ties", "agreement_without_ties"}
+    both = run_cli(capsys, bundled_db_master, "metrics", "agreement", "--dataset", "mtbench", "--study", "full",
+                "--study", "repetition", "--repetition", "1")
+    assert len(both["judges"]) == 12  # three judges in both studies are told apart by their study
+    assert "gpt-4-0613 [full]" in both["judges"]
+
+
+def test_verbosity_on_a_hand_made_case() -> None:
+    outcomes = pd.DataFrame({
+        "item_id": ["1", "2", "3", "4", "5"], "candidate": ["c"] * 5, "opponent": ["o"] * 5,
+        "classification": ["consistent", "consistent", "consistent", "consistent", "primacy"],
+        "winner": ["c", "o", "c", "tie", None]})
+    lengths = pd.DataFrame({"item_id": ["1", "1", "2", "2", "3", "3", "4", "4", "5", "5"],
+                            "candidate": ["c", "o"] * 5, "length": [100, 10, 100, 10, 5, 50, 1, 2, 3, 4]})
+    pairs = decisive_pairs_with_lengths(outcomes, lengths)
+    assert pairs["item_id"].tolist() == ["1", "2", "3"]
+    result = verbosity_from_pairs(pairs, "toy")
+    # item 1: longer c won; item 2: shorter o won; item 3: shorter c won
+    assert (result.decisive_pairs, result.longer_wins, result.longer_win_share) == (3, 1, pytest.approx(1 / 3))
+
+
+def test_autoj_prefers_longer_answers(bundled_db_master: Path) -> None:
+    [result] = verbosity(bundled_db_master, "autoj", ["full"], ["auto-j-13b"])
+    with duckdb.connect(str(bundled_db_master), read_only=True) as con:
+        longer, total = con.execute(
+            "SELECT count(*) FILTER (WHERE (p.winner = p.candidate) = (length(c.answer) > length(o.answer))), "
+            "count(*) FROM pair_outcomes p JOIN answers c ON c.dataset_id = p.dataset_id AND c.item_id = p.item_id "
+            "AND c.candidate = p.candidate JOIN answers o ON o.dataset_id = p.dataset_id AND o.item_id = p.item_id "
+            "AND o.candidate = p.opponent WHERE p.dataset_id = 'autoj' AND p.classification = 'consistent' "
+            "AND p.winner <> 'tie' AND length(c.answer) <> length(o.answer)").fetchall()[0]
+    assert (result.longer_wins, result.decisive_pairs - result.equal_length_pairs) == (longer, total)
+    assert result.longer_win_share > 0.5 and result.longer_win_share_ci_low > 0.5
+    assert sum(b.pairs for b in result.bins) == result.decisive_pairs
+
+
+def test_self_preference_matrix_by_hand() -> None:
+    sides = pd.DataFrame({"judge": ["gpt-x", "gpt-x", "claude-y", "claude-y"],
+                          "player": ["gpt-a", "claude-b", "gpt-a", "claude-b"], "score": [1.0, 0.0, 0.5, 1.0]})
+    result = self_preference_from_sides(sides, {"gpt-x": "openai", "gpt-a": "openai", "claude-y": "anthropic",
+                                                "claude-b": "anthropic"}, "toy", ["s"])
+    matrix = result.matrix()
+    assert matrix.loc["openai", "openai"] == 1.0 and matrix.loc["anthropic", "openai"] == 0.5
+    gaps = {g.family: g for g in result.gaps}
+    assert gaps["openai"].difference == pytest.approx(0.5)
+    assert gaps["anthropic"].difference == pytest.approx(1.0)
+    # An edited mapping moves a model to another family.
+    moved = self_preference_from_sides(sides, {"gpt-x": "openai", "gpt-a": "anthropic"}, "toy", ["s"])
+    assert "openai" not in moved.matrix().columns
+
+
+def test_self_preference_on_mtbench(bundled_db_master: Path) -> None:
+    result = self_preference(bundled_db_master, "mtbench", ["full"], ["gpt-4-0613", "gemini-pro"])
+    matrix = result.matrix()
+    assert {"openai", "google"} <= set(matrix.index)
+    assert np.nanmin(matrix.to_numpy()) >= 0 and np.nanmax(matrix.to_numpy()) <= 1
+    cells = {(c.judge_family, c.candidate_family): c.pairs for c in result.cells}
+    assert sum(v for (judge, _), v in cells.items() if judge == "openai") == 2 * (2400 - 0)  # both sides of a pair
