@@ -41,3 +41,12 @@ def app_env(bundled_db_master: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     """Point the dashboard at the session's bundled store (read-only use)."""
     monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db_master))
     yield bundled_db_master
+
+
+@pytest.fixture
+def fake_provider() -> Iterator[object]:
+    """A loopback server speaking the OpenAI and Anthropic wire formats (tests/fake_provider.py)."""
+    from tests.fake_provider import FakeProvider  # noqa: PLC0415
+
+    with FakeProvider() as provider:
+        yield provider

@@ -26,7 +26,7 @@ FaultKind = Literal["429", "500", "timeout", "truncated", "garbage"]
 class FakeRequest:
     method: str
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names in lower case
     body: Any  # parsed JSON, or None
 
 
@@ -179,7 +179,7 @@ class FakeProvider:
                 except ValueError:
                     body = None
                 path = self.path.split("?", 1)[0]
-                response = provider.respond(FakeRequest(self.command, path, dict(self.headers.items()), body))
+                response = provider.respond(FakeRequest(self.command, path, {k.lower(): v for k, v in self.headers.items()}, body))
                 if response.delay_s:
                     time.sleep(response.delay_s)
                 try:
@@ -200,7 +200,7 @@ class FakeProvider:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-provider", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-provider", daemon=True)
         self._thread.start()
         return self
 

@@ -8,14 +8,15 @@ import anthropic
 
 from judgebias_core.errors import JudgeCallError
 from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
-from judgebias_core.judges.sdk_errors import call_error
+from judgebias_core.judges.sdk_errors import call_error, malformed
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 
 
 class AnthropicJudge(JudgeClient):
     """One ``AsyncAnthropic`` client per judge; the SDK retries 429 (honouring Retry-After), 5xx and timeouts.
-    The Messages API takes no seed: a run's seed is stored but not sent."""
+    The Messages API takes no seed: a run's seed is stored but not sent. SDK 1.x and later dropped the
+    ``temperature`` argument (the API still takes it on models that allow sampling), so it travels in the body."""
 
     provider = "anthropic"
 
@@ -29,8 +30,8 @@ class AnthropicJudge(JudgeClient):
 
     def request_params(self, call: PlannedCall) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "max_tokens": self._spec.max_tokens,
-                                  "temperature": self._spec.temperature,
-                                  "messages": [{"role": "user", "content": call.user}]}
+                                  "messages": [{"role": "user", "content": call.user}],
+                                  "extra_body": {"temperature": self._spec.temperature}}
         if call.system:
             params["system"] = call.system
         return params
@@ -38,9 +39,12 @@ class AnthropicJudge(JudgeClient):
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         try:
             message = await self._client.messages.create(**params)
-            text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         except Exception as error:  # noqa: BLE001 - classified, and the key is redacted
             raise call_error(error, anthropic, self._key) from None
+        try:
+            text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        except (AttributeError, TypeError) as error:
+            raise malformed(error) from None
         if not message.content:
             raise JudgeCallError("malformed reply body: the message has no content", retryable=True)
         usage = message.usage

@@ -8,7 +8,7 @@ import openai
 
 from judgebias_core.errors import JudgeCallError
 from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
-from judgebias_core.judges.sdk_errors import call_error
+from judgebias_core.judges.sdk_errors import call_error, malformed
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 
@@ -39,9 +39,12 @@ class OpenAIJudge(JudgeClient):
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         try:
             completion = await self._client.chat.completions.create(**params)
-            text = completion.choices[0].message.content
         except Exception as error:  # noqa: BLE001 - classified, and the key is redacted
             raise call_error(error, openai, self._key) from None
+        try:
+            text = completion.choices[0].message.content
+        except (AttributeError, IndexError, TypeError) as error:
+            raise malformed(error) from None
         if text is None:
             raise JudgeCallError("malformed reply body: the completion has no message content", retryable=True)
         usage = completion.usage

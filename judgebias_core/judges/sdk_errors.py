@@ -36,7 +36,12 @@ def call_error(error: BaseException, sdk: Any, secret: str) -> JudgeCallError:
         return JudgeCallError(f"{name} (HTTP {status}): {message}", retryable=retryable, retry_after=after)
     if isinstance(error, sdk.APITimeoutError | sdk.APIConnectionError):
         return JudgeCallError(f"{name}: {message}", retryable=True)
-    if isinstance(error, sdk.APIResponseValidationError | json.JSONDecodeError | ValueError | KeyError
-                  | IndexError | AttributeError | TypeError):
-        return JudgeCallError(f"malformed reply body ({name}): {message}", retryable=True)
+    if isinstance(error, sdk.APIResponseValidationError | json.JSONDecodeError):
+        return malformed(error, secret)
     return JudgeCallError(f"{name}: {message}", retryable=False)
+
+
+def malformed(error: BaseException, secret: str = "") -> JudgeCallError:
+    """A reply whose body could not be read (truncated, not JSON, wrong shape): worth another attempt."""
+    message = redact(str(error), (secret,))[:MAX_ERROR_CHARS]
+    return JudgeCallError(f"malformed reply body ({type(error).__name__}): {message}", retryable=True)
