@@ -17,8 +17,8 @@ from judgebias_core.metrics.pairwise_intervals import (
     mcnemar_slots,
     wilson_interval,
 )
-from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_metrics
-from judgebias_core.store.pairwise_queries import item_counts, unit_counts_frame
+from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_results
+from judgebias_core.store.pairwise_queries import pairwise_inputs, unit_counts_frame
 
 ROW_KEYS = ["dataset_id", "study", "judge", "repetition"]
 COUNT_COLUMNS = ["pairs", "failed", "consistent", "primacy", "recency", "candidate_wins", "opponent_wins", "ties"]
@@ -144,15 +144,14 @@ def pairwise_metrics(path: str | os.PathLike[str], dataset_id: str | None = None
 
     Repetition stability ignores the task and candidate filters (it is a property of the judge's prompts).
     """
-    units = unit_counts_frame(path, dataset_id, study, judges, tasks, candidates)
+    units, items, repetitions = pairwise_inputs(path, dataset_id, study, judges, tasks, candidates)
     if units.empty:
         return []
     units = unit_rates(units)
     per_row = units.groupby(ROW_KEYS)[COUNT_COLUMNS + MCNEMAR_COLUMNS].sum()
     fairness = units.groupby(ROW_KEYS)["preference_fairness"].agg(["mean", "size"])
-    items = item_counts(path, dataset_id, study, judges, tasks, candidates)
     items_by_row = dict(iter(items.groupby(ROW_KEYS)))
-    stability = {(r.dataset, r.study, r.judge): r for r in repetition_metrics(path, dataset_id, judges, study)}
+    stability = {(r.dataset, r.study, r.judge): r for r in repetition_results(repetitions)}
     empty_items = items.iloc[0:0]
     return [
         _row_metrics(key, counts, float(fairness.loc[key, "mean"]), int(fairness.loc[key, "size"]),

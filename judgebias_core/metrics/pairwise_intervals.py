@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.stats import binomtest
@@ -12,7 +13,7 @@ from statsmodels.stats.proportion import proportion_confint
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 CONFIDENCE = 0.95
-# Keeps one block of resampled indices near 40 MB however many items a judge has.
+# Above this many cells (resamples x items) the count matrix is not kept; picks are drawn in blocks of this size.
 _MAX_BLOCK_CELLS = 5_000_000
 
 
@@ -30,28 +31,48 @@ def wilson_interval(successes: int, trials: int, confidence: float = CONFIDENCE)
     return Interval(float(low), float(high))
 
 
+@lru_cache(maxsize=4)
+def _resample_counts(n_items: int, resamples: int, seed: int) -> np.ndarray:
+    """How often each item is drawn in each resample (resamples x items); shared by rows with as many items."""
+    picks = np.random.default_rng(seed).integers(0, n_items, size=(resamples, n_items))
+    offsets = (np.arange(resamples, dtype=np.int64) * n_items)[:, None]
+    counts = np.bincount((picks + offsets).ravel(), minlength=resamples * n_items).reshape(resamples, n_items)
+    counts = counts.astype(np.float64)
+    counts.flags.writeable = False
+    return counts
+
+
+def _resampled_sums(values: np.ndarray, trials: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, ...]:
+    n_items = len(trials)
+    if n_items * resamples <= _MAX_BLOCK_CELLS:
+        counts = _resample_counts(n_items, resamples, seed)
+        return counts @ values, counts @ trials
+    # Too many items to keep a count matrix: draw the same picks block by block and gather.
+    rng = np.random.default_rng(seed)
+    block = max(1, _MAX_BLOCK_CELLS // n_items)
+    drawn_values, drawn_trials = [], []
+    for start in range(0, resamples, block):
+        picks = rng.integers(0, n_items, size=(min(block, resamples - start), n_items))
+        drawn_values.append(values[picks].sum(axis=1))
+        drawn_trials.append(trials[picks].sum(axis=1))
+    return np.concatenate(drawn_values), np.concatenate(drawn_trials)
+
+
 def item_bootstrap_rate(successes: np.ndarray, trials: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
                         seed: int = BOOTSTRAP_SEED, confidence: float = CONFIDENCE) -> Interval:
     """Percentile interval of sum(successes) / sum(trials) when whole items (clusters) are resampled.
 
     ``successes[i]`` and ``trials[i]`` are the counts of item i; every resample draws as many items as there are.
     """
-    successes = np.asarray(successes, dtype=np.int64)
-    trials = np.asarray(trials, dtype=np.int64)
-    n_items = len(trials)
-    if n_items == 0 or trials.sum() == 0:
+    successes = np.asarray(successes, dtype=np.float64)
+    trials = np.asarray(trials, dtype=np.float64)
+    if len(trials) == 0 or trials.sum() == 0:
         return Interval(float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    block = max(1, _MAX_BLOCK_CELLS // n_items)
-    rates: list[np.ndarray] = []
-    for start in range(0, resamples, block):
-        picks = rng.integers(0, n_items, size=(min(block, resamples - start), n_items))
-        drawn_trials = trials[picks].sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rates.append(successes[picks].sum(axis=1) / drawn_trials)
-    all_rates = np.concatenate(rates)
+    drawn_successes, drawn_trials = _resampled_sums(successes, trials, resamples, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = drawn_successes / drawn_trials
     tail = (1 - confidence) / 2 * 100
-    low, high = np.nanpercentile(all_rates, [tail, 100 - tail])
+    low, high = np.nanpercentile(rates, [tail, 100 - tail])
     return Interval(float(low), float(high))
 
 

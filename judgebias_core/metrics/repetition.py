@@ -6,6 +6,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import pandas as pd
+
 from judgebias_core.store.pairwise_queries import repetition_counts
 
 
@@ -28,7 +30,11 @@ class RepetitionMetrics:
 def repetition_metrics(path: str | os.PathLike[str], dataset_id: str | None = None,
                        judges: Sequence[str] | None = None, study: str | None = None) -> list[RepetitionMetrics]:
     """One result per (dataset, study, judge) whose pairwise calls have more than one repetition."""
-    frame = repetition_counts(path, dataset_id, study, judges)
+    return repetition_results(repetition_counts(path, dataset_id, study, judges))
+
+
+def repetition_results(frame: pd.DataFrame) -> list[RepetitionMetrics]:
+    """Results from the rows of ``repetition_counts``."""
     return [
         RepetitionMetrics(
             dataset=r.dataset_id, study=r.study, judge=r.judge,

@@ -61,41 +61,34 @@ ORDER BY ALL
 """
 
 # A prompt is one order of one pair; its repetitions are the calls that share everything but the repetition index.
+# Pairwise verdicts are A, B or C, so the modal count is the largest of three filtered counts (one pass).
 REPETITION_SQL = f"""
-WITH calls AS (
-    SELECT dataset_id, study, judge, item_id, first_candidate, second_candidate, repetition,
-           CASE WHEN parse_status = 'ok' THEN verdict END AS verdict
+WITH prompts AS (
+    SELECT dataset_id, study, judge, item_id, first_candidate, second_candidate,
+           count(*) AS repetitions,
+           max(repetition) AS last_repetition,
+           count(*) FILTER (parse_status = 'ok' AND verdict IN ('A', 'B', 'C')) AS parsed,
+           greatest(count(*) FILTER (parse_status = 'ok' AND verdict = 'A'),
+                    count(*) FILTER (parse_status = 'ok' AND verdict = 'B'),
+                    count(*) FILTER (parse_status = 'ok' AND verdict = 'C')) AS mode_count,
+           any_value(verdict) FILTER (repetition = 1 AND parse_status = 'ok') AS verdict_1,
+           any_value(verdict) FILTER (repetition = 2 AND parse_status = 'ok') AS verdict_2
     FROM judge_calls
     WHERE kind = 'pairwise' AND {_SCOPE}
-),
-repeated AS (
-    SELECT dataset_id, study, judge FROM calls GROUP BY ALL HAVING max(repetition) > 1
-),
-prompts AS (
-    SELECT c.dataset_id, c.study, c.judge, c.item_id, c.first_candidate, c.second_candidate,
-           count(*) AS repetitions,
-           count(c.verdict) AS parsed,
-           any_value(c.verdict) FILTER (c.repetition = 1) AS verdict_1,
-           any_value(c.verdict) FILTER (c.repetition = 2) AS verdict_2
-    FROM calls c JOIN repeated USING (dataset_id, study, judge)
-    GROUP BY ALL
-),
-modes AS (
-    SELECT dataset_id, study, judge, item_id, first_candidate, second_candidate, max(n) AS mode_count
-    FROM (SELECT dataset_id, study, judge, item_id, first_candidate, second_candidate, verdict, count(*) AS n
-          FROM calls WHERE verdict IS NOT NULL GROUP BY ALL)
+      AND (dataset_id, study, judge) IN (SELECT DISTINCT dataset_id, study, judge FROM pair_outcomes
+                                         WHERE repetition > 1)
     GROUP BY ALL
 )
-SELECT p.dataset_id, p.study, p.judge,
+SELECT dataset_id, study, judge,
        count(*) AS prompts,
-       count(*) FILTER (p.parsed = 0) AS prompts_unparsed,
-       avg(m.mode_count / p.repetitions) FILTER (p.parsed > 0) AS repetition_stability,
-       count(*) FILTER (p.verdict_1 IS NOT NULL AND p.verdict_2 IS NOT NULL) AS floor_prompts,
-       count(*) FILTER (p.verdict_1 IS NOT NULL AND p.verdict_2 IS NOT NULL AND p.verdict_1 <> p.verdict_2)
-           AS floor_changed,
-       max(p.repetitions) AS max_repetitions
-FROM prompts p LEFT JOIN modes m USING (dataset_id, study, judge, item_id, first_candidate, second_candidate)
+       count(*) FILTER (parsed = 0) AS prompts_unparsed,
+       avg(mode_count / repetitions) FILTER (parsed > 0) AS repetition_stability,
+       count(*) FILTER (verdict_1 IS NOT NULL AND verdict_2 IS NOT NULL) AS floor_prompts,
+       count(*) FILTER (verdict_1 IS NOT NULL AND verdict_2 IS NOT NULL AND verdict_1 <> verdict_2) AS floor_changed,
+       max(last_repetition) AS max_repetitions
+FROM prompts
 GROUP BY ALL
+HAVING max(last_repetition) > 1
 ORDER BY ALL
 """
 
@@ -177,6 +170,16 @@ def _pair_params(dataset_id: str | None, study: str | None, judges: Sequence[str
 def _frame(path: str | os.PathLike[str], sql: str, params: list[object]) -> pd.DataFrame:
     with connect(path, read_only=True) as con:
         return con.execute(sql, params).df()
+
+
+def pairwise_inputs(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+                    judges: Sequence[str] | None = None, tasks: Sequence[str] | None = None,
+                    candidates: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Unit counts, item counts and repetition counts in one connection (what ``pairwise_metrics`` needs)."""
+    pair_params = _pair_params(dataset_id, study, judges, tasks, candidates)
+    with connect(path, read_only=True) as con:
+        return (con.execute(UNIT_COUNTS_SQL, pair_params).df(), con.execute(ITEM_COUNTS_SQL, pair_params).df(),
+                con.execute(REPETITION_SQL, _scope_params(dataset_id, study, judges)).df())
 
 
 def unit_counts_frame(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,

@@ -1,0 +1,106 @@
+"""Benchmark: every pairwise metric over 1 million synthetic judge calls (a benchmark, not a test).
+
+Synthetic calls (clearly not real data) are written to a temporary store: a `full` study (5 judges x 1,000 items x
+40 candidates x 2 orders = 400,000 calls) and a `repetition` study (5 judges x 1,000 items x 20 candidates x 2 orders
+x 3 repetitions = 600,000 calls). Prints how long each metric takes. Run: python bench/bench_pairwise.py [--keep PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from judgebias_core.metrics.listwise import listwise_metrics  # noqa: E402
+from judgebias_core.metrics.pairwise import pairwise_metrics, unit_metrics  # noqa: E402
+from judgebias_core.metrics.repetition import repetition_metrics  # noqa: E402
+from judgebias_core.store.pairwise_queries import pair_details, unit_counts  # noqa: E402
+from judgebias_core.store.writes import StoreBatch, write_batch  # noqa: E402
+
+BASE = "baseline"
+
+
+def synthetic_calls(study: str, judges: int, items: int, candidates: int, repetitions: int,
+                    rng: np.random.Generator) -> pd.DataFrame:
+    """Both orders of every (judge, item, candidate, repetition); verdicts lean to one slot per judge."""
+    grid = pd.MultiIndex.from_product(
+        [[f"judge-{j}" for j in range(judges)], [f"item-{i}" for i in range(items)],
+         [f"cand-{c}" for c in range(candidates)], range(1, repetitions + 1), ["original", "swapped"]],
+        names=["judge", "item_id", "candidate", "repetition", "order_label"],
+    ).to_frame(index=False)
+    n = len(grid)
+    original = (grid["order_label"] == "original").to_numpy()
+    first = np.where(original, BASE, grid["candidate"].to_numpy())
+    second = np.where(original, grid["candidate"].to_numpy(), BASE)
+    verdict = rng.choice(np.array(["A", "B", "C"]), size=n, p=[0.45, 0.4, 0.15])
+    failed = rng.random(n) < 0.005
+    frame = pd.DataFrame({
+        "call_id": study + ":" + pd.RangeIndex(n).astype(str),
+        "run_id": f"synthetic:{study}", "dataset_id": "synthetic", "study": study, "judge": grid["judge"],
+        "item_id": grid["item_id"], "kind": "pairwise", "repetition": grid["repetition"], "options": 3,
+        "slots": list(np.stack([first, second], axis=1)), "first_candidate": first, "second_candidate": second,
+        "order_label": grid["order_label"], "verdict": np.where(failed, None, verdict),
+        "parse_status": np.where(failed, "failed", "ok"), "parser": "synthetic",
+    })
+    frame["slots"] = frame["slots"].map(list)
+    return frame
+
+
+def build_store(path: Path) -> int:
+    rng = np.random.default_rng(0)
+    items = pd.DataFrame({"dataset_id": "synthetic", "item_id": [f"item-{i}" for i in range(1000)],
+                          "seq": range(1000), "task": [f"task-{i % 8}" for i in range(1000)],
+                          "question": "synthetic question"})
+    dataset = pd.DataFrame([{"dataset_id": "synthetic", "name": "synthetic benchmark (not real data)",
+                             "kind": "pairwise", "source": "bench/bench_pairwise.py", "licence": "none",
+                             "baseline_candidate": BASE}])
+    write_batch(path, StoreBatch(datasets=dataset, items=items))
+    total = 0
+    for study, candidates, repetitions in (("full", 40, 1), ("repetition", 20, 3)):
+        calls = synthetic_calls(study, 5, 1000, candidates, repetitions, rng)
+        started = time.perf_counter()
+        write_batch(path, StoreBatch(judge_calls=calls))
+        print(f"write + classify {len(calls):>9,} calls ({study}): {time.perf_counter() - started:6.2f} s")
+        total += len(calls)
+    return total
+
+
+def timed(label: str, fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    result = fn()
+    elapsed = time.perf_counter() - started
+    size = len(result) if hasattr(result, "__len__") else ""
+    print(f"{label:<48} {elapsed:6.3f} s   ({size} rows)")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the store at this path instead of a temp dir")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        path = args.keep or Path(folder) / "bench.duckdb"
+        if not path.exists():
+            print(f"{build_store(path):,} synthetic judge calls written to {path}")
+        total = sum([
+            timed("pairwise_metrics (all rows, Wilson, bootstrap)", lambda: pairwise_metrics(path)),
+            timed("repetition_metrics", lambda: repetition_metrics(path)),
+            timed("unit_metrics (full study)", lambda: unit_metrics(path, "synthetic", "full")),
+            timed("unit_counts (repetition study)", lambda: unit_counts(path, "synthetic", "repetition")),
+            timed("listwise_metrics", lambda: listwise_metrics(path)),
+            timed("pair_details (500 inconsistent pairs)",
+                  lambda: pair_details(path, "synthetic", "full", ["judge-0"])),
+        ])
+        print(f"{'all pairwise metrics':<48} {total:6.3f} s")
+
+
+if __name__ == "__main__":
+    main()
