@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import pandas as pd
 
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.errors import InvalidArgument
+from judgebias_core.exports import csv_bytes
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
 from judgebias_core.metrics.rubric_report import RubricReport, rubric_report
 from judgebias_core.store.rubric_queries import run_calls_for_export
@@ -105,33 +105,23 @@ def _metrics_rubric(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list_as_json(value: Any) -> str | None:
-    if value is None or value is pd.NA or isinstance(value, float):  # a missing list arrives as None, NA or NaN
-        return None
-    return json.dumps(value.tolist() if hasattr(value, "tolist") else list(value))
-
-
 def export_frame(frame: pd.DataFrame, out: Path, file_format: str) -> None:
-    """Write a run's calls as CSV (lists as JSON text), JSON Lines or Parquet."""
+    """Write a run's calls as CSV (lists as JSON text, formula-like cells neutralised), JSON Lines or Parquet."""
     if file_format not in EXPORT_FORMATS:
         raise InvalidArgument(f"unknown export format {file_format!r}; use one of {', '.join(EXPORT_FORMATS)}")
     out.parent.mkdir(parents=True, exist_ok=True)
     if file_format == "parquet":
         frame.to_parquet(out, index=False)
-        return
-    if file_format == "jsonl":
+    elif file_format == "jsonl":
         frame.to_json(out, orient="records", lines=True, date_format="iso", force_ascii=False)
-        return
-    flat = frame.copy()
-    for column in ("ordering", "slots"):
-        flat[column] = flat[column].map(_list_as_json)
-    flat.to_csv(out, index=False)
+    else:
+        out.write_bytes(csv_bytes(frame))
 
 
 def _export_trials(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
-    frame = run_calls_for_export(path, args.run_id)
+    frame = run_calls_for_export(path, args.run_id, lists_as_json=args.format == "csv")
     out = Path(args.out)
     export_frame(frame, out, args.format)
     progress(f"wrote {len(frame):,} judge calls of run {args.run_id} to {out}")

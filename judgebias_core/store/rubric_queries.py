@@ -68,7 +68,8 @@ ORDER BY h.item_id
 
 EXPORT_SQL = """
 SELECT j.call_id, j.run_id, j.dataset_id, j.study, j.judge, j.item_id, j.kind, j.repetition, j.rubric_id,
-       j.ordering, j.score, j.chosen_position, j.slots, j.first_candidate, j.second_candidate, j.order_label,
+       {ordering} AS ordering, j.score, j.chosen_position, {slots} AS slots, j.first_candidate, j.second_candidate,
+       j.order_label,
        j.verdict, j.parse_status, j.parser, j.error, j.template_id, j.prompt, j.raw_output,
        j.input_tokens, j.output_tokens, j.latency_ms, j.cost_usd, j.created_at
 FROM judge_calls j
@@ -151,6 +152,11 @@ def rubric_labels(path: str | os.PathLike[str], run_id: str) -> pd.DataFrame:
         return con.execute(LABELS_SQL, [run_id]).df()
 
 
-def run_calls_for_export(path: str | os.PathLike[str], run_id: str) -> pd.DataFrame:
-    """Every judge call of a run, all stored columns a user needs to re-analyse it."""
-    return _run_frame(path, EXPORT_SQL, run_id, "judge calls")
+def run_calls_for_export(path: str | os.PathLike[str], run_id: str, lists_as_json: bool = False) -> pd.DataFrame:
+    """Every judge call of a run, all stored columns a user needs to re-analyse it.
+
+    ``lists_as_json`` gives the ordering and slots as JSON text ('[2,3,4,5,1]'), for flat files such as CSV.
+    """
+    columns = ({"ordering": "CAST(to_json(j.ordering) AS VARCHAR)", "slots": "CAST(to_json(j.slots) AS VARCHAR)"}
+               if lists_as_json else {"ordering": "j.ordering", "slots": "j.slots"})
+    return _run_frame(path, EXPORT_SQL.format(**columns), run_id, "judge calls")

@@ -1,0 +1,281 @@
+"""Rubric bias: where on the rubric the judge's score sat, P(position | score), Permutation vs Repeat, Bias Cost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from judgebias_core.charts.rubric import (
+    bias_cost_figure,
+    correlation_comparison_figure,
+    ordering_label,
+    ordering_rank_figure,
+    position_share_figure,
+    score_position_grid,
+    score_position_heatmap,
+)
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
+from judgebias_core.metrics.rubric_report import (
+    CANDIDATE_DESIGNS,
+    RubricReport,
+    probe_recommendation,
+    rubric_report,
+    run_score_position,
+)
+from judgebias_core.store.rubric_queries import list_rubric_runs, run_calls_for_export
+from ui.share import (
+    chart_downloads,
+    escape_markdown,
+    explain,
+    permalink_hint,
+    synced_multiselect,
+    synced_selectbox,
+    table_downloads,
+)
+from ui.state import cached, show_error
+
+NEW_RUN_PAGE = Path(__file__).resolve().parent / "new_run.py"
+DESIGN_NAMES = {"run": "the analysed run's orderings", "all": "all k! orderings", "balanced": "the balanced set (2k)",
+                "latin": "a Latin square (k rotations)", "reverse": "canonical and reversed"}
+
+
+def link_new_run(label: str) -> None:
+    if NEW_RUN_PAGE.exists():
+        st.page_link("pages/new_run.py", label=label, icon=":material/play_circle:")
+
+
+def ci_text(estimate: CorrelationEstimate, which: str) -> str:
+    low, high = estimate.pearson_ci if which == "pearson" else estimate.spearman_ci
+    return f"95% CI {low:.3f} to {high:.3f} · n = {estimate.n} items"
+
+
+def show_run_card(report: RubricReport) -> None:
+    run = report.run
+    st.caption(
+        f"Dataset **{escape_markdown(run.dataset_name)}** (`{run.dataset_id}`) · judge `{run.judge}` · run `{run.run_id}` "
+        f"({run.protocol}) · rubric `{run.rubric_id}` · k = {report.k} · {report.trials:,} trials on {run.items} items, "
+        f"{report.parsed:,} parsed, {report.parse_failures} parse failures, {report.no_reply} without reply"
+    )
+    if run.simulated:
+        st.warning("**Simulated judge**, not a real model: these trials show how the charts read, not how any real "
+                   "judge behaves. " + escape_markdown(str(run.params.get("judge_description", ""))))
+    with st.expander("Run parameters"):
+        st.json(run.params)
+
+
+def show_position_share(report: RubricReport) -> None:
+    st.subheader("Position selection distribution")
+    explain("position_share")
+    if not report.balanced:
+        st.warning(f"The orderings of this run are **not balanced** ({report.run.orderings} distinct orderings): "
+                   "score and position are confounded, so these shares mix content with position.")
+    figure = position_share_figure(report.position)
+    st.plotly_chart(figure, width="stretch")
+    share = report.position
+    table = pd.DataFrame({"position": range(1, report.k + 1), "choices": share.counts,
+                          "parsed trials (n)": share.n, "share": share.shares, "Wilson low": share.ci_low,
+                          "Wilson high": share.ci_high, "no-bias share": share.uniform})
+    st.dataframe(table, hide_index=True, width="stretch")
+    table_downloads(table, f"position-share-{report.run.run_id}")
+    chart_downloads(figure, f"position-share-chart-{report.run.run_id}")
+
+
+def show_score_position(report: RubricReport, runs: pd.DataFrame) -> None:
+    st.subheader("Score by position: P(position | score)")
+    explain("position_given_score")
+    figure = score_position_heatmap(report.score_position, f"P(position | score), {report.run.judge}")
+    st.plotly_chart(figure, width="stretch")
+    chart_downloads(figure, f"score-position-{report.run.run_id}")
+    never = [s for s, row in zip(report.score_position.scores, report.score_position.rows, strict=True) if row is None]
+    if never:
+        st.caption(f"Never chosen in this run (blank rows): score {', '.join(map(str, never))}.")
+    others = runs[(runs["k"] == report.k) & (runs["run_id"] != report.run.run_id)]
+    compare = synced_multiselect("Side by side with other runs (e.g. other judges)", others["run_id"].tolist(),
+                                 key="rb_compare", placeholder="pick runs to compare")
+    if compare:
+        tables = [(f"{report.run.judge} · {report.run.run_id}", report.score_position)]
+        for run_id in compare:
+            other = cached(run_score_position, run_id)
+            tables.append((f"{other.run.judge} · {run_id} (n = {other.parsed})", other.table))
+        grid = score_position_grid(tables)
+        st.plotly_chart(grid, width="stretch")
+        chart_downloads(grid, f"score-position-grid-{report.run.run_id}")
+
+
+def show_permutation_vs_repeat(report: RubricReport) -> None:
+    st.subheader("Permutation vs Repeat")
+    explain("permutation_vs_repeat")
+    human = report.human
+    if human is None:
+        st.info("No human or reference-judge scores exist for these items under this rubric, so there is nothing "
+                "to correlate with.")
+    else:
+        against = ("human scores (mean of the raters)" if human.label_source == "human"
+                   else "a **reference judge** (GPT-4's scores, not human labels)")
+        st.markdown(f"Per-item mean score of each run against {against}, on {report.labelled_items} labelled items. "
+                    f"Intervals: percentile bootstrap over items, {human.resamples:,} resamples, seed {human.seed}.")
+        if report.run.simulated:
+            st.caption("The simulated judge scores from the human label plus noise where one exists, so its "
+                       "correlation with humans is high by construction.")
+        parts = [("Permutation", human.permutation), ("Repeat", human.repeat), ("Difference", human.difference)]
+        columns = st.columns(3)
+        for column, (name, estimate) in zip(columns, parts, strict=True):
+            if estimate is None:
+                column.metric(f"{name} Pearson r", "n/a", help="Choose a repeat run above.")
+                continue
+            column.metric(f"{name} Pearson r", f"{estimate.pearson:+.3f}" if name == "Difference"
+                          else f"{estimate.pearson:.3f}", help=ci_text(estimate, "pearson"))
+            column.caption(f"Pearson {ci_text(estimate, 'pearson')}; Spearman rho {estimate.spearman:.3f}, "
+                           f"{ci_text(estimate, 'spearman')}")
+        if human.repeat is None:
+            st.info("Choose a repeat run (the canonical ordering asked again and again) to compare against.")
+        figure = correlation_comparison_figure(human)
+        st.plotly_chart(figure, width="stretch")
+        chart_downloads(figure, f"permutation-vs-repeat-{report.run.run_id}")
+    st.markdown("**Within-item spread** (standard deviation of an item's scores, ddof 0, mean over items)")
+    explain("within_item_spread")
+    spread = st.columns(2)
+    perm = report.spread_permutation
+    spread[0].metric("Permutation run", f"{perm.mean_sd:.3f}", help=f"{perm.items} items, {perm.trials} parsed trials")
+    if report.spread_repeat is not None:
+        rep = report.spread_repeat
+        spread[1].metric("Repeat run", f"{rep.mean_sd:.3f}", help=f"{rep.items} items, {rep.trials} parsed trials")
+
+
+def show_ordering_ranks(report: RubricReport) -> None:
+    st.subheader("Per-ordering correlation ranks")
+    explain("ordering_rank")
+    table = pd.DataFrame([
+        {"ordering": ordering_label(o.ordering), "canonical": o.canonical, "trials": o.trials, "parsed": o.parsed,
+         "items with labels (n)": o.n, "Pearson r": o.pearson, "Spearman rho": o.spearman, "rank": o.rank,
+         "Bias Cost": o.bias_cost}
+        for o in report.orderings
+    ])
+    if report.human is not None and table["rank"].notna().any():
+        against = "human scores" if report.human.label_source == "human" else "a reference judge"
+        figure = ordering_rank_figure(report.orderings, against)
+        st.plotly_chart(figure, width="stretch")
+        chart_downloads(figure, f"ordering-ranks-{report.run.run_id}")
+        canonical = next((o for o in report.orderings if o.canonical), None)
+        if canonical is not None and canonical.rank is not None:
+            st.caption(f"The canonical ordering {ordering_label(canonical.ordering)} ranks **{canonical.rank} of "
+                       f"{len(report.orderings)}** by Pearson r against {against}.")
+    else:
+        st.info("Ranks need labels (human or reference-judge scores) for the items.")
+    st.dataframe(table.sort_values("rank", na_position="last"), hide_index=True, width="stretch")
+    table_downloads(table, f"orderings-{report.run.run_id}")
+
+
+def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
+    st.subheader("Bias Cost: probe, then choose")
+    explain("bias_cost")
+    st.markdown(
+        "1. Launch a small **probing run** of your judge (a few items over a balanced set).  \n"
+        "2. Pick it below: it estimates P(position | score).  \n"
+        "3. The ordering with the lowest Bias Cost is the one to use for the full run."
+    )
+    link_new_run("Launch a probing run or the full run on the New run page")
+    same_k = runs[runs["k"] == report.k]["run_id"].tolist()
+    left, right = st.columns(2)
+    with left:
+        probe_id = synced_selectbox("Probe run (estimates P(position | score))", same_k, key="rb_probe",
+                                    index=same_k.index(report.run.run_id))
+    with right:
+        design = synced_selectbox("Candidate orderings", list(CANDIDATE_DESIGNS), key="rb_candidates",
+                                  format_func=DESIGN_NAMES.get, index=CANDIDATE_DESIGNS.index("all")
+                                  if report.k <= 6 else CANDIDATE_DESIGNS.index("balanced"))
+    try:
+        result = cached(probe_recommendation, probe_id, design, report.run.run_id)
+    except JudgebiasError as error:
+        show_error(error)
+        return
+    best = result.recommended
+    rank = report.correlation_rank(best.ordering)
+    rank_text = (f"; among this run's orderings it ranks **{rank} of {len(report.orderings)}** by correlation"
+                 if rank is not None else "; it is not among this run's orderings, so it has no correlation rank here")
+    st.success(f"Recommended ordering: **{ordering_label(best.ordering)}** (scores in position order), Bias Cost "
+               f"{best.bias_cost:.3f}, the lowest of {len(result.ranking)} candidates under probe `{probe_id}` "
+               f"({result.probe.parsed} parsed trials){rank_text if report.human is not None else ''}.")
+    figure = bias_cost_figure(result.ranking)
+    st.plotly_chart(figure, width="stretch")
+    chart_downloads(figure, f"bias-cost-{probe_id}")
+    table = pd.DataFrame([{"ordering": ordering_label(c.ordering), "Bias Cost": c.bias_cost, "rank": c.rank,
+                           "canonical": c.canonical} for c in result.ranking])
+    table_downloads(table, f"bias-cost-{probe_id}-{design}")
+
+
+st.title("Rubric bias")
+st.caption("A rubric lists its score options (1 to k) in some order. Rotating that order shows whether the judge "
+           "favours a place in the list rather than the score it describes (METHODS.md section 1; arXiv 2602.02219).")
+st.info("No public data set of real rubric permutation trials exists. The runs here are ones made in this store "
+        "(including the simulated demo runs of a first launch) or uploaded rubric trial logs; to measure a real "
+        "judge, launch a permutation run and a repeat run.")
+link_new_run("New run: measure a real judge")
+
+try:
+    runs = cached(list_rubric_runs)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+if runs.empty:
+    st.info("The store holds no rubric trials yet.")
+    st.stop()
+
+filters = st.columns(4)
+with filters[0]:
+    dataset = synced_selectbox("Dataset", sorted(runs["dataset_id"].unique()), key="rb_dataset")
+scope = runs[runs["dataset_id"] == dataset]
+with filters[1]:
+    rubric_ids = sorted(scope["rubric_id"].dropna().unique())
+    criterion_of = dict(zip(scope["rubric_id"], scope["criterion"], strict=False))
+    rubric_id = synced_selectbox("Rubric criterion", ["all", *rubric_ids], key="rb_rubric",
+                                 format_func=lambda r: r if r == "all" else f"{r}: {str(criterion_of[r])[:60]}")
+scope = scope if rubric_id == "all" else scope[scope["rubric_id"] == rubric_id]
+with filters[2]:
+    judge = synced_selectbox("Judge", ["all", *sorted(scope["judge"].unique())], key="rb_judge")
+scope = scope if judge == "all" else scope[scope["judge"] == judge]
+# Permutation runs first, newest first: repeat runs are baselines, not what one analyses.
+main_runs = (scope.assign(is_repeat=scope["protocol"].eq("rubric-repeat"))
+             .sort_values(["is_repeat", "created_at"], ascending=[True, False])["run_id"].tolist())
+with filters[3]:
+    run_id = synced_selectbox("Run", main_runs, key="rb_run", help="The permutation run to analyse.")
+if run_id is None:
+    st.info("No rubric run matches these filters.")
+    st.stop()
+chosen = runs[runs["run_id"] == run_id].iloc[0]
+repeats = runs[(runs["protocol"] == "rubric-repeat") & (runs["dataset_id"] == chosen["dataset_id"])
+               & (runs["k"] == chosen["k"]) & (runs["run_id"] != run_id)]
+matching = repeats[(repeats["judge"] == chosen["judge"]) & (repeats["rubric_id"] == chosen["rubric_id"])]
+repeat_options = ["none", *matching["run_id"], *repeats[~repeats["run_id"].isin(matching["run_id"])]["run_id"]]
+settings = st.columns([2, 1, 1])
+with settings[0]:
+    repeat_id = synced_selectbox("Repeat run (baseline)", repeat_options, key="rb_repeat",
+                                 index=1 if len(repeat_options) > 1 else 0)
+with settings[1]:
+    resamples = st.number_input("Bootstrap resamples", 100, 20_000, BOOTSTRAP_RESAMPLES, step=100, key="rb_boot")
+with settings[2]:
+    seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, BOOTSTRAP_SEED, key="rb_seed")
+permalink_hint()
+
+try:
+    report = cached(rubric_report, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples), int(seed))
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+
+show_run_card(report)
+show_position_share(report)
+show_score_position(report, runs)
+show_permutation_vs_repeat(report)
+show_ordering_ranks(report)
+show_probe_then_choose(report, runs)
+with st.expander(f"Every trial of this run ({report.trials:,})"):
+    st.caption(f"The ordering shown and the position chosen, as stored per trial. Also from the command line: "
+               f"`python -m judgebias_core export trials --run-id {run_id} --format csv --out trials.csv` "
+               "(or jsonl, parquet).")
+    trials = cached(run_calls_for_export, run_id, True)
+    st.dataframe(trials.head(200), hide_index=True, width="stretch")
+    table_downloads(trials, f"trials-{run_id}")

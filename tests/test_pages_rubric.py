@@ -1,0 +1,83 @@
+"""AppTest of the Rubric bias page: on the first-launch store (simulated demo runs) and on the hand-made toy runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from judgebias_core.store.writes import StoreBatch, write_batch
+from tests.app_helpers import PROJECT_ROOT, open_page
+from tests.rubric_toy_store import write_toy_store
+
+PAGE = "rubric_bias.py"
+SECTIONS = ["Position selection distribution", "Score by position: P(position | score)", "Permutation vs Repeat",
+            "Per-ordering correlation ranks", "Bias Cost: probe, then choose"]
+NO_PUBLIC_DATA = "No public data set of real rubric permutation trials exists"
+
+
+def open_rubric_page() -> AppTest:
+    at = open_page(PAGE, timeout=90)
+    assert not at.exception
+    return at
+
+
+@pytest.fixture(scope="module")
+def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("rubric-page") / "toy.duckdb"
+    write_toy_store(path)
+    return path
+
+
+def test_demo_runs_show_every_chart(app_env: Path) -> None:
+    at = open_rubric_page()
+    assert any(NO_PUBLIC_DATA in info.value for info in at.info)
+    assert [s.value for s in at.subheader] == SECTIONS
+    assert len(at.get("plotly_chart")) == 5  # shares, heatmap, permutation vs repeat, ordering ranks, bias cost
+    assert at.selectbox(key="rb_run").value == "demo-summeval-coherence-permutation"
+    assert at.selectbox(key="rb_repeat").value == "demo-summeval-coherence-repeat"
+    assert any("Simulated judge" in w.value for w in at.warning)
+    assert not any("not balanced" in w.value for w in at.warning)
+    labels = {m.label for m in at.metric}
+    assert {"Permutation Pearson r", "Repeat Pearson r", "Difference Pearson r"} <= labels
+    assert any("Recommended ordering" in s.value for s in at.success)
+    links = [link.proto.page for link in at.get("page_link")]
+    assert links == (["new_run"] * 2 if (PROJECT_ROOT / "pages" / "new_run.py").exists() else [])
+
+
+def test_toy_runs_known_answers(toy_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(toy_db))
+    at = open_rubric_page()
+    assert at.selectbox(key="rb_run").value == "toy-perm"  # permutation runs first
+    assert at.selectbox(key="rb_repeat").value == "toy-repeat"
+    shares = at.dataframe[0].value
+    assert shares["choices"].tolist() == [16, 4, 3] and (shares["parsed trials (n)"] == 23).all()
+    assert any("24 trials on 4 items, 23 parsed, 1 parse failures" in c.value for c in at.caption)
+    assert any("ranks **1 of 6**" in c.value for c in at.caption)  # the canonical ordering's correlation rank
+    at.multiselect(key="rb_compare").set_value(["toy-probe"]).run()
+    assert not at.exception and len(at.get("plotly_chart")) == 6  # the side-by-side grid is added
+    at.selectbox(key="rb_probe").set_value("toy-probe").run()
+    at.selectbox(key="rb_candidates").set_value("run").run()
+    assert not at.exception
+    assert any("Recommended ordering: **312**" in s.value and "ranks **5 of 6**" in s.value for s in at.success)
+
+
+def test_unbalanced_run_is_flagged(toy_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(toy_db))
+    at = open_rubric_page()
+    at.selectbox(key="rb_run").set_value("toy-probe").run()
+    assert not at.exception
+    assert any("not balanced" in w.value for w in at.warning)
+    assert any("Never chosen in this run" in c.value and "score 3" in c.value for c in at.caption)
+
+
+def test_store_without_rubric_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "empty.duckdb"
+    write_batch(path, StoreBatch(datasets=pd.DataFrame([{"dataset_id": "x", "name": "x", "kind": "pointwise",
+                                                         "source": "test", "licence": "MIT"}])))
+    monkeypatch.setenv("JUDGEBIAS_DB", str(path))
+    at = open_rubric_page()
+    assert any("no rubric trials" in info.value for info in at.info)
+    assert any(NO_PUBLIC_DATA in info.value for info in at.info)
