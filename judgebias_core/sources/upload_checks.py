@@ -80,7 +80,9 @@ def check_items(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext) ->
         problems += [RowProblem(int(r.row), r.column, f"score {r.score:g} is not a level of rubric "
                                                       f"{spec.rubric_id!r} ({', '.join(map(str, levels))})")
                      for r in outside.itertuples()]
-    problems += duplicate_problems(scores, ["item_id", "rater"], None, "rater score for the item")
+    repeated_ids = {p.row for p in problems}
+    problems += duplicate_problems(scores[~scores["row"].isin(repeated_ids)], ["item_id", "rater"], None,
+                                   "rater name for the item")
     return CheckedItems(scores=scores[["row", "item_id", "rater", "score"]]), problems
 
 
@@ -113,10 +115,8 @@ def _resolve_preferences(valid: pd.DataFrame, answers: pd.DataFrame, spec: Uploa
     if given.empty:
         return given, []
     target = given["preference"].map(spec.preference_map)
-    # An unmapped value that is itself a candidate of its row names that candidate.
-    own = given.merge(answers[["row", "candidate"]], left_on=["row", "preference"], right_on=["row", "candidate"],
-                      how="left")["candidate"].set_axis(given.index)
-    target = target.fillna(own)
+    # An unmapped value that is itself a candidate's name names that candidate.
+    target = target.fillna(given["preference"].where(given["preference"].isin(set(answers["candidate"]))))
     by_column = given.assign(column=target).merge(answers[["row", "column", "candidate"]], on=["row", "column"],
                                                    how="left")["candidate"].set_axis(given.index)
     resolved = by_column.fillna(target) if spec.name_columns else target
@@ -126,7 +126,7 @@ def _resolve_preferences(valid: pd.DataFrame, answers: pd.DataFrame, spec: Uploa
     problems = [
         RowProblem(int(row), column,
                    f"preference value {value!r} is not mapped to a candidate or to tie" if mapped != mapped
-                   else f"preference {value!r} maps to {mapped!r}, which has no answer in this row")
+                   else f"preference {value!r} means {mapped!r}, which has no answer in this row")
         for row, value, mapped, ok in zip(given["row"], given["preference"], target, known, strict=True) if not ok
     ]
     return given.assign(preference=resolved)[known], problems
