@@ -1,0 +1,123 @@
+"""Leaderboard: win rates, Bradley-Terry strengths, bootstrap intervals over items and ranking-safety flags."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from judgebias_core.cli import main
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.metrics.leaderboard import flip_rate_bound, leaderboard, leaderboard_from_outcomes
+
+
+def _outcome(item: str, candidate: str, opponent: str, classification: str, winner: str | None) -> dict:
+    return {"item_id": item, "candidate": candidate, "opponent": opponent, "classification": classification,
+            "winner": winner}
+
+
+def star_case(inconsistent: bool = True) -> pd.DataFrame:
+    """c1 and c2 each against the baseline on four items."""
+    c1_last = ("primacy", None) if inconsistent else ("consistent", "c1")
+    c2 = [("consistent", "c2"), ("consistent", "base"), ("consistent", "base"), ("consistent", "tie")]
+    if not inconsistent:
+        c2 = [("consistent", "base")] * 4
+    rows = [_outcome(f"i{k}", "c1", "base", "consistent", "c1") for k in range(3)]
+    rows.append(_outcome("i3", "c1", "base", *c1_last))
+    rows += [_outcome(f"i{k}", "c2", "base", cls, winner) for k, (cls, winner) in enumerate(c2)]
+    rows.append(_outcome("i0", "c3", "base", "failed", None))
+    return pd.DataFrame(rows)
+
+
+def test_star_design_strength_is_the_log_odds_against_the_baseline() -> None:
+    board = leaderboard_from_outcomes(star_case(), "toy", ["s"], "toy-judge", resamples=300)
+    rows = {row.candidate: row for row in board.rows}
+    assert board.reference == "base" and board.baseline_design
+    assert (board.pairs, board.failed_pairs, board.items) == (8, 1, 4)
+    assert rows["c1"].win_rate == pytest.approx(3.5 / 4)  # the inconsistent pair counts as a tie
+    assert rows["c2"].win_rate == pytest.approx(1.5 / 4)
+    assert rows["c1"].strength == pytest.approx(np.log(7), abs=1e-5)
+    assert rows["c2"].strength == pytest.approx(np.log(0.375 / 0.625), abs=1e-5)
+    assert (rows["c1"].wins, rows["c1"].ties, rows["c1"].losses) == (3, 1, 0)
+    assert [row.candidate for row in board.rows] == ["c1", "base", "c2"]
+    assert rows["base"].is_reference and rows["base"].win_rate == 0.5 and rows["base"].strength == 0
+    for row in board.rows:
+        assert row.win_rate_ci_low <= row.win_rate <= row.win_rate_ci_high
+
+
+def test_ranking_safety_flags_follow_the_flip_rate_bound() -> None:
+    flipping = leaderboard_from_outcomes(star_case(), "toy", ["s"], "toy-judge", resamples=100)
+    flips, bound = flip_rate_bound(star_case())
+    assert flips == pytest.approx(1 / 8)
+    assert bound == pytest.approx(proportion_confint(1, 8, method="wilson")[1])
+    assert all(row.position_artefact for row in flipping.rows)  # gaps 0.375 and 0.125 are under ~0.47
+    steady = leaderboard_from_outcomes(star_case(inconsistent=False), "toy", ["s"], "toy-judge", resamples=100)
+    assert steady.flip_rate == 0 and steady.flip_rate_ci_high == pytest.approx(proportion_confint(0, 8,
+                                                                                            method="wilson")[1])
+    assert not any(row.position_artefact for row in steady.rows)  # gaps of 0.5 exceed ~0.32
+
+
+def test_round_robin_strengths_solve_the_bradley_terry_equations() -> None:
+    rng = np.random.default_rng(3)
+    truth = {"a": 1.0, "b": 0.0, "c": -0.7}
+    rows = []
+    for k in range(60):
+        for x, y in (("a", "b"), ("b", "c"), ("a", "c")):
+            won = rng.random() < 1 / (1 + np.exp(truth[y] - truth[x]))
+            rows.append(_outcome(f"i{k}", x, y, "consistent", x if won else y))
+    outcomes = pd.DataFrame(rows)
+    board = leaderboard_from_outcomes(outcomes, "toy", ["s"], "toy-judge", resamples=200)
+    assert not board.baseline_design
+    strength = {row.candidate: row.strength for row in board.rows}
+    strength[board.reference] = 0.0
+    # At the maximum likelihood each player's observed wins equal its expected wins.
+    for player in truth:
+        mine = outcomes[(outcomes["candidate"] == player) | (outcomes["opponent"] == player)]
+        other = np.where(mine["candidate"] == player, mine["opponent"], mine["candidate"])
+        expected = sum(1 / (1 + np.exp(strength[o] - strength[player])) for o in other)
+        assert (mine["winner"] == player).sum() == pytest.approx(expected, abs=1e-4)
+    for row in board.rows:
+        if not row.is_reference:
+            assert row.strength_ci_low <= row.strength <= row.strength_ci_high
+
+
+def test_bootstrap_is_reproducible_by_seed() -> None:
+    first = leaderboard_from_outcomes(star_case(), "toy", ["s"], "j", resamples=200, seed=0)
+    again = leaderboard_from_outcomes(star_case(), "toy", ["s"], "j", resamples=200, seed=0)
+    other = leaderboard_from_outcomes(star_case(), "toy", ["s"], "j", resamples=200, seed=1)
+    pd.testing.assert_frame_equal(first.frame(), again.frame())
+    assert [r.win_rate for r in first.rows] == [r.win_rate for r in other.rows]
+    intervals = ["win_rate_ci_low", "win_rate_ci_high", "strength_ci_low", "strength_ci_high"]
+    assert not first.frame()[intervals].equals(other.frame()[intervals])
+
+
+def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
+    board = leaderboard(bundled_db_master, "mtbench", ["full"], "gpt-4-0613", resamples=500)
+    from judgebias_core.metrics.pairwise import pairwise_metrics  # noqa: PLC0415 - cross-check only
+
+    [reference] = pairwise_metrics(bundled_db_master, "mtbench", ["gpt-4-0613"], "full", resamples=10)
+    assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_ci_high)
+    assert (board.pairs, len(board.rows), board.reference) == (2400, 31, "vicuna-13b-v1.3")
+    assert board.rows[0].candidate == "gpt-4"
+    ranks = [row.rank_win_rate for row in board.rows]
+    assert ranks == list(range(1, 32))
+    for upper, lower in zip(board.rows, board.rows[1:], strict=False):
+        assert upper.win_rate >= lower.win_rate
+        assert upper.gap_to_next == pytest.approx(upper.win_rate - lower.win_rate)
+        if upper.gap_to_next < board.flip_rate_ci_high:
+            assert upper.position_artefact and lower.position_artefact
+
+
+def test_ensemble_leaderboard_and_cli(bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = leaderboard(bundled_db_master, "devbench", ["full"], ENSEMBLE_JUDGE, resamples=200)
+    assert board.judge == ENSEMBLE_JUDGE and board.pairs > 0
+    capsys.readouterr()
+    assert main(["--db", str(bundled_db_master), "metrics", "leaderboard", "--dataset", "autoj", "--judge",
+                 "auto-j-13b", "--resamples", "200", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["pairs"] == 1392 and payload["resamples"] == 200
+    assert {row["candidate"] for row in payload["rows"]} == {"response_1", "response_2"}
