@@ -234,3 +234,38 @@ def listwise_groups(path: str | os.PathLike[str], dataset_id: str | None = None,
                     judges: Sequence[str] | None = None) -> pd.DataFrame:
     """List-wise calls grouped by (dataset, study, judge, repetition, item, candidate set), classified."""
     return _frame(path, LISTWISE_GROUPS_SQL, _scope_params(dataset_id, study, judges))
+
+
+# Mean lengths in characters per (judge, candidate, task). A call's prompt length is the stored prompt when there is
+# one, else question + both answers (METHODS.md section 7); a pair's is the mean of its two calls.
+UNIT_LENGTHS_SQL = """
+WITH pair_lengths AS (
+    SELECT p.judge, p.candidate, coalesce(p.task, '(no task)') AS task,
+           length(coalesce(i.question, '')) AS input_length,
+           length(coalesce(a.answer, '')) AS output_length,
+           length(coalesce(i.question, '')) + length(coalesce(a.answer, '')) + length(coalesce(b.answer, ''))
+               AS inputs_length,
+           o.prompt AS prompt_original, s.prompt AS prompt_swapped
+    FROM pair_outcomes p
+    JOIN judge_calls o ON o.call_id = p.original_call_id
+    JOIN judge_calls s ON s.call_id = p.swapped_call_id
+    LEFT JOIN items i ON i.dataset_id = p.dataset_id AND i.item_id = p.item_id
+    LEFT JOIN answers a ON a.dataset_id = p.dataset_id AND a.item_id = p.item_id AND a.candidate = p.candidate
+    LEFT JOIN answers b ON b.dataset_id = p.dataset_id AND b.item_id = p.item_id AND b.candidate = p.opponent
+    WHERE p.dataset_id = ? AND p.study = ?
+)
+SELECT judge, candidate, task,
+       avg(input_length) AS input_length,
+       avg(output_length) AS output_length,
+       avg((coalesce(length(prompt_original), inputs_length) + coalesce(length(prompt_swapped), inputs_length)) / 2)
+           AS prompt_length,
+       count(*) FILTER (prompt_original IS NOT NULL OR prompt_swapped IS NOT NULL) AS pairs_with_prompt
+FROM pair_lengths
+GROUP BY ALL
+ORDER BY ALL
+"""
+
+
+def unit_lengths(path: str | os.PathLike[str], dataset_id: str, study: str) -> pd.DataFrame:
+    """Mean input, output and prompt lengths (characters) per (judge, candidate, task) of one study."""
+    return _frame(path, UNIT_LENGTHS_SQL, [dataset_id, study])

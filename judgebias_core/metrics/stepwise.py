@@ -1,0 +1,220 @@
+"""What drives position bias (METHODS.md section 7): bidirectional stepwise OLS on AIC over (judge, candidate, task)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+import statsmodels.formula.api as smf
+from statsmodels.regression.linear_model import RegressionResultsWrapper
+
+from judgebias_core.errors import InvalidArgument, NotFoundError
+from judgebias_core.metrics.pairwise import unit_metrics
+from judgebias_core.store.pairwise_queries import unit_lengths
+
+Target = Literal["position_consistency", "preference_fairness"]
+Start = Literal["empty", "full"]
+TARGETS: tuple[str, ...] = ("position_consistency", "preference_fairness")
+CATEGORICAL: tuple[str, ...] = ("judge", "candidate", "task")
+NUMERIC: tuple[str, ...] = ("quality_gap", "input_length", "output_length", "prompt_length")
+PREDICTORS: tuple[str, ...] = CATEGORICAL + NUMERIC
+UNIT_COLUMNS = ["judge", "candidate", "task", "pairs", "classified", "position_consistency", "preference_fairness",
+                "quality_gap", "input_length", "output_length", "prompt_length"]
+# AIC must fall by more than this to count as lower (guards against float noise between equal models).
+AIC_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class StepwiseStep:
+    action: Literal["add", "drop"]
+    variable: str
+    aic_before: float
+    aic_after: float
+
+
+@dataclass(frozen=True)
+class StepwiseResult:
+    """The steps, the final model and how much each kept predictor matters."""
+
+    target: str
+    start: str
+    steps: list[StepwiseStep]
+    start_variables: list[str]
+    start_aic: float
+    final_variables: list[str]
+    final_aic: float
+    units: int
+    units_left_out: int
+    constant_predictors: list[str]  # offered but constant over the units, so never fitted
+    saturating_predictors: list[str]  # offered but with one level per unit (a perfect, meaningless fit)
+    aic_rise_when_removed: dict[str, float]
+    coefficients: pd.DataFrame = field(repr=False)  # term, coef, std_err, p_value, ci_low, ci_high
+    r_squared: float = float("nan")
+    summary_text: str = ""
+    confounded_with_task: list[str] = field(default_factory=list)  # numeric predictors fixed by the task
+
+
+def formula(target: str, variables: Sequence[str]) -> str:
+    """The statsmodels formula of ``target`` on ``variables`` (categoricals as factors)."""
+    terms = [f"C({v})" if v in CATEGORICAL else v for v in variables]
+    return f"{target} ~ {' + '.join(terms) if terms else '1'}"
+
+
+def fit(units: pd.DataFrame, target: str, variables: Sequence[str]) -> RegressionResultsWrapper:
+    """OLS fit of ``target`` on ``variables`` through the formula interface (named terms, for reporting)."""
+    with warnings.catch_warnings():
+        # Nearly collinear predictors are expected here (METHODS.md section 7); the step table shows them.
+        warnings.simplefilter("ignore")
+        return smf.ols(formula(target, variables), data=units).fit()
+
+
+class _DesignBlocks:
+    """Each predictor's columns built once (treatment-coded dummies, as C() codes them), so a search step only
+    stacks blocks; fits equal the formula fits of the same variables."""
+
+    def __init__(self, data: pd.DataFrame, target: str, predictors: Sequence[str]) -> None:
+        self.y = data[target].to_numpy(dtype=float)
+        self.blocks: dict[str, np.ndarray] = {}
+        for name in predictors:
+            if name in CATEGORICAL:
+                levels = sorted(data[name].astype(str).unique())
+                codes = pd.Categorical(data[name].astype(str), categories=levels)
+                self.blocks[name] = pd.get_dummies(codes, drop_first=True).to_numpy(dtype=float)
+            else:
+                self.blocks[name] = data[[name]].to_numpy(dtype=float)
+
+    def fit(self, variables: Sequence[str]) -> RegressionResultsWrapper:
+        columns = [np.ones((len(self.y), 1)), *(self.blocks[v] for v in variables)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return sm.OLS(self.y, np.hstack(columns)).fit()
+
+
+def _allowed_aic(result: RegressionResultsWrapper) -> float:
+    """AIC of a fit, or +inf for a saturated one (no residual degrees of freedom: AIC is meaningless there)."""
+    return float(result.aic) if result.df_resid >= 1 else float("inf")
+
+
+def _order(variables: set[str]) -> list[str]:
+    return [v for v in PREDICTORS if v in variables] + sorted(variables - set(PREDICTORS))
+
+
+def stepwise_select(units: pd.DataFrame, target: str, predictors: Sequence[str] = PREDICTORS,
+                    start: Start = "empty", units_left_out: int = 0) -> StepwiseResult:
+    """Bidirectional stepwise selection: take the single addition or removal that lowers AIC most, until none does."""
+    if target not in units.columns:
+        raise InvalidArgument(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
+    data = units.dropna(subset=[target, *predictors])
+    if len(data) < 3:
+        raise InvalidArgument(f"only {len(data)} unit(s) with a classified pair: too few to fit a regression")
+    constant = [p for p in predictors if data[p].nunique() < 2]
+    design = _DesignBlocks(data, target, [p for p in predictors if p not in constant])
+    # A factor with a level per unit fits every unit exactly on its own: no residual left to compare AIC on.
+    saturating = [p for p in design.blocks if design.fit([p]).df_resid < 1]
+    usable = [p for p in design.blocks if p not in saturating]
+    current = set(usable) if start == "full" else set()
+    current_aic = _allowed_aic(design.fit(_order(current)))
+    start_variables, start_aic = _order(current), current_aic
+    steps: list[StepwiseStep] = []
+    while True:
+        moves = [("add", v, current | {v}) for v in usable if v not in current]
+        moves += [("drop", v, current - {v}) for v in usable if v in current]
+        scored = [(_allowed_aic(design.fit(_order(after))), action, v, after) for action, v, after in moves]
+        if not scored:
+            break
+        best_aic, action, variable, after = min(scored, key=lambda move: move[0])
+        if not best_aic < current_aic - AIC_TOLERANCE:
+            break
+        steps.append(StepwiseStep(action, variable, current_aic, best_aic))  # type: ignore[arg-type]
+        current, current_aic = after, best_aic
+    final = _order(current)
+    result = fit(data, target, final)
+    rises = {v: _allowed_aic(design.fit([u for u in final if u != v])) - current_aic for v in final}
+    return StepwiseResult(
+        target=target, start=start, steps=steps, start_variables=start_variables, start_aic=start_aic,
+        final_variables=final, final_aic=current_aic, units=len(data), units_left_out=units_left_out,
+        constant_predictors=constant, saturating_predictors=saturating, aic_rise_when_removed=rises, coefficients=coefficient_table(result),
+        r_squared=float(result.rsquared), summary_text=str(result.summary()),
+        confounded_with_task=_fixed_by_task(data, usable),
+    )
+
+
+def coefficient_table(result: RegressionResultsWrapper) -> pd.DataFrame:
+    """Coefficients with their 95% intervals and p-values, one row per term."""
+    intervals = result.conf_int()
+    return pd.DataFrame({
+        "term": result.params.index, "coef": result.params.to_numpy(), "std_err": result.bse.to_numpy(),
+        "p_value": result.pvalues.to_numpy(), "ci_low": intervals[0].to_numpy(), "ci_high": intervals[1].to_numpy(),
+    })
+
+
+def _fixed_by_task(data: pd.DataFrame, usable: Sequence[str]) -> list[str]:
+    """Numeric predictors constant within every task, where some task holds several units."""
+    if "task" not in data.columns or data["task"].nunique() < 2 or data["task"].nunique() == len(data):
+        return []
+    per_task = data.groupby("task")
+    return [v for v in NUMERIC if v in usable and bool((per_task[v].nunique() <= 1).all())]
+
+
+def fitted_effect(units: pd.DataFrame, result: StepwiseResult, variable: str, points: int = 40) -> pd.DataFrame:
+    """Predicted target over the range of one numeric predictor, others held at their mean or most common level."""
+    data = units.dropna(subset=[result.target, *result.final_variables])
+    model = fit(data, result.target, result.final_variables)
+    grid = pd.DataFrame({variable: np.linspace(data[variable].min(), data[variable].max(), points)})
+    for other in result.final_variables:
+        if other != variable:
+            grid[other] = data[other].mode().iloc[0] if other in CATEGORICAL else data[other].mean()
+    predicted = model.get_prediction(grid).summary_frame(alpha=0.05)
+    return pd.DataFrame({"value": grid[variable], "predicted": predicted["mean"].to_numpy(),
+                         "ci_low": predicted["mean_ci_lower"].to_numpy(),
+                         "ci_high": predicted["mean_ci_upper"].to_numpy()})
+
+
+def stepwise_units(path: str | os.PathLike[str], dataset_id: str, study: str) -> tuple[pd.DataFrame, int]:
+    """The unit table (one row per judge, candidate, task; repetitions pooled) and how many units were left out.
+
+    Units without a classified pair (every pair failed to parse) are left out and counted.
+    """
+    units = unit_metrics(path, dataset_id, study)
+    if units.empty:
+        raise NotFoundError(f"no classified pairs in study {study!r} of dataset {dataset_id!r}")
+    lengths = unit_lengths(path, dataset_id, study)
+    table = units.merge(lengths, on=["judge", "candidate", "task"], how="left")[UNIT_COLUMNS]
+    kept = table[table["classified"] > 0].reset_index(drop=True)
+    return kept, len(table) - len(kept)
+
+
+def stepwise_analysis(path: str | os.PathLike[str], dataset_id: str, study: str, target: str,
+                      start: Start = "empty") -> StepwiseResult:
+    """Stepwise regression of ``target`` over the units of one (dataset, study)."""
+    if target not in TARGETS:
+        raise InvalidArgument(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
+    units, left_out = stepwise_units(path, dataset_id, study)
+    return stepwise_select(units, target, start=start, units_left_out=left_out)
+
+
+def plain_summary(result: StepwiseResult) -> str:
+    """One or two sentences that say what drives the bias in this data."""
+    label = result.target.replace("_", " ")
+    if not result.final_variables:
+        return (f"None of the factors explains {label} better than its average over the {result.units} units: "
+                "no single factor lowers AIC.")
+    ranked = sorted(result.aic_rise_when_removed.items(), key=lambda pair: -pair[1])
+    leader, rise = ranked[0]
+    others = [name.replace("_", " ") for name, _ in ranked[1:]]
+    text = (f"Across {result.units} (judge, candidate, task) units, {label} is explained most by "
+            f"{leader.replace('_', ' ')} (removing it raises AIC by {rise:.1f})")
+    text += f", then by {', '.join(others)}." if others else "."
+    text += f" The final model explains {result.r_squared:.0%} of the variation (R²)."
+    if result.confounded_with_task:
+        fixed = ", ".join(v.replace("_", " ") for v in result.confounded_with_task)
+        several = len(result.confounded_with_task) > 1
+        text += (f" Note: {fixed} {'are' if several else 'is'} fixed by the task here, so "
+                 f"{'they' if several else 'it'} and the task are interchangeable.")
+    return text
