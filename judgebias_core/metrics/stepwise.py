@@ -113,6 +113,8 @@ def stepwise_select(units: pd.DataFrame, target: str, predictors: Sequence[str] 
     data = units.dropna(subset=[target, *predictors])
     if len(data) < 3:
         raise InvalidArgument(f"only {len(data)} unit(s) with a classified pair: too few to fit a regression")
+    if data[target].nunique() < 2:
+        raise InvalidArgument(f"{target} is the same in every unit: there is nothing to explain")
     constant = [p for p in predictors if data[p].nunique() < 2]
     design = _DesignBlocks(data, target, [p for p in predictors if p not in constant])
     # A factor with a level per unit fits every unit exactly on its own: no residual left to compare AIC on.
