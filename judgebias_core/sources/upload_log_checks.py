@@ -36,6 +36,11 @@ def _target_problems(valid: pd.DataFrame, spec: UploadSpec, context: StoreContex
             for row, item in zip(valid.loc[~known, "row"], valid.loc[~known, "item_id"], strict=True)], known
 
 
+def _texts(column: pd.Series) -> list[str | None]:
+    """Replies as parsers take them: text, or None where the file gave none."""
+    return [None if missing else text for missing, text in zip(column.isna(), column, strict=True)]
+
+
 def _outcomes(given: pd.Series, given_value: pd.Series, ok_given: pd.Series, parsed: pd.Series,
               parser: str, what: str) -> pd.DataFrame:
     """value, parse_status, parser and error per call: a given value where one is given (a value outside the
@@ -58,8 +63,8 @@ def _verdicts(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
     allowed = ("A", "B", "C") if spec.options == 3 else ("A", "B")
     letter = valid["verdict"].str.strip().str.upper().map(_VERDICT_WORDS)
     parse = PARSERS[spec.parser_name]
-    parsed = pd.Series([None if given is not None else parse(reply, options=spec.options)
-                        for given, reply in zip(valid["verdict"], valid["raw_output"], strict=True)],
+    parsed = pd.Series([parse(reply, options=spec.options) if missing else None
+                        for missing, reply in zip(valid["verdict"].isna(), _texts(valid["raw_output"]), strict=True)],
                        index=valid.index, dtype=object)
     outcomes = _outcomes(valid["verdict"], letter, valid["verdict"].notna() & letter.isin(allowed), parsed,
                          spec.parser_name, f"a verdict ({', '.join(allowed)}, or first, second, tie)")
@@ -106,8 +111,9 @@ def _rubric_scores(valid: pd.DataFrame, spec: UploadSpec, levels: pd.Series) -> 
     in_levels = pd.Series([s == s and s in lv for s, lv in zip(number, levels, strict=True)], index=valid.index,
                           dtype=bool)
     parse = PARSERS[spec.parser_name]
-    parsed = pd.Series([None if given is not None else parse(reply, scores=lv)
-                        for given, reply, lv in zip(valid["score"], valid["raw_output"], levels, strict=True)],
+    parsed = pd.Series([parse(reply, scores=lv) if missing else None
+                        for missing, reply, lv in zip(valid["score"].isna(), _texts(valid["raw_output"]), levels,
+                                                      strict=True)],
                        index=valid.index, dtype=object)
     outcomes = _outcomes(valid["score"], number, valid["score"].notna() & in_levels, parsed, spec.parser_name,
                          "a level of the rubric")
