@@ -1,0 +1,83 @@
+"""AppTest of the Judges, Calibration, Other biases and Leaderboard pages on the first-launch store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judgebias_core.metrics.calibration import calibration
+from judgebias_core.store.calibration_queries import calibration_targets
+from tests.app_helpers import open_page
+
+
+def _metrics(at) -> dict[str, str]:  # noqa: ANN001 - AppTest
+    return {m.label: m.value for m in at.metric}
+
+
+def test_judges_page_shows_agreement_and_disputed_calls(app_env: Path) -> None:
+    at = open_page("judges.py")
+    assert not at.exception
+    metrics = _metrics(at)
+    assert metrics["Judges"] == "3"  # mtbench, study full
+    assert metrics["Judge calls (instances)"] == "4,800"
+    pairs = at.dataframe[0].value
+    assert "majority-vote" in set(pairs["judge B"])
+    assert set(pairs.columns) >= {"judge A", "judge B", "agreement", "calls both answered (n)"}
+    # the disputed call is readable in full, as plain text
+    assert any("Read a call in full" == box.label for box in at.selectbox)
+    assert len(at.text) >= 3
+
+
+def test_judges_page_compares_nine_judges_on_the_repetition_study(app_env: Path) -> None:
+    at = open_page("judges.py")
+    studies = next(m for m in at.multiselect if m.label.startswith("Studies"))
+    studies.set_value(["repetition"]).run()
+    assert not at.exception
+    assert _metrics(at)["Judges"] == "9"
+
+
+def test_calibration_page_reproduces_autoj_figures(app_env: Path) -> None:
+    at = open_page("calibration.py")
+    assert not at.exception
+    metrics = _metrics(at)
+    assert metrics["Correct in both orders"] == "54.96%"
+    assert metrics["Position consistency"] == "83.41%"
+    captions = " ".join(c.value for c in at.caption)
+    assert "765 of 1,392 pairs" in captions and "1,161 of 1,392" in captions
+    assert any(box.label == "Read a pair in full" for box in at.selectbox)
+
+
+def test_calibration_page_on_the_demo_rubric_run(app_env: Path) -> None:
+    targets = calibration_targets(app_env)
+    first = targets[targets["dataset_id"] == "summeval"].iloc[0]  # the first-launch demo rubric runs
+    at = open_page("calibration.py")
+    next(box for box in at.selectbox if box.label == "Dataset").set_value("summeval").run()
+    assert not at.exception
+    metrics = _metrics(at)
+    expected = calibration(app_env, "summeval", first["judge"], first["study"])
+    assert metrics["Judge calls (n)"] == f"{expected.n:,}"
+    assert metrics["Quadratic-weighted kappa"] == f"{expected.weighted_kappa:.3f}"
+    assert any(d.value.shape[0] > 0 and "gap" in d.value.columns for d in at.dataframe)  # disagreeing calls
+
+
+def test_other_biases_page(app_env: Path) -> None:
+    at = open_page("other_biases.py")
+    assert not at.exception
+    verbosity = at.dataframe[0].value
+    assert {"gpt-4-0613", "majority-vote"} <= set(verbosity["judge"])
+    assert (verbosity["longer-answer win share"].between(0, 1)).all()
+    frames = [d.value for d in at.dataframe]
+    mapping = next(f for f in frames if list(f.columns) == ["model", "family", "role"])  # the editable mapping
+    assert mapping.set_index("model").loc["gpt-4-0613", "family"] == "openai"
+    gaps = next(f for f in frames if "own_win_rate" in f.columns)
+    assert "openai" in set(gaps["family"])
+
+
+def test_leaderboard_page_flags_positional_orders(app_env: Path) -> None:
+    at = open_page("leaderboard.py")
+    assert not at.exception
+    metrics = _metrics(at)
+    assert metrics["Candidates"] == "31"
+    table = at.dataframe[0].value
+    assert table["rank"].tolist() == list(range(1, 32))
+    assert table["could be positional"].any()
+    assert at.warning  # neighbours closer than the judge's flip-rate upper bound
