@@ -42,3 +42,21 @@ def test_pairwise_page_repetition_filter(app_env: Path) -> None:
     table = at.dataframe[0].value
     assert set(table["rep"]) == {2} and len(table) == 9
     assert table["RS"].notna().all()
+
+
+def test_factors_page_shows_steps_and_summary(app_env: Path) -> None:
+    at = open_page("factors.py")
+    assert not at.exception
+    _box(at, "Dataset").set_value("mtbench").run()
+    _box(at, "Study (or run id)").set_value("full").run()
+    assert not at.exception
+    steps = at.dataframe[0].value
+    assert list(steps.columns) == ["step", "variable", "action", "AIC before", "AIC after"]
+    assert (steps["AIC after"] < steps["AIC before"]).all()
+    assert steps["variable"].tolist() == ["quality_gap", "judge", "task"]
+    assert any("720 (judge, candidate, task) units" in i.value for i in at.info)
+    assert any("input" in w.value for w in at.warning)  # input length is fixed by the task on this study
+    next(r for r in at.radio if r.label == "Target").set_value("preference_fairness").run()
+    assert not at.exception
+    assert at.dataframe[0].value["variable"].iloc[0] == "judge"
+    assert len(at.dataframe[-1].value) == 720  # the unit table the fit used

@@ -1,0 +1,122 @@
+"""Factors: which of judge, candidate, task, quality gap and lengths drive position bias (stepwise OLS on AIC)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from judgebias_core.charts.stepwise import aic_path, aic_rise_chart, coefficient_chart, fitted_effect_chart
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.stepwise import (
+    NUMERIC,
+    TARGETS,
+    fitted_effect,
+    plain_summary,
+    stepwise_analysis,
+    stepwise_units,
+)
+from judgebias_core.store.pairwise_queries import pairwise_scope
+from ui.share import (
+    chart_downloads,
+    escape_markdown,
+    explain,
+    permalink_hint,
+    synced_radio,
+    synced_selectbox,
+    table_downloads,
+)
+from ui.state import cached, show_error
+
+TARGET_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
+
+st.title("Factors")
+st.caption("What drives position bias? One row per (judge, candidate, task) unit; a bidirectional stepwise "
+           "regression keeps the factors that explain the bias best by AIC.")
+explain("stepwise_aic")
+try:
+    scope = cached(pairwise_scope)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+if scope.empty:
+    st.info("No pairwise judge calls in the store yet.")
+    st.stop()
+
+choices = st.columns(4)
+with choices[0]:
+    dataset = synced_selectbox("Dataset", sorted(scope["dataset_id"].unique()), key="fx_dataset")
+with choices[1]:
+    study = synced_selectbox("Study (or run id)", sorted(scope[scope["dataset_id"] == dataset]["study"].unique()),
+                             key="fx_study")
+with choices[2]:
+    target = synced_radio("Target", list(TARGETS), key="fx_target", format_func=TARGET_LABELS.get)
+with choices[3]:
+    start = synced_radio("Start from", ["empty", "full"], key="fx_start",
+                         format_func={"empty": "empty model", "full": "full model"}.get)
+permalink_hint()
+
+try:
+    result = cached(stepwise_analysis, dataset, study, target, start)
+    units, _ = cached(stepwise_units, dataset, study)
+except JudgebiasError as error:
+    show_error(error)
+    st.stop()
+
+st.info(plain_summary(result))
+st.caption(f"Dataset `{dataset}`, study `{study}` (repetitions pooled): {result.units:,} units fitted, "
+           f"{result.units_left_out:,} left out (no classified pair). Lengths are in characters; the prompt length "
+           "is question + both answers where the store has no prompt text.")
+set_aside = [f"{', '.join(result.constant_predictors)} (the same in every unit)"] if result.constant_predictors \
+    else []
+if result.saturating_predictors:
+    set_aside.append(f"{', '.join(result.saturating_predictors)} (one level per unit: it would fit every unit "
+                     "exactly, leaving nothing to compare AIC on)")
+if set_aside:
+    st.caption("Not offered to the model: " + escape_markdown("; ".join(set_aside)) + ".")
+
+st.subheader("Steps")
+start_label = ", ".join(result.start_variables) or "intercept only"
+steps = pd.DataFrame([{"step": n, "variable": s.variable, "action": "added" if s.action == "add" else "dropped",
+                       "AIC before": s.aic_before, "AIC after": s.aic_after}
+                      for n, s in enumerate(result.steps, start=1)])
+st.caption(f"Start model ({start}): {escape_markdown(start_label)}, AIC {result.start_aic:.2f}. Each step takes "
+           "the single addition or removal that lowers AIC most; it stops when none does.")
+if steps.empty:
+    st.write("No single addition or removal lowers AIC: the start model is kept.")
+else:
+    st.dataframe(steps, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.2f") for c in ("AIC before", "AIC after")})
+    st.plotly_chart(aic_path(result), width="stretch", key="fx-path")
+if result.confounded_with_task:
+    st.warning("Nearly collinear predictors: " + escape_markdown(", ".join(result.confounded_with_task))
+               + " is the same for every unit of a task here, so the task and it explain the same thing; which "
+               "of them the steps keep is arbitrary.")
+
+st.subheader("Final model")
+st.write("Kept: " + (escape_markdown(", ".join(result.final_variables)) or "intercept only")
+         + f" · AIC {result.final_aic:.2f} · R² {result.r_squared:.3f} · {result.units:,} units")
+if result.final_variables:
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Coefficients with 95% intervals**")
+        coefficients = coefficient_chart(result)
+        st.plotly_chart(coefficients, width="stretch", key="fx-coef")
+        chart_downloads(coefficients, f"stepwise-coefficients-{dataset}-{study}-{target}", key="fx_coef")
+    with right:
+        st.markdown("**How much AIC rises when a predictor alone is removed**")
+        st.plotly_chart(aic_rise_chart(result), width="stretch", key="fx-rise")
+    with st.expander("Coefficient table and statsmodels summary"):
+        st.dataframe(result.coefficients, hide_index=True, width="stretch")
+        st.code(result.summary_text, language=None)
+    numeric = [v for v in result.final_variables if v in NUMERIC]
+    if numeric:
+        st.markdown("**Fitted effect of each numeric predictor** (others at their mean or most common level)")
+        for column, variable in zip(st.columns(len(numeric)), numeric, strict=True):
+            with column:
+                st.plotly_chart(fitted_effect_chart(fitted_effect(units, result, variable), variable, target),
+                                width="stretch", key=f"fx-effect-{variable}")
+
+st.subheader("Unit table")
+st.caption("What the regression was fitted on: one row per (judge, candidate, task), repetitions pooled.")
+st.dataframe(units, hide_index=True, width="stretch")
+table_downloads(units, f"stepwise-units-{dataset}-{study}", key="fx_units")
