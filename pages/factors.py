@@ -15,14 +15,13 @@ from judgebias_core.metrics.stepwise import (
     stepwise_analysis,
     stepwise_units,
 )
-from judgebias_core.store.pairwise_queries import pairwise_scope
+from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
     escape_markdown,
     explain,
     permalink_hint,
     synced_radio,
-    synced_selectbox,
     table_downloads,
 )
 from ui.state import cached, show_error
@@ -33,21 +32,9 @@ st.title("Factors")
 st.caption("What drives position bias? One row per (judge, candidate, task) unit; a bidirectional stepwise "
            "regression keeps the factors that explain the bias best by AIC.")
 explain("stepwise_aic")
-try:
-    scope = cached(pairwise_scope)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
-if scope.empty:
-    st.info("No pairwise judge calls in the store yet.")
-    st.stop()
-
 choices = st.columns(4)
-with choices[0]:
-    dataset = synced_selectbox("Dataset", sorted(scope["dataset_id"].unique()), key="fx_dataset")
-with choices[1]:
-    study = synced_selectbox("Study (or run id)", sorted(scope[scope["dataset_id"] == dataset]["study"].unique()),
-                             key="fx_study")
+dataset, studies = pick_pairwise_dataset(choices[0], key="fx_dataset")
+study, _ = pick_study(choices[1], studies, key="fx_study")
 with choices[2]:
     target = synced_radio("Target", list(TARGETS), key="fx_target", format_func=TARGET_LABELS.get)
 with choices[3]:
