@@ -115,6 +115,11 @@ st.plotly_chart(forest, width="stretch")
 st.caption("Blue: Wilson 95% interval (pairs independent). Orange band: item-bootstrap 95% interval (pairs of an "
            "item resampled together; usually wider, because pairs on one question are not independent).")
 chart_downloads(forest, f"flip-rate-{dataset}-{study}", key="pw_forest")
+with st.expander("Flip rate of every judge x dataset x study in the store"):
+    everywhere = cached(pairwise_metrics, None, judge_filter, None)
+    st.plotly_chart(flip_rate_forest(everywhere), width="stretch", key="forest-all")
+    st.caption("Same intervals as above, one row per (judge, dataset, study, repetition); the task and "
+               "candidate filters do not apply here.")
 
 if not units.empty:
     st.subheader("By task")
