@@ -12,10 +12,11 @@ from judgebias_core.metrics.calibration import (
     PairwiseCalibration,
     RubricCalibration,
     calibration,
+    calibration_choices,
     disagreeing_pairs,
     disagreeing_trials,
 )
-from judgebias_core.store.calibration_queries import calibration_targets, item_texts
+from judgebias_core.store.calibration_queries import item_texts
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -34,7 +35,7 @@ st.caption("How often a judge agrees with people. Human labels are the truth her
            "another model's scores (the Prometheus items' GPT-4 scores), they are shown as a reference judge, "
            "never as human.")
 try:
-    targets = cached(calibration_targets)
+    targets = cached(calibration_choices)
 except JudgebiasError as error:
     show_error(error)
     st.stop()

@@ -12,11 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judgebias_core.cli import main
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import (
+    ORIGINAL_FIRST,
+    ORIGINAL_SECOND,
     PairwiseCalibration,
     RubricCalibration,
     agreement_table,
     calibration,
+    calibration_choices,
     disagreeing_pairs,
     disagreeing_trials,
 )
@@ -65,12 +69,15 @@ def write_rubric_case(path: Path, label_source: str = "human") -> None:
     ))
 
 
-def write_pair_case(path: Path) -> None:
+def write_pair_case(path: Path, judges: tuple[str, ...] = ("hand-judge",), names: dict[str, str] | None = None) -> None:
+    """Four labelled pairs; every judge in ``judges`` answers as PAIRS says; ``names`` renames r2 per item."""
+    names = names or {}
     rows = []
-    for item, (_, original, swapped) in PAIRS.items():
-        for order, first, second, verdict in (("original", "r1", "r2", original), ("swapped", "r2", "r1", swapped)):
-            rows.append({"call_id": f"{item}-{order}", "run_id": "pair-run", "dataset_id": "hand-pairs",
-                         "study": "pair-run", "judge": "hand-judge", "item_id": item, "kind": "pairwise",
+    for judge, (item, (_, original, swapped)) in ((j, p) for j in judges for p in PAIRS.items()):
+        other = names.get(item, "r2")
+        for order, first, second, verdict in (("original", "r1", other, original), ("swapped", other, "r1", swapped)):
+            rows.append({"call_id": f"{judge}-{item}-{order}", "run_id": "pair-run", "dataset_id": "hand-pairs",
+                         "study": "pair-run", "judge": judge, "item_id": item, "kind": "pairwise",
                          "repetition": 1, "options": 3, "slots": [first, second], "first_candidate": first,
                          "second_candidate": second, "order_label": order, "verdict": verdict,
                          "parse_status": "ok" if verdict else "failed", "parser": "mtbench"})
@@ -80,13 +87,29 @@ def write_pair_case(path: Path) -> None:
         items=pd.DataFrame([{"dataset_id": "hand-pairs", "item_id": item, "seq": i, "question": f"q {item}"}
                             for i, item in enumerate(PAIRS)]),
         answers=pd.DataFrame([{"dataset_id": "hand-pairs", "item_id": item, "candidate": c, "answer": f"{c} {item}"}
-                              for item in PAIRS for c in ("r1", "r2")]),
+                              for item in PAIRS for c in ("r1", names.get(item, "r2"))]),
         human_labels=pd.DataFrame([{"dataset_id": "hand-pairs", "item_id": item, "rater": "person",
                                     "rater_group": "human", "label_source": "human", "rubric_id": "",
-                                    "preference": label}
+                                    "preference": names.get(item, "r2") if label == "r2" else label}
                                    for item, (label, _, _) in PAIRS.items()]),
         runs=_run("pair-run", "hand-pairs", "pairwise-swap"), judge_calls=pd.DataFrame(rows),
     ))
+
+
+def test_ensemble_and_per_item_candidate_names(fresh_db: Path) -> None:
+    write_pair_case(fresh_db, judges=("j1", "j2", "j3"), names={"p2": "model-x", "p3": "model-y"})
+    single = calibration(fresh_db, "hand-pairs", "j1")
+    ensemble = calibration(fresh_db, "hand-pairs", ENSEMBLE_JUDGE)
+    # candidate names differ between items: labels become slots of the original order
+    assert single.original.labels == [ORIGINAL_FIRST, ORIGINAL_SECOND, "tie"]
+    assert single.swap_aggregated.confusion == [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
+    # three judges that agree everywhere: their majority vote is each of them
+    for name in ("original", "swapped", "swap_aggregated"):
+        mine, theirs = getattr(ensemble, name), getattr(single, name)
+        assert (mine.n, mine.accuracy, mine.confusion) == (theirs.n, theirs.accuracy, theirs.confusion)
+    assert ensemble.both_orders_correct == single.both_orders_correct == 2
+    choices = calibration_choices(fresh_db)
+    assert set(choices["judge"]) == {"j1", "j2", "j3", ENSEMBLE_JUDGE}
 
 
 def _kappa_by_hand(human: list[int], judge: list[int], levels: list[int], quadratic: bool = False) -> float:

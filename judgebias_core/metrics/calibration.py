@@ -15,13 +15,18 @@ from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from judgebias_core.errors import InvalidArgument, NotFoundError
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, ensemble_calls
+from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
 from judgebias_core.store.calibration_queries import (
+    calibration_targets,
+    pair_preferences,
     pairwise_calls_with_labels,
     rubric_scale,
     rubric_trials_with_labels,
 )
 
 TIE = "tie"
+ORIGINAL_FIRST, ORIGINAL_SECOND = "first in original order", "second in original order"
 PAIR_KEY = ["study", "item_id", "repetition"]
 
 
@@ -151,21 +156,36 @@ def _slot_labels(calls: pd.DataFrame) -> pd.Series:
                      index=calls.index).where(calls["verdict"].isin(["A", "B", "C"]))
 
 
-def _pair_labels(calls: pd.DataFrame) -> list[str]:
-    """The fixed label order: original first slot, original second slot, tie (response_1, response_2, tie)."""
+def _with_pair_labels(calls: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Calls with ``judge_label`` and the fixed label order: original first slot, original second slot, tie.
+
+    When every pair has the same two candidate names (Auto-J: response_1, response_2) the labels are those names;
+    otherwise judge and human labels are renamed to their slot in the original order.
+    """
+    calls = calls.assign(judge_label=_slot_labels(calls))
     original = calls[calls["order_label"] == "original"]
     firsts, seconds = original["first_candidate"].unique(), original["second_candidate"].unique()
-    if len(firsts) != 1 or len(seconds) != 1:
-        raise InvalidArgument("calibration of pairwise labels needs the same two candidate names on every item "
-                              f"(found {len(firsts)} first and {len(seconds)} second names in the original order)")
-    return [str(firsts[0]), str(seconds[0]), TIE]
+    if len(firsts) == 1 and len(seconds) == 1:
+        return calls, [str(firsts[0]), str(seconds[0]), TIE]
+    slots = original.drop_duplicates(["study", "item_id"])[["study", "item_id", "first_candidate",
+                                                              "second_candidate"]]
+    merged = calls.merge(slots, on=["study", "item_id"], how="left", suffixes=("", "_original"))
+
+    def relabel(column: str) -> pd.Series:
+        named = merged[column]
+        return pd.Series(np.select([named == merged["first_candidate_original"],
+                                    named == merged["second_candidate_original"], named == TIE],
+                                   [ORIGINAL_FIRST, ORIGINAL_SECOND, TIE], None), index=merged.index).where(named.notna())
+
+    relabelled = merged.assign(judge_label=relabel("judge_label"), human=relabel("human"))
+    return relabelled.drop(columns=["first_candidate_original", "second_candidate_original"]), \
+        [ORIGINAL_FIRST, ORIGINAL_SECOND, TIE]
 
 
 def pairwise_calibration_from_calls(calls: pd.DataFrame, dataset_id: str, judge: str,
                                     study: str | None) -> PairwiseCalibration:
     """Each order alone, the swap-aggregated verdict, and correct-in-both-orders, from calls with labels."""
-    labels = _pair_labels(calls)
-    calls = calls.assign(judge_label=_slot_labels(calls))
+    calls, labels = _with_pair_labels(calls)
     by_order = {order: calls[(calls["order_label"] == order) & calls["judge_label"].notna()]
                 for order in ("original", "swapped")}
     pairs = calls[calls["order_label"] == "original"].merge(
@@ -237,10 +257,33 @@ def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], data
     )
 
 
+def labelled_pair_calls(path: str | os.PathLike[str], dataset_id: str, judge: str,
+                        study: str | None = None) -> pd.DataFrame:
+    """A judge's pairwise calls on labelled items; the ensemble's are its majority votes over the study's judges."""
+    if judge != ENSEMBLE_JUDGE:
+        return pairwise_calls_with_labels(path, dataset_id, judge, study)
+    studies = [study] if study else pairwise_studies(path, dataset_id)["study"].tolist()
+    votes = ensemble_calls(pairwise_calls(path, dataset_id, studies))
+    return votes.merge(pair_preferences(path, dataset_id), on="item_id")
+
+
+def calibration_choices(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Every (dataset, study, judge) that can be calibrated; the ensemble wherever a pairwise study has two judges."""
+    targets = calibration_targets(path)
+    pairwise = targets[targets["kind"] == "pairwise"]
+    several = pairwise.groupby(["dataset_id", "kind", "study", "label_source"], as_index=False).agg(
+        judges=("judge", "size"), calls=("calls", "max"), items=("items", "max"))
+    ensembles = several[several["judges"] > 1].drop(columns="judges").assign(judge=ENSEMBLE_JUDGE)
+    return pd.concat([targets, ensembles[targets.columns]], ignore_index=True)
+
+
 def calibration(path: str | os.PathLike[str], dataset_id: str, judge: str,
                 study: str | None = None) -> PairwiseCalibration | RubricCalibration:
-    """Calibration of a judge against the dataset's labels: pairwise when it made pairwise calls, else rubric."""
-    calls = pairwise_calls_with_labels(path, dataset_id, judge, study)
+    """Calibration of a judge (or the majority-vote ensemble) against the dataset's labels.
+
+    Pairwise when the judge made pairwise calls on labelled items, else rubric.
+    """
+    calls = labelled_pair_calls(path, dataset_id, judge, study)
     if not calls.empty:
         return pairwise_calibration_from_calls(calls, dataset_id, judge, study)
     trials = rubric_trials_with_labels(path, dataset_id, judge, study)
@@ -254,10 +297,10 @@ def calibration(path: str | os.PathLike[str], dataset_id: str, judge: str,
 def disagreeing_pairs(path: str | os.PathLike[str], dataset_id: str, judge: str,
                       study: str | None = None) -> pd.DataFrame:
     """Pairs whose swap-aggregated verdict differs from the human label, with both orders' verdicts."""
-    calls = pairwise_calls_with_labels(path, dataset_id, judge, study)
+    calls = labelled_pair_calls(path, dataset_id, judge, study)
     if calls.empty:
         return pd.DataFrame()
-    calls = calls.assign(judge_label=_slot_labels(calls))
+    calls, _ = _with_pair_labels(calls)
     wide = calls.pivot_table(index=[*PAIR_KEY, "human"], columns="order_label", values="judge_label",
                              aggfunc="first").reset_index()
     wide = wide.reindex(columns=[*PAIR_KEY, "human", "original", "swapped"])

@@ -54,6 +54,17 @@ def pairwise_calls_with_labels(path: str | os.PathLike[str], dataset_id: str, ju
         ).df()
 
 
+def pair_preferences(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+    """Per labelled item: the most common preference among its raters, how many raters, and their source."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "SELECT item_id, mode(preference ORDER BY preference) AS human, count(*) AS raters, "
+            "min(label_source) AS label_source FROM human_labels "
+            "WHERE dataset_id = ? AND preference IS NOT NULL GROUP BY item_id",
+            [dataset_id],
+        ).df()
+
+
 def rubric_trials_with_labels(path: str | os.PathLike[str], dataset_id: str, judge: str,
                               study: str | None = None) -> pd.DataFrame:
     """A judge's rubric trials on labelled items, with the raters' median (rounded half up) and mean score."""
