@@ -174,7 +174,22 @@ CREATE TABLE response_cache (
 ALTER TABLE judge_calls ADD COLUMN cached BOOLEAN DEFAULT false;
 """
 
-MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2]
+# Provider batches of a run (engine/batch.py): a resumed run polls its batches in flight instead of resubmitting.
+MIGRATION_3 = """
+CREATE TABLE run_batches (
+    run_id VARCHAR NOT NULL,
+    batch_id VARCHAR NOT NULL,         -- the provider's id (OpenAI batch_..., Anthropic msgbatch_...)
+    provider VARCHAR NOT NULL,
+    input_file_id VARCHAR,             -- OpenAI: the uploaded JSONL file
+    call_ids VARCHAR[] NOT NULL,       -- the custom ids the batch carries (judge_calls.call_id)
+    round INTEGER NOT NULL DEFAULT 1,  -- 1 = first submission; later rounds retry errored or expired requests
+    status VARCHAR NOT NULL,           -- submitted | collected
+    submitted_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    collected_at TIMESTAMP,
+    PRIMARY KEY (run_id, batch_id)
+);
+"""
+MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

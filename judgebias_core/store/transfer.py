@@ -28,7 +28,7 @@ CALL_COLUMNS: tuple[str, ...] = (
     "call_id", "run_id", "dataset_id", "study", "judge", "item_id", "kind", "repetition", "options", "slots",
     "first_candidate", "second_candidate", "order_label", "ordering", "rubric_id", "template_id", "prompt",
     "raw_output", "verdict", "score", "chosen_position", "parse_status", "parser", "error", "input_tokens",
-    "output_tokens", "latency_ms", "cost_usd", "created_at",
+    "output_tokens", "latency_ms", "cost_usd", "created_at", "cached",
 )
 # store column -> exported column, per referenced table (the key column stays in the call's own columns)
 RUN_COLUMNS: dict[str, str] = {
@@ -64,7 +64,7 @@ SELECT j.call_id, j.run_id, j.dataset_id, j.study, j.judge, j.item_id, j.kind, j
        j.first_candidate, j.second_candidate, j.order_label, j.ordering, j.rubric_id,
        coalesce(j.template_id, r.template_id) AS template_id, j.prompt, j.raw_output, j.verdict, j.score,
        j.chosen_position, j.parse_status, j.parser, j.error, j.input_tokens, j.output_tokens, j.latency_ms,
-       j.cost_usd, j.created_at,
+       j.cost_usd, j.created_at, j.cached,
        r.study AS run_study, r.origin AS run_origin, r.protocol AS run_protocol, r.provider AS run_provider,
        r.judge AS run_judge, r.model AS run_model, r.simulated AS run_simulated,
        CAST(r.params AS VARCHAR) AS run_params, r.template_id AS run_template_id, r.rubric_id AS run_rubric_id,

@@ -1,0 +1,231 @@
+"""The loopback fake provider with the batch endpoints of both SDKs, for batch-mode tests.
+
+OpenAI: file upload (multipart), batch create, retrieve, file content (output and error files).
+Anthropic: message batches create, retrieve, results (JSONL). A batch ends after ``polls_needed`` retrievals;
+``fail_next(kind, n)`` makes the first n requests of the next batch come back errored or expired. Live
+chat/messages calls still work (the parent's routes), for retries sent live.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+from tests.fake_provider import FakeProvider, FakeRequest, FakeResponse, _json
+
+Outcome = Literal["succeeded", "errored", "expired"]
+
+
+@dataclass
+class FakeBatch:
+    batch_id: str
+    provider: Literal["openai", "anthropic"]
+    requests: list[tuple[str, dict[str, Any]]]  # (custom id, body)
+    outcomes: list[Outcome]
+    polls_left: int
+    input_file_id: str | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+
+    @property
+    def ended(self) -> bool:
+        return self.polls_left <= 0
+
+
+class BatchFakeProvider(FakeProvider):
+    """FakeProvider plus the batch APIs. ``batches`` lists every batch created, in order."""
+
+    def __init__(self, polls_needed: int = 3, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.polls_needed = polls_needed
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, FakeBatch] = {}
+        self._planned_failures: list[Outcome] = []
+        self._ids = itertools.count(1)
+        self._batch_lock = threading.Lock()
+
+    def fail_next(self, kind: Outcome, count: int) -> None:
+        """The first ``count`` requests of the next batch created come back as ``kind``."""
+        self._planned_failures = [kind] * count
+
+    @property
+    def created(self) -> list[FakeBatch]:
+        return list(self.batches.values())
+
+    # ---- shared ----
+    def _new_batch(self, provider: Literal["openai", "anthropic"], requests: list[tuple[str, dict[str, Any]]],
+                   prefix: str) -> FakeBatch:
+        with self._batch_lock:
+            planned, self._planned_failures = self._planned_failures, []
+            outcomes: list[Outcome] = [planned[i] if i < len(planned) else "succeeded" for i in range(len(requests))]
+            batch = FakeBatch(f"{prefix}{next(self._ids):04d}", provider, requests, outcomes, self.polls_needed)
+            self.batches[batch.batch_id] = batch
+        return batch
+
+    def _poll(self, batch: FakeBatch) -> None:
+        with self._batch_lock:
+            batch.polls_left -= 1
+
+    def _message_text(self, body: dict[str, Any]) -> str:
+        system = body.get("system") or ""
+        return "\n".join([system] + [str(m.get("content", "")) for m in body.get("messages", [])])
+
+    # ---- OpenAI ----
+    def _upload(self, request: FakeRequest, raw: bytes) -> FakeResponse:
+        message = BytesParser(policy=HTTP).parsebytes(
+            f"content-type: {request.headers.get('content-type', '')}\r\n\r\n".encode() + raw)
+        content = next(part.get_payload(decode=True) for part in message.iter_parts()
+                       if part.get_param("name", header="content-disposition") == "file")
+        file_id = f"file-{next(self._ids):04d}"
+        self.files[file_id] = content
+        return _json({"id": file_id, "object": "file", "bytes": len(content), "created_at": int(time.time()),
+                      "filename": "batch.jsonl", "purpose": "batch", "status": "processed"})
+
+    def _openai_batch_json(self, batch: FakeBatch) -> dict[str, Any]:
+        done = len(batch.requests) if batch.ended else len(batch.requests) // 2
+        failed = sum(o != "succeeded" for o in batch.outcomes) if batch.ended else 0
+        status = "in_progress" if not batch.ended else (
+            "expired" if "expired" in batch.outcomes else "completed")
+        return {"id": batch.batch_id, "object": "batch", "endpoint": "/v1/chat/completions",
+                "input_file_id": batch.input_file_id, "completion_window": "24h", "status": status,
+                "created_at": int(time.time()), "output_file_id": batch.output_file_id,
+                "error_file_id": batch.error_file_id,
+                "request_counts": {"total": len(batch.requests), "completed": done - failed, "failed": failed}}
+
+    def _openai_create(self, request: FakeRequest) -> FakeResponse:
+        body = request.body or {}
+        lines = [json.loads(line) for line in self.files[body["input_file_id"]].decode().splitlines() if line]
+        batch = self._new_batch("openai", [(line["custom_id"], line["body"]) for line in lines], "batch_")
+        batch.input_file_id = body["input_file_id"]
+        return _json(self._openai_batch_json(batch))
+
+    def _openai_finish(self, batch: FakeBatch) -> None:
+        output, errors = [], []
+        for (custom_id, body), outcome in zip(batch.requests, batch.outcomes, strict=True):
+            if outcome == "succeeded":
+                reply = json.loads(self._openai_chat(FakeRequest("POST", "/v1/chat/completions", {}, body)).body)
+                output.append({"id": f"req_{custom_id}", "custom_id": custom_id, "error": None,
+                               "response": {"status_code": 200, "request_id": custom_id, "body": reply}})
+            else:
+                code = "batch_expired" if outcome == "expired" else "server_error"
+                errors.append({"id": f"req_{custom_id}", "custom_id": custom_id, "response": None,
+                               "error": {"code": code, "message": f"request {outcome} (fake)"}})
+        for rows, attribute in ((output, "output_file_id"), (errors, "error_file_id")):
+            if rows:
+                file_id = f"file-{next(self._ids):04d}"
+                self.files[file_id] = "".join(json.dumps(r) + "\n" for r in rows).encode()
+                setattr(batch, attribute, file_id)
+
+    def _openai_retrieve(self, batch: FakeBatch) -> FakeResponse:
+        self._poll(batch)
+        if batch.ended and batch.output_file_id is None and batch.error_file_id is None:
+            self._openai_finish(batch)
+        return _json(self._openai_batch_json(batch))
+
+    # ---- Anthropic ----
+    def _anthropic_batch_json(self, batch: FakeBatch) -> dict[str, Any]:
+        total = len(batch.requests)
+        counts = {"processing": total, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+        if batch.ended:
+            counts = {"processing": 0, "canceled": 0, "succeeded": batch.outcomes.count("succeeded"),
+                      "errored": batch.outcomes.count("errored"), "expired": batch.outcomes.count("expired")}
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        return {"id": batch.batch_id, "type": "message_batch",
+                "processing_status": "ended" if batch.ended else "in_progress", "request_counts": counts,
+                "created_at": now, "expires_at": now, "ended_at": now if batch.ended else None,
+                "archived_at": None, "cancel_initiated_at": None,
+                "results_url": f"{self.anthropic_url}/v1/messages/batches/{batch.batch_id}/results"
+                if batch.ended else None}
+
+    def _anthropic_create(self, request: FakeRequest) -> FakeResponse:
+        requests = [(r["custom_id"], r["params"]) for r in (request.body or {}).get("requests", [])]
+        return _json(self._anthropic_batch_json(self._new_batch("anthropic", requests, "msgbatch_")))
+
+    def _anthropic_results(self, batch: FakeBatch) -> FakeResponse:
+        lines = []
+        for (custom_id, params), outcome in zip(batch.requests, batch.outcomes, strict=True):
+            if outcome == "succeeded":
+                message = json.loads(self._anthropic_messages(FakeRequest("POST", "/v1/messages", {}, params)).body)
+                result: dict[str, Any] = {"type": "succeeded", "message": message}
+            elif outcome == "errored":
+                result = {"type": "errored", "error": {"type": "error", "error": {
+                    "type": "api_error", "message": "request errored (fake)"}}}
+            else:
+                result = {"type": "expired"}
+            lines.append(json.dumps({"custom_id": custom_id, "result": result}))
+        return FakeResponse(200, ("\n".join(lines) + "\n").encode(), {"content-type": "application/binary"})
+
+    # ---- dispatch ----
+    def respond_raw(self, request: FakeRequest, raw: bytes) -> FakeResponse:
+        method, parts = request.method, request.path.strip("/").split("/")
+        if (method, request.path) == ("POST", "/v1/files"):
+            self._record(request)
+            return self._upload(request, raw)
+        if (method, request.path) == ("POST", "/v1/batches"):
+            self._record(request)
+            return self._openai_create(request)
+        if (method, request.path) == ("POST", "/v1/messages/batches"):
+            self._record(request)
+            return self._anthropic_create(request)
+        if method == "GET" and parts[:2] == ["v1", "files"] and parts[-1] == "content":
+            self._record(request)
+            return FakeResponse(200, self.files[parts[2]], {"content-type": "application/octet-stream"})
+        if method == "GET" and parts[:2] == ["v1", "batches"] and len(parts) == 3:
+            self._record(request)
+            return self._openai_retrieve(self.batches[parts[2]])
+        if method == "GET" and parts[:3] == ["v1", "messages", "batches"] and len(parts) >= 4:
+            self._record(request)
+            batch = self.batches[parts[3]]
+            if parts[-1] == "results":
+                return self._anthropic_results(batch)
+            self._poll(batch)
+            return _json(self._anthropic_batch_json(batch))
+        return self.respond(request)
+
+    def _record(self, request: FakeRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def start(self) -> BatchFakeProvider:
+        provider = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw) if raw and "json" in (self.headers.get("content-type") or "") else None
+                except ValueError:
+                    body = None
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                response = provider.respond_raw(FakeRequest(self.command, self.path.split("?", 1)[0], headers, body),
+                                                raw)
+                self.send_response(response.status)
+                for name, value in response.headers.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(response.body)))
+                self.end_headers()
+                self.wfile.write(response.body)
+
+            do_POST = _serve  # noqa: N815
+            do_GET = _serve  # noqa: N815
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                return
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True,
+                                        name="fake-batch-provider")
+        self._thread.start()
+        return self
