@@ -46,6 +46,7 @@ def resolve_scope(path: str | os.PathLike[str], request: ReportRequest) -> Repor
         path=str(path), dataset=dataset, judges=tuple(sorted(scope["judge"].unique())),
         runs=tuple(dict.fromkeys(scope["run_id"].dropna())), studies=tuple(dict.fromkeys(scope["study"])),
         kinds=frozenset(scope["kind"]), judge_filter=tuple(request.judges),
+        study_judges=tuple(dict.fromkeys(zip(scope["study"], scope["judge"], strict=True))),
     )
 
 

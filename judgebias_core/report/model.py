@@ -76,3 +76,8 @@ class ReportScope:
     studies: tuple[str, ...]
     kinds: frozenset[str]
     judge_filter: tuple[str, ...] = ()  # as requested: empty means all
+    study_judges: tuple[tuple[str, str], ...] = ()  # (study, judge) pairs with calls in scope
+
+    def judges_in(self, study: str) -> list[str]:
+        """The judges in scope with calls in ``study``."""
+        return [judge for s, judge in self.study_judges if s == study]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from judgebias_core.store.connection import connect
+from judgebias_core.store.connection import connect, scalar
 
 # Filters shared by every query: an empty list means "all". Lists are typed so an empty one binds.
 SCOPE_FILTER = """
@@ -109,3 +109,9 @@ def dataset_runs(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
 def dataset_judges(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
     """Every judge with calls on a dataset, with its call count (for choosing judges)."""
     return _frame(path, DATASET_JUDGES_SQL, [dataset_id])
+
+
+def dataset_has_labels(path: str | os.PathLike[str], dataset_id: str) -> bool:
+    """Whether any human or reference-judge label is stored for the dataset."""
+    with connect(path, read_only=True) as con:
+        return bool(scalar(con, "SELECT count(*) > 0 FROM human_labels WHERE dataset_id = ?", [dataset_id]))

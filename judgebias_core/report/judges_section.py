@@ -1,0 +1,201 @@
+"""Report sections that compare judges: agreement between judges, agreement with people, the leaderboard."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
+from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
+from judgebias_core.errors import NotFoundError
+from judgebias_core.metrics.agreement import AgreementResult, agreement_report
+from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration, calibration
+from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow, leaderboard
+from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
+from judgebias_core.report.phrasing import count_of, percent
+from judgebias_core.store.report_queries import dataset_has_labels
+
+
+def _main_study(scope: ReportScope) -> str:
+    return "full" if "full" in scope.studies else scope.studies[0]
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    return f"{value:.2f} ({low:.2f} to {high:.2f})"
+
+
+def _source(label_source: str) -> str:
+    return "people's labels" if label_source == "human" else "a reference judge's labels (not people's)"
+
+
+# Agreement between judges -------------------------------------------------------------------------------------
+
+def agreement_sentences(result: AgreementResult, study: str, with_disagreement: bool = True) -> list[str]:
+    pairs = sorted((p for p in result.pairs if p.n), key=lambda p: p.agreement)
+    if not pairs:
+        return []
+    low, high = pairs[0], pairs[-1]
+    if len(pairs) == 1:
+        text = (f"In study '{study}', {high.a} and {high.b} give the same verdict on "
+                f"{percent(high.agreement)} of {high.n:,} shared calls.")
+    else:
+        text = (f"In study '{study}', {high.a} and {high.b} give the same verdict most often "
+                f"({percent(high.agreement)} of {high.n:,} shared calls); {low.a} and {low.b} least often "
+                f"({percent(low.agreement)} of {low.n:,}).")
+    spread = result.disagreement
+    if with_disagreement and spread.instances:
+        text += (f" All {spread.judges} judges agree on {count_of(spread.counts.get(0, 0), spread.instances, 'call')}"
+                 f" that every one of them answered.")
+    return [text]
+
+
+def agreement_table(result: AgreementResult, study: str) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "study": study, "judge": p.a, "other judge": p.b, "shared calls (n)": f"{p.n:,}",
+        "agreement": percent(p.agreement), "calls without a tie": f"{p.n_without_ties:,}",
+        "agreement without ties": percent(p.agreement_without_ties),
+    } for p in result.pairs])
+
+
+def agreement_section(scope: ReportScope) -> ReportSection | None:
+    """Per study with two or more judges: agreement heatmap, disagreement distribution, pair table."""
+    if "pairwise" not in scope.kinds or len(scope.judges) < 2:
+        return None
+    sentences, figures, tables = [], [], []
+    for study in scope.studies:
+        result = agreement_report(scope.path, scope.dataset.id, [study])
+        if scope.judge_filter:
+            keep = set(scope.judge_filter)
+            result = AgreementResult(**{**result.__dict__, "judges": [j for j in result.judges if j in keep],
+                                        "pairs": [p for p in result.pairs if p.a in keep and p.b in keep],
+                                        "ensemble_pairs": [p for p in result.ensemble_pairs if p.a in keep]})
+        if len(result.judges) < 2:
+            continue
+        sentences += agreement_sentences(result, study, with_disagreement=not scope.judge_filter)
+        figures += [agreement_heatmap(result).update_layout(title=f"Agreement between judges, study {study}"),
+                    disagreement_bars(result.disagreement).update_layout(title=f"Disagreement, study {study}")]
+        tables.append(ReportTable(f"Agreement of each pair of judges, study {study}", agreement_table(result, study),
+                                  "Shared calls: the same item, slots and repetition, answered with a readable "
+                                  "verdict by both judges."))
+    if not tables:
+        return None
+    notes = ("The majority vote and the disagreement counts use every judge of the study.",) if scope.judge_filter \
+        else ()
+    return ReportSection(key="agreement", title="How often the judges agree with each other",
+                         headline=tuple(sentences[:1]), sentences=tuple(sentences), figures=tuple(figures),
+                         tables=tuple(tables), metric_keys=("agreement", "disagreement"), notes=notes)
+
+
+# Agreement with people ----------------------------------------------------------------------------------------
+
+def calibration_sentence(result: PairwiseCalibration | RubricCalibration) -> str:
+    if isinstance(result, PairwiseCalibration):
+        table = result.swap_aggregated
+        return (f"Against {_source(result.label_source)} on {table.n:,} pairs, {result.judge}'s verdict taken over "
+                f"both orders agrees beyond chance with Cohen's kappa = "
+                f"{_interval(table.kappa, table.kappa_ci_low, table.kappa_ci_high)}; it picks the labelled answer "
+                f"in both orders on {count_of(result.both_orders_correct, result.pairs, 'pair')}.")
+    return (f"Against {_source(result.label_source)} on {result.n:,} scored calls, {result.judge} reaches Cohen's "
+            f"kappa = {_interval(result.kappa, result.kappa_ci_low, result.kappa_ci_high)} (quadratic-weighted "
+            f"{result.weighted_kappa:.2f}) and Spearman rho = {result.spearman.statistic:.2f}.")
+
+
+def calibration_row(result: PairwiseCalibration | RubricCalibration) -> dict[str, str]:
+    if isinstance(result, PairwiseCalibration):
+        table = result.swap_aggregated
+        return {"judge": result.judge, "labels": result.label_source, "n": f"{table.n:,} pairs",
+                "Cohen's kappa (95%)": _interval(table.kappa, table.kappa_ci_low, table.kappa_ci_high),
+                "accuracy": percent(table.accuracy), "parse failures": f"{result.failed_pairs:,} pairs",
+                "correct in both orders": count_of(result.both_orders_correct, result.pairs, "pair")}
+    return {"judge": result.judge, "labels": result.label_source, "n": f"{result.n:,} calls",
+            "Cohen's kappa (95%)": _interval(result.kappa, result.kappa_ci_low, result.kappa_ci_high),
+            "quadratic kappa (95%)": _interval(result.weighted_kappa, result.weighted_kappa_ci_low,
+                                               result.weighted_kappa_ci_high),
+            "Pearson / Spearman / Kendall": f"{result.pearson.statistic:.2f} / {result.spearman.statistic:.2f} / "
+                                            f"{result.kendall.statistic:.2f}",
+            "parse failures": f"{result.failed:,} calls"}
+
+
+def calibration_section(scope: ReportScope) -> ReportSection | None:
+    """Each judge against the dataset's labels (human, or a reference judge's, said so), where labels exist."""
+    if not dataset_has_labels(scope.path, scope.dataset.id):
+        return None
+    results = []
+    for judge in scope.judges:
+        try:
+            results.append(calibration(scope.path, scope.dataset.id, judge))
+        except NotFoundError:  # the judge made no call on a labelled item
+            continue
+    if not results:
+        return None
+    figures = []
+    for result in results:
+        table = result.swap_aggregated if isinstance(result, PairwiseCalibration) else result
+        labels = table.labels if isinstance(result, PairwiseCalibration) else result.levels
+        figures.append(confusion_heatmap(labels, table.confusion, f"{result.judge} against {result.label_source} labels",
+                                         human_label=result.label_source))
+        if isinstance(result, RubricCalibration):
+            figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
+                                               ("Kendall", result.kendall)]))
+    sentences = [calibration_sentence(r) for r in results]
+    return ReportSection(
+        key="calibration", title="How often the judges agree with people", headline=tuple(sentences),
+        sentences=tuple(sentences), figures=tuple(figures),
+        tables=(ReportTable("Agreement with the labels", pd.DataFrame([calibration_row(r) for r in results]),
+                            "Human labels are rows of each confusion matrix, judge labels columns."),),
+        metric_keys=("kappa", "kappa_quadratic", "confusion_matrix", "precision_recall", "pearson", "spearman",
+                     "kendall"),
+    )
+
+
+# Leaderboard --------------------------------------------------------------------------------------------------
+
+def ranked_rows(board: Leaderboard) -> list[LeaderboardRow]:
+    """The rows that are ranked: in a baseline design the baseline itself is left out (its win rate is 1/2)."""
+    return [r for r in board.rows if not (board.baseline_design and r.is_reference)]
+
+
+def leaderboard_sentence(board: Leaderboard) -> str | None:
+    rows = ranked_rows(board)
+    if len(rows) < 2:
+        return None
+    first, second = rows[0], rows[1]
+    against = "against the baseline " + board.reference if board.baseline_design else "overall"
+    text = (f"By {board.judge}'s verdicts, {first.candidate} ranks first (win rate {against} "
+            f"{percent(first.win_rate)} over {first.pairs:,} pairs), ahead of {second.candidate} "
+            f"({percent(second.win_rate)}).")
+    if first.position_artefact:
+        text += (f" Their gap is smaller than the upper bound of the judge's flip rate ({percent(board.flip_rate_ci_high)}),"
+                 " so this order could be an artefact of position.")
+    return text
+
+
+def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "judge": board.judge, "rank": r.rank_win_rate, "candidate": r.candidate, "pairs": f"{r.pairs:,}",
+        "wins / ties* / losses": f"{r.wins:,} / {r.ties:,} / {r.losses:,}",
+        "win rate (95% item bootstrap)": f"{percent(r.win_rate)} ({percent(r.win_rate_ci_low)}–"
+                                         f"{percent(r.win_rate_ci_high)})",
+        "Bradley-Terry strength": f"{r.strength:+.2f}", "order could be a position artefact": "yes" if
+        r.position_artefact else "no",
+    } for r in ranked_rows(board)])
+
+
+def leaderboard_section(scope: ReportScope) -> ReportSection | None:
+    """The candidates as each judge ranks them in the main study, with the ranking-safety flags."""
+    if "pairwise" not in scope.kinds or not scope.studies:
+        return None
+    study = _main_study(scope)
+    boards = [leaderboard(scope.path, scope.dataset.id, [study], judge) for judge in scope.judges_in(study)]
+    boards = sorted((b for b in boards if len(ranked_rows(b)) >= 2), key=lambda b: b.flip_rate)
+    if not boards:
+        return None
+    sentences = [s for s in map(leaderboard_sentence, boards) if s]  # boards by flip rate: the steadiest judge first
+    return ReportSection(
+        key="leaderboard", title=f"How the judges rank the candidates (study {study})",
+        headline=tuple(sentences[:1]), sentences=tuple(sentences),
+        figures=tuple(leaderboard_forest(b).update_layout(title=f"Leaderboard by {b.judge}") for b in boards),
+        tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
+                                 "*Ties include pairs whose verdict changed with the order, counted as half a win.")
+                     for b in boards),
+        metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
+    )
