@@ -12,7 +12,6 @@ from scipy.stats import binomtest
 
 from judgebias_core.metrics.listwise import listwise_metrics
 from judgebias_core.store.pairwise_queries import listwise_groups
-from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 XYZ_ORDERS = [["x", "y", "z"], ["y", "z", "x"], ["z", "x", "y"]]
@@ -55,7 +54,7 @@ def listwise_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_groups_are_classified(listwise_db: Path) -> None:
-    groups = listwise_groups(listwise_db).set_index("item_id")
+    groups = listwise_groups(listwise_db, study="s").set_index("item_id")
     assert groups["classification"].to_dict() == {
         "same-winner": "consistent", "always-first": "primacy", "always-last": "recency", "no-winner": "consistent",
         "one-failed": "failed", "even": "undirected", "missing-order": "failed", "pair": "primacy",
@@ -63,7 +62,7 @@ def test_groups_are_classified(listwise_db: Path) -> None:
 
 
 def test_judge_metrics(listwise_db: Path) -> None:
-    results = {r.judge: r for r in listwise_metrics(listwise_db)}
+    results = {r.judge: r for r in listwise_metrics(listwise_db, study="s")}
     j = results["J"]
     assert (j.options, j.groups, j.failed_groups, j.consistent, j.primacy, j.recency, j.undirected) == (
         3, 7, 2, 2, 1, 1, 1)
@@ -82,18 +81,18 @@ def test_no_listwise_calls_gives_nothing(fresh_db: Path) -> None:
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(p=st.integers(min_value=2, max_value=5), favourite=st.integers(min_value=0, max_value=4),
        slot=st.integers(min_value=0, max_value=4))
-def test_same_candidate_is_consistent_and_same_slot_is_not(tmp_path: Path, p: int, favourite: int,
+def test_same_candidate_is_consistent_and_same_slot_is_not(listwise_db: Path, p: int, favourite: int,
                                                              slot: int) -> None:
     candidates = [f"m{i}" for i in range(p)]
     orders = cyclic_orders(candidates)
-    favourite, slot = candidates[favourite % p], slot % p
-    loyal = [chr(65 + order.index(favourite)) for order in orders]
+    favourite_name, slot = candidates[favourite % p], slot % p
+    loyal = [chr(65 + order.index(favourite_name)) for order in orders]
     positional = [chr(65 + slot)] * p
-    path = tmp_path / f"prop-{p}-{favourite}-{slot}.duckdb"
-    migrate(path)
-    write_batch(path, StoreBatch(judge_calls=listwise_calls([("loyal", "i", orders, loyal),
-                                                             ("positional", "i", orders, positional)])))
-    results = {r.judge: r for r in listwise_metrics(path)}
+    study = f"prop-{p}-{favourite % p}-{slot}"  # its own study in the shared store; rewriting it changes nothing
+    write_batch(listwise_db, StoreBatch(judge_calls=listwise_calls([("loyal", "i", orders, loyal),
+                                                                    ("positional", "i", orders, positional)],
+                                                                   study=study)))
+    results = {r.judge: r for r in listwise_metrics(listwise_db, study=study)}
     assert results["loyal"].consistent == 1 and results["loyal"].first_slot_picks == 0
     positional_result = results["positional"]
     assert positional_result.consistent == 0
