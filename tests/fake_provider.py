@@ -28,6 +28,7 @@ class FakeRequest:
     path: str
     headers: dict[str, str]  # names in lower case
     body: Any  # parsed JSON, or None
+    received_at: float = field(default_factory=time.monotonic)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,13 @@ def default_reply(prompt: str, body: dict[str, Any]) -> str:
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None, delay_s: float = 0.0) -> FakeResponse:
     return FakeResponse(status, json.dumps(payload).encode(), {"content-type": "application/json", **(headers or {})},
                         delay_s)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that vanish mid-request (killed runs, timeouts) are expected here: no traceback."""
 
 
 class FakeProvider:
@@ -198,9 +206,9 @@ class FakeProvider:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence per-request logs
                 return
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-provider", daemon=True)
+        self._server = _QuietServer(("127.0.0.1", 0), _Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="fake-provider",
+                                        daemon=True)
         self._thread.start()
         return self
 

@@ -144,3 +144,11 @@ def test_preference_mapped_to_a_candidate_absent_from_the_row(upload_db: Path) -
     upload_file(upload_db, fixed, "three.csv", spec)
     assert rows(upload_db, "SELECT item_id, count(*) FROM answers WHERE dataset_id = ? GROUP BY 1 ORDER BY 1",
                 ["three-candidates"]) == [("1", 2), ("2", 3)]
+
+
+def test_user_names_that_look_like_key_columns(upload_db: Path) -> None:
+    data = b"item_id,instruction,response,row\nk1,Q,R,4\n"
+    spec = _spec(data, "keys.csv", "items", "key-names", rubric_id="summeval-coherence",
+                 rater_columns={"row": "row"})
+    upload_file(upload_db, data, "keys.csv", spec)
+    assert rows(upload_db, "SELECT rater, score FROM human_labels WHERE dataset_id = ?", ["key-names"]) == [("row", 4.0)]

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.sources.rubric_files import upload_rubrics
@@ -77,13 +79,17 @@ def _upload(args: argparse.Namespace) -> int:
     data = Path(args.file).read_bytes()
     frame = read_table(data, args.file)
     explicit = _pairs(args.map, "--map")
-    if args.no_suggest:
-        spec = UploadSpec(kind=kind, dataset_id=args.dataset, columns={f: c for f, c in explicit.items() if c},
-                          **_settings(args, kind))
-    else:
-        spec = suggest_spec(frame, kind, args.dataset, **_settings(args, kind))
-        columns = dict(spec.columns) | explicit
-        spec = spec.model_copy(update={"columns": {f: c for f, c in columns.items() if c}})
+    try:
+        if args.no_suggest:
+            spec = UploadSpec(kind=kind, dataset_id=args.dataset, columns={f: c for f, c in explicit.items() if c},
+                              **_settings(args, kind))
+        else:
+            spec = suggest_spec(frame, kind, args.dataset, **_settings(args, kind))
+            columns = dict(spec.columns) | explicit
+            spec = spec.model_copy(update={"columns": {f: c for f, c in columns.items() if c}})
+    except ValidationError as error:
+        raise InvalidArgument("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors(
+            include_url=False))) from error
     preview = prepare_upload(path, data, Path(args.file).name, spec)
     payload = _preview_payload(preview)
     if args.dry_run or preview.problems:

@@ -82,12 +82,26 @@ class StoreWriter(threading.Thread):
                 break
             if item is not None:
                 self._pending.append(item)
+                stop = self._drain()
+                if stop:
+                    break
             due = time.monotonic() - last_flush >= self.flush_interval_s
             if self._pending and (len(self._pending) >= self.flush_every or due):
                 self.flush()
                 last_flush = time.monotonic()
             elif due:
                 last_flush = time.monotonic()
+
+    def _drain(self) -> bool:
+        """Take every record already waiting, so a writer that fell behind catches up in one larger batch."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return False
+            if item is _STOP:
+                return True
+            self._pending.append(item)
 
     def flush(self, raise_errors: bool = False) -> None:
         batch, self._pending = self._pending, []

@@ -40,6 +40,7 @@ from judgebias_core.sources.upload_validate import (
     PairRow,
     RubricTrialRow,
     clean_cell,
+    duplicate_problems,
     validate_rows,
 )
 from judgebias_core.store import upload_queries
@@ -171,6 +172,16 @@ def _records(frame: pd.DataFrame, spec: UploadSpec) -> list[dict[str, Any]]:
     return records
 
 
+def id_problems(records: list[dict[str, Any]], spec: UploadSpec) -> list[RowProblem]:
+    """Repeated item ids over every row of an items or pairs file, whether or not the row is otherwise valid."""
+    if spec.kind not in ("items", "pairs"):
+        return []
+    ids = pd.Series([clean_cell(record.get("item_id")) for record in records], dtype=object)
+    keyed = pd.DataFrame({"row": range(1, len(records) + 1), "item_id": ids.map(lambda v: None if v is None
+                                                                               else str(v).strip())})
+    return duplicate_problems(keyed[keyed["item_id"].notna()], ["item_id"], spec.columns.get("item_id"), "item id")
+
+
 def _column_locator(spec: UploadSpec) -> Any:
     rater_column = {rater: column for column, rater in spec.rater_columns.items()}
 
@@ -234,7 +245,9 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     if problems:
         return UploadPreview(spec, file_name, len(frame), content_hash, problems)
     migrate(path)
-    valid, problems = validate_rows(_records(frame, spec), ROW_MODELS[spec.kind], _column_locator(spec))
+    records = _records(frame, spec)
+    valid, problems = validate_rows(records, ROW_MODELS[spec.kind], _column_locator(spec))
+    problems += id_problems(records, spec)
     batch, more, already, run_id = _batch(path, valid, spec, _store_context(path, spec), file_name, content_hash)
     problems = sorted(problems + more, key=lambda p: (p.row or 0, p.column or "", p.reason))
     table = getattr(batch, PREVIEW_TABLE[spec.kind])

@@ -46,18 +46,29 @@ class CheckedItems:
     scores: pd.DataFrame  # row, item_id, rater, score
 
 
+def _melt(valid: pd.DataFrame, values: pd.Series, names: list[str], var_name: str, value_name: str) -> pd.DataFrame:
+    """(row, item_id, var_name, value_name) from a column of per-row dicts keyed by ``names``.
+
+    Dict keys are user strings (a rater may be called "row"), so they are melted by position, then named.
+    """
+    wide = pd.DataFrame(values.tolist()).reindex(columns=names)
+    wide.columns = range(len(names))
+    wide.insert(0, "row", valid["row"].to_numpy())
+    wide.insert(1, "item_id", valid["item_id"].to_numpy())
+    long = wide.melt(["row", "item_id"], var_name="slot", value_name=value_name)
+    return long.assign(**{var_name: long["slot"].map(dict(enumerate(names)))}).drop(columns="slot")
+
+
 def _long_scores(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
     """(row, item_id, rater, column, score) of every human score given, per rater column or from a list column."""
-    keys = valid[["row", "item_id"]].reset_index(drop=True)
     parts = []
     if spec.rater_columns:
-        wide = pd.DataFrame(valid["rater_scores"].tolist()).reindex(columns=list(spec.rater_columns.values()))
-        melted = pd.concat([keys, wide], axis=1).melt(["row", "item_id"], var_name="rater", value_name="score")
+        raters = list(dict.fromkeys(spec.rater_columns.values()))
+        melted = _melt(valid, valid["rater_scores"], raters, "rater", "score")
         column_of = {rater: column for column, rater in spec.rater_columns.items()}
         parts.append(melted.assign(column=melted["rater"].map(column_of)))
     if "scores" in spec.columns:
-        listed = pd.concat([keys, valid["scores"].reset_index(drop=True).rename("score")], axis=1)
-        listed = listed.explode("score")
+        listed = valid[["row", "item_id"]].assign(score=valid["scores"]).explode("score")
         listed["rater"] = "rater-" + (listed.groupby("row").cumcount() + 1).astype(str)
         parts.append(listed.assign(column=spec.columns["scores"]))
     if not parts:
@@ -67,8 +78,8 @@ def _long_scores(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
 
 
 def check_items(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext) -> tuple[CheckedItems, list[RowProblem]]:
-    """Duplicate ids, and human scores that are not levels of the chosen rubric."""
-    problems = duplicate_problems(valid, ["item_id"], spec.columns.get("item_id"), "item id")
+    """Human scores that are not levels of the chosen rubric, or given twice by one rater."""
+    problems: list[RowProblem] = []
     scores = _long_scores(valid, spec)
     levels = context.rubric_levels(spec.rubric_id) if spec.rubric_id else []
     if spec.rubric_id and not levels:
@@ -80,9 +91,9 @@ def check_items(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext) ->
         problems += [RowProblem(int(r.row), r.column, f"score {r.score:g} is not a level of rubric "
                                                       f"{spec.rubric_id!r} ({', '.join(map(str, levels))})")
                      for r in outside.itertuples()]
-    repeated_ids = {p.row for p in problems}
-    problems += duplicate_problems(scores[~scores["row"].isin(repeated_ids)], ["item_id", "rater"], None,
-                                   "rater name for the item")
+    # Repeated item ids are reported on their own (over every row, valid or not: see upload.id_problems).
+    repeated_id = scores["item_id"].isin(valid.loc[valid["item_id"].duplicated(), "item_id"])
+    problems += duplicate_problems(scores[~repeated_id], ["item_id", "rater"], None, "rater name for the item")
     return CheckedItems(scores=scores[["row", "item_id", "rater", "score"]]), problems
 
 
@@ -93,17 +104,15 @@ class CheckedPairs:
 
 
 def _long_answers(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
-    keys = valid[["row", "item_id"]].reset_index(drop=True)
+    """(row, item_id, column, answer, candidate) of every answer given, in answer-column order per row."""
     answer_columns = list(spec.name_columns or spec.candidate_columns)
-    wide = pd.DataFrame(valid["answers"].tolist()).reindex(columns=answer_columns)
-    answers = pd.concat([keys, wide], axis=1).melt(["row", "item_id"], var_name="column", value_name="answer")
-    answers = answers[answers["answer"].notna()]
+    answers = _melt(valid, valid["answers"], answer_columns, "column", "answer")
     if spec.name_columns:
-        names = pd.DataFrame(valid["names"].tolist()).reindex(columns=answer_columns)
-        named = pd.concat([keys[["row"]], names], axis=1).melt("row", var_name="column", value_name="candidate")
-        answers = answers.merge(named, on=["row", "column"], how="left")
+        names = _melt(valid, valid["names"], answer_columns, "column", "candidate")
+        answers = answers.merge(names.drop(columns="item_id"), on=["row", "column"], how="left")
     else:
         answers = answers.assign(candidate=answers["column"].map(spec.candidate_columns))
+    answers = answers[answers["answer"].notna()]
     slot = answers["column"].map({column: i for i, column in enumerate(answer_columns)})
     return answers.assign(slot=slot).sort_values(["row", "slot"]).drop(columns="slot").reset_index(drop=True)
 
@@ -133,8 +142,8 @@ def _resolve_preferences(valid: pd.DataFrame, answers: pd.DataFrame, spec: Uploa
 
 
 def check_pairs(valid: pd.DataFrame, spec: UploadSpec) -> tuple[CheckedPairs, list[RowProblem]]:
-    """Duplicate ids, candidate names, the baseline, and every preference value mapped to a candidate or tie."""
-    problems = duplicate_problems(valid, ["item_id"], spec.columns.get("item_id"), "item id")
+    """Candidate names, the baseline, and every preference value mapped to a candidate or tie."""
+    problems: list[RowProblem] = []
     answer_columns = list(spec.name_columns or spec.candidate_columns)
     if len(answer_columns) < 2:
         problems.append(RowProblem(None, None, "choose at least two answer columns (one per candidate)"))

@@ -120,6 +120,13 @@ def _read_binary(data: bytes, kind: str) -> pd.DataFrame:
 def read_table(data: bytes, file_name: str, max_bytes: int = MAX_UPLOAD_BYTES,
                max_rows: int = MAX_UPLOAD_ROWS) -> pd.DataFrame:
     """The uploaded table with string column names, one row per data row (raises ``ValidationFailed``)."""
+    try:
+        return _read_table(data, file_name, max_bytes, max_rows)
+    except ValidationFailed as error:
+        raise ValidationFailed(error.problems, PurePath(file_name).name) from None
+
+
+def _read_table(data: bytes, file_name: str, max_bytes: int, max_rows: int) -> pd.DataFrame:
     kind = table_format(file_name)
     check_size(data, max_bytes)
     if kind in ("parquet", "xlsx"):
