@@ -1,0 +1,77 @@
+"""AppTest of the New run and Runs pages on the first-launch store (demo runs included)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from judgebias_core.engine import read_progress
+from judgebias_core.store.queries import list_runs
+from tests.app_helpers import open_page
+
+
+def _select(at: object, label: str, value: object) -> None:
+    next(box for box in at.selectbox if box.label == label).set_value(value).run()  # type: ignore[attr-defined]
+
+
+def test_new_run_shows_the_plan_before_launch(app_env: Path) -> None:
+    at = open_page("new_run.py")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Judge calls"] == "600"  # 10 MTBench items x 30 candidates x 2 orders
+    assert {"Input tokens (estimate)", "Output tokens (estimate)", "Cost (estimate)", "Time (estimate)"} <= set(metrics)
+    assert any("Simulated judge" in w.value for w in at.warning)
+    _select(at, "Dataset", "summeval")
+    assert not at.exception
+    next(n for n in at.number_input if n.label.startswith("First N items")).set_value(4).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Judge calls"] == "40"  # 4 summaries x the balanced set of 10 orderings
+    assert any("Score 1:" in t.value for t in at.text)
+
+
+def test_new_run_names_the_missing_key(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    at = open_page("new_run.py")
+    _select(at, "Judge provider", "openai")
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Cost (estimate)"].startswith("$")
+    next(b for b in at.button if b.label == "Launch run").click().run()
+    assert any("OPENAI_API_KEY" in e.value for e in at.error)
+    assert "active_run" not in at.session_state
+
+
+def test_launch_runs_in_the_background_and_lands_in_the_store(bundled_db: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
+    at = open_page("new_run.py")
+    _select(at, "Dataset", "summeval")
+    next(n for n in at.number_input if n.label.startswith("First N items")).set_value(2).run()
+    next(b for b in at.button if b.label == "Launch run").click().run()
+    assert not at.exception
+    run_id = at.session_state["active_run"]
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        progress = read_progress(bundled_db, run_id)
+        if progress is not None and progress.status != "running":
+            break
+        time.sleep(0.5)
+    assert progress is not None and progress.status == "complete" and progress.completed == 20
+    row = list_runs(bundled_db).set_index("run_id").loc[run_id]
+    assert (row["completed"], row["simulated"], row["status"]) == (20, True, "complete")
+
+
+def test_runs_page_lists_runs_and_opens_the_demo(app_env: Path) -> None:
+    at = open_page("runs.py")
+    assert not at.exception
+    frame = at.dataframe[0].value
+    assert {"demo-summeval-coherence-permutation", "demo-summeval-coherence-repeat",
+            "bundled:mtbench:full"} <= set(frame["run_id"])
+    demo = frame.set_index("run_id").loc["demo-summeval-coherence-permutation"]
+    assert (demo["planned"], demo["completed"], demo["simulated"]) == (400, 400, "simulated")
+    _select(at, "Open run", "demo-summeval-coherence-permutation")
+    assert not at.exception
+    assert any("Simulated judge" in w.value for w in at.warning)
+    assert any('"position_prob": 0.3' in c.value for c in at.code)
+    assert {m.label: m.value for m in at.metric}["With a reply"] == "400"
