@@ -73,16 +73,21 @@ def _class_table(table: AgreementTable) -> pd.DataFrame:
         "human_count": "human says (n)", "judge_count": "judge says (n)"})
 
 
-def _agreement_block(name: str, table: AgreementTable) -> None:
-    st.markdown(f"**{ORDER_TITLES.get(name, name)}**")
-    st.metric("Cohen's kappa", f"{table.kappa:.3f}", help=f"95% interval {table.kappa_ci_low:.3f} to "
-              f"{table.kappa_ci_high:.3f} (asymptotic)")
-    st.caption(f"kappa 95%: {table.kappa_ci_low:.3f} to {table.kappa_ci_high:.3f} · accuracy {table.accuracy:.3f} "
-               f"({round(table.accuracy * table.n):,} of {table.n:,})")
-    figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES.get(name, name))
-    st.plotly_chart(figure, width="stretch", key=f"cal-confusion-{name}")
-    st.dataframe(_class_table(table), hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("precision", "recall")})
+def _agreement_summary(name: str, table: AgreementTable) -> None:
+    st.metric(f"Cohen's kappa, {ORDER_TITLES[name].lower()}", f"{table.kappa:.3f}")
+    st.caption(f"95%: {table.kappa_ci_low:.3f} to {table.kappa_ci_high:.3f} (asymptotic) · accuracy "
+               f"{table.accuracy:.3f} ({round(table.accuracy * table.n):,} of {table.n:,})")
+
+
+def _agreement_detail(name: str, table: AgreementTable) -> None:
+    left, right = st.columns([3, 2])
+    with left:
+        figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES[name])
+        st.plotly_chart(figure, width="stretch", key=f"cal-confusion-{name}")
+        chart_downloads(figure, f"confusion-{dataset}-{judge}-{name}", key=f"cal-confusion-{name}")
+    with right:
+        st.dataframe(_class_table(table), hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("precision", "recall")})
 
 
 def _read_item(item_id: str) -> dict[str, str]:
@@ -104,10 +109,12 @@ if isinstance(result, PairwiseCalibration):
     explain("kappa")
     explain("confusion_matrix")
     explain("precision_recall")
-    blocks = st.columns(3)
-    for column, name in zip(blocks, ORDER_TITLES, strict=True):
+    for column, name in zip(st.columns(3), ORDER_TITLES, strict=True):
         with column:
-            _agreement_block(name, getattr(result, name))
+            _agreement_summary(name, getattr(result, name))
+    for tab, name in zip(st.tabs(list(ORDER_TITLES.values())), ORDER_TITLES, strict=True):
+        with tab:
+            _agreement_detail(name, getattr(result, name))
     st.subheader("Pairs where the judge and the human disagree")
     wrong = cached(disagreeing_pairs, dataset, judge, study)
     st.caption(f"{len(wrong):,} pair(s) whose swap-aggregated verdict differs from the human label "

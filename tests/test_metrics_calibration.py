@@ -63,7 +63,8 @@ def write_rubric_case(path: Path, label_source: str = "human") -> None:
                              "response": f"response {item}", "rubric_id": "hand-k5"}
                             for i, item in enumerate(RATINGS)]),
         human_labels=pd.DataFrame([{"dataset_id": "hand", "item_id": item, "rater": f"r{i}",
-                                    "rater_group": "expert", "label_source": label_source, "rubric_id": "hand-k5", "score": float(score)}
+                                    "rater_group": "expert", "label_source": label_source, "rubric_id": "hand-k5",
+                                    "score": float(score)}
                                    for item, scores in RATINGS.items() for i, score in enumerate(scores)]),
         runs=_run("hand-run", "hand", "rubric-repeat"), judge_calls=calls,
     ))

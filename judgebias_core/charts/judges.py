@@ -69,7 +69,7 @@ def verbosity_curve(results: Sequence[VerbosityResult]) -> go.Figure:
         if not result.bins:
             continue
         fig.add_trace(go.Scatter(
-            x=[(b.low + b.high) / 2 for b in result.bins], y=[b.win_rate for b in result.bins],
+            x=[b.median for b in result.bins], y=[b.win_rate for b in result.bins],
             mode="lines+markers", name=result.judge,
             customdata=[[b.low, b.high, b.candidate_wins, b.pairs] for b in result.bins],
             hovertemplate=result.judge + "<br>difference %{customdata[0]:,.0f} to %{customdata[1]:,.0f} chars"
@@ -77,7 +77,7 @@ def verbosity_curve(results: Sequence[VerbosityResult]) -> go.Figure:
         ))
     fig.add_hline(y=0.5, line_dash="dot", line_color="grey")
     fig.add_vline(x=0, line_dash="dot", line_color="grey")
-    fig.update_layout(xaxis_title="length difference, candidate minus opponent (characters; bin midpoint)",
+    fig.update_layout(xaxis_title="length difference, candidate minus opponent (characters; median of each bin)",
                       yaxis_title="share of decisive pairs the candidate wins", yaxis={"range": [0, 1]},
                       margin=_MARGIN, height=400, legend={"orientation": "h", "y": -0.25})
     return fig

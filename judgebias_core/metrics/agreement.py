@@ -213,7 +213,8 @@ def classify_pairs(calls: pd.DataFrame) -> pd.DataFrame:
                            on=[*INSTANCE_KEY, "judge", "study"])
     first, second = pairs["verdict"], pairs["verdict_swapped"]
     failed = ~first.isin(VERDICTS) | ~second.isin(VERDICTS)
-    consistent = ((first == "A") & (second == "B")) | ((first == "B") & (second == "A")) | ((first == "C") & (second == "C"))
+    consistent = (((first == "A") & (second == "B")) | ((first == "B") & (second == "A"))
+                  | ((first == "C") & (second == "C")))
     primacy = (first == "A") | ((first == "C") & (second == "A"))
     classification = np.select([failed, consistent, primacy], ["failed", "consistent", "primacy"], "recency")
     winner = np.select(

@@ -173,9 +173,9 @@ def _with_pair_labels(calls: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
     def relabel(column: str) -> pd.Series:
         named = merged[column]
-        return pd.Series(np.select([named == merged["first_candidate_original"],
-                                    named == merged["second_candidate_original"], named == TIE],
-                                   [ORIGINAL_FIRST, ORIGINAL_SECOND, TIE], None), index=merged.index).where(named.notna())
+        slot = np.select([named == merged["first_candidate_original"], named == merged["second_candidate_original"],
+                          named == TIE], [ORIGINAL_FIRST, ORIGINAL_SECOND, TIE], None)
+        return pd.Series(slot, index=merged.index).where(named.notna())
 
     relabelled = merged.assign(judge_label=relabel("judge_label"), human=relabel("human"))
     return relabelled.drop(columns=["first_candidate_original", "second_candidate_original"]), \

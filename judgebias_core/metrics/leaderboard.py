@@ -59,8 +59,8 @@ class Leaderboard:
     baseline_design: bool  # every pair involves the reference, so win rates are against it
     rule: str = ("ranking-safety: neighbours whose win rates differ by less than the judge's flip-rate Wilson upper "
                  "bound are flagged, their order could be an artefact of position; intervals are bootstrap "
-                 "percentiles over items (all pairs of an item resampled together); in a baseline design win rates are against the baseline, whose "
-                 "own is 1/2 by definition")
+                 "percentiles over items (all pairs of an item resampled together); in a baseline design win "
+                 "rates are against the baseline, whose own is 1/2 by definition")
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame([row.__dict__ for row in self.rows])

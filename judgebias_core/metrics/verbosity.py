@@ -27,6 +27,7 @@ class LengthBin:
 
     low: float
     high: float
+    median: float  # where the bin sits on a chart (its extreme bins can be wide)
     pairs: int
     candidate_wins: int
     win_rate: float
@@ -69,10 +70,11 @@ def _length_bins(pairs: pd.DataFrame, bins: int) -> list[LengthBin]:
         return []
     codes = pd.qcut(pairs["difference"], q=min(bins, pairs["difference"].nunique()), duplicates="drop")
     grouped = pairs.groupby(codes, observed=True).agg(low=("difference", "min"), high=("difference", "max"),
+                                                      median=("difference", "median"),
                                                       pairs=("candidate_won", "size"),
                                                       wins=("candidate_won", "sum"))
-    return [LengthBin(float(r.low), float(r.high), int(r.pairs), int(r.wins), float(r.wins / r.pairs))
-            for r in grouped.itertuples()]
+    return [LengthBin(float(r.low), float(r.high), float(r.median), int(r.pairs), int(r.wins),
+                      float(r.wins / r.pairs)) for r in grouped.itertuples()]
 
 
 def _logistic_slope(pairs: pd.DataFrame) -> tuple[float, float, float, float]:
@@ -119,7 +121,6 @@ def verbosity_frame(results: list[VerbosityResult]) -> pd.DataFrame:
 
 
 def bins_frame(results: list[VerbosityResult]) -> pd.DataFrame:
-    """Every judge's length-difference bins, one row per bin, with the bin midpoint."""
-    columns = ["judge", "low", "high", "pairs", "candidate_wins", "win_rate"]
-    frame = pd.DataFrame([{"judge": r.judge, **b.__dict__} for r in results for b in r.bins], columns=columns)
-    return frame.assign(midpoint=(frame["low"] + frame["high"]) / 2)
+    """Every judge's length-difference bins, one row per bin."""
+    columns = ["judge", "low", "high", "median", "pairs", "candidate_wins", "win_rate"]
+    return pd.DataFrame([{"judge": r.judge, **b.__dict__} for r in results for b in r.bins], columns=columns)
