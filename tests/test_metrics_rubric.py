@@ -23,6 +23,7 @@ from judgebias_core.metrics.rubric import (
     score_position_table,
     within_item_spread,
 )
+from judgebias_core.metrics import rubric_bootstrap
 from judgebias_core.metrics.rubric_correlation import correlation_estimate, row_pearson, row_spearman
 from judgebias_core.metrics.rubric_report import probe_recommendation, rubric_report, run_score_position
 from judgebias_core.protocols.orderings import balanced_orderings, is_balanced, latin_square_orderings
@@ -132,6 +133,23 @@ def test_bootstrap_is_seeded() -> None:
     x, y = rng.normal(size=30), rng.normal(size=30)
     first, again, other = (correlation_estimate(x, y, 500, seed) for seed in (0, 0, 1))
     assert first == again and first.pearson_ci != other.pearson_ci
+
+
+def test_bootstrap_matches_resampling_item_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Counts over distinct value rows are the same bootstrap as resampling items; compare with the plain one.
+    rng = np.random.default_rng(3)
+    labels = rng.integers(1, 6, size=(60, 3)).mean(axis=1)
+    scores = np.clip(np.round(labels + rng.normal(0, 1, size=60)), 1, 5)
+    estimate = correlation_estimate(scores, labels, 2000, 0)
+    index = rng.integers(0, 60, size=(20_000, 60))
+    plain_pearson = row_pearson(scores[index], labels[index])
+    plain_spearman = row_spearman(scores[index], labels[index])
+    assert estimate.pearson_ci == pytest.approx(tuple(np.nanpercentile(plain_pearson, [2.5, 97.5])), abs=0.03)
+    assert estimate.spearman_ci == pytest.approx(tuple(np.nanpercentile(plain_spearman, [2.5, 97.5])), abs=0.03)
+    monkeypatch.setattr(rubric_bootstrap, "MAX_BOOTSTRAP_CELLS", 100)  # many small blocks, one seeded stream
+    blocked = correlation_estimate(scores, labels, 2000, 0)
+    assert blocked.pearson_ci == pytest.approx(estimate.pearson_ci, abs=1e-12)
+    assert blocked.spearman_ci == pytest.approx(estimate.spearman_ci, abs=1e-12)
 
 
 def test_unknown_run_and_mismatched_probe(toy_db: Path, tmp_path: Path) -> None:

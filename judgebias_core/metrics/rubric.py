@@ -74,7 +74,7 @@ def ordering_key(ordering: Sequence[int]) -> str:
 def parsed_trials(trials: pd.DataFrame) -> pd.DataFrame:
     """Trials with a readable score shown at a known position."""
     mask = (trials["parse_status"] == "ok") & trials["score"].notna() & trials["chosen_position"].notna()
-    return trials.loc[mask]
+    return trials if mask.all() else trials.loc[mask]
 
 
 def run_orderings(trials: pd.DataFrame) -> pd.DataFrame:
@@ -162,4 +162,4 @@ def item_mean_scores(trials: pd.DataFrame) -> pd.Series:
 def ordering_item_scores(trials: pd.DataFrame) -> pd.DataFrame:
     """Item x ordering table of mean parsed scores (one trial per cell in a permutation run)."""
     usable = parsed_trials(trials)
-    return usable.pivot_table(index="item_id", columns="ordering_key", values="score", aggfunc="mean")
+    return usable.groupby(["item_id", "ordering_key"], sort=False)["score"].mean().unstack("ordering_key")

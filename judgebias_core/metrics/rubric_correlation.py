@@ -9,11 +9,10 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from judgebias_core.metrics.rubric import CONFIDENCE
+from judgebias_core.metrics.rubric_bootstrap import NAN_INTERVAL, Interval, bootstrap_correlations
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
-Interval = tuple[float, float]
-NAN_INTERVAL: Interval = (float("nan"), float("nan"))
 
 
 @dataclass(frozen=True)
@@ -57,17 +56,8 @@ def row_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return row_pearson(rankdata(x, axis=-1), rankdata(y, axis=-1))
 
 
-def _interval(values: np.ndarray) -> Interval:
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return NAN_INTERVAL
-    tail = (1 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(finite, [tail, 100 - tail])
-    return float(low), float(high)
-
-
-def _resample_index(n: int, resamples: int, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+def _no_estimate(n: int) -> CorrelationEstimate:
+    return CorrelationEstimate(float("nan"), float("nan"), NAN_INTERVAL, NAN_INTERVAL, n)
 
 
 def correlation_estimate(scores: np.ndarray, labels: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
@@ -75,12 +65,11 @@ def correlation_estimate(scores: np.ndarray, labels: np.ndarray, resamples: int 
     """Pearson and Spearman of paired item values with percentile bootstrap intervals over items."""
     n = len(scores)
     if n < 3:
-        return CorrelationEstimate(float("nan"), float("nan"), NAN_INTERVAL, NAN_INTERVAL, n)
-    index = _resample_index(n, resamples, seed)
-    xs, ys = scores[index], labels[index]
+        return _no_estimate(n)
+    [(pearson_ci, spearman_ci)] = bootstrap_correlations([scores], labels, resamples, seed, CONFIDENCE)
     return CorrelationEstimate(
         pearson=float(row_pearson(scores, labels)), spearman=float(row_spearman(scores, labels)),
-        pearson_ci=_interval(row_pearson(xs, ys)), spearman_ci=_interval(row_spearman(xs, ys)), n=n,
+        pearson_ci=pearson_ci, spearman_ci=spearman_ci, n=n,
     )
 
 
@@ -89,15 +78,12 @@ def correlation_difference(first: np.ndarray, second: np.ndarray, labels: np.nda
     """r(first, labels) - r(second, labels) on the same items, resampling items jointly for the interval."""
     n = len(labels)
     if n < 3:
-        return CorrelationEstimate(float("nan"), float("nan"), NAN_INTERVAL, NAN_INTERVAL, n)
-    index = _resample_index(n, resamples, seed)
-    ys = labels[index]
-    pearson_diff = row_pearson(first[index], ys) - row_pearson(second[index], ys)
-    spearman_diff = row_spearman(first[index], ys) - row_spearman(second[index], ys)
+        return _no_estimate(n)
+    pearson_ci, spearman_ci = bootstrap_correlations([first, second], labels, resamples, seed, CONFIDENCE)[2]
     return CorrelationEstimate(
         pearson=float(row_pearson(first, labels) - row_pearson(second, labels)),
         spearman=float(row_spearman(first, labels) - row_spearman(second, labels)),
-        pearson_ci=_interval(pearson_diff), spearman_ci=_interval(spearman_diff), n=n,
+        pearson_ci=pearson_ci, spearman_ci=spearman_ci, n=n,
     )
 
 
@@ -123,13 +109,15 @@ def ordering_correlations(item_scores: pd.DataFrame, labels: pd.Series) -> pd.Da
 
     Rank 1 = highest Pearson; equal values share the better rank; an ordering without a correlation has no rank.
     """
+    aligned = labels.reindex(item_scores.index).to_numpy(float)
     rows = []
-    for key in item_scores.columns:
-        paired = pd.concat([item_scores[key].rename("score"), labels.rename("label")], axis=1, join="inner").dropna()
-        x, y = paired["score"].to_numpy(float), paired["label"].to_numpy(float)
-        enough = len(paired) >= 3
+    for key in item_scores.columns:  # one pass per ordering (at most k! columns), vectorised over items
+        scores = item_scores[key].to_numpy(float)
+        paired = np.isfinite(scores) & np.isfinite(aligned)
+        x, y = scores[paired], aligned[paired]
+        enough = int(paired.sum()) >= 3
         rows.append({
-            "ordering_key": key, "n": len(paired),
+            "ordering_key": key, "n": int(paired.sum()),
             "pearson": float(row_pearson(x, y)) if enough else float("nan"),
             "spearman": float(row_spearman(x, y)) if enough else float("nan"),
         })

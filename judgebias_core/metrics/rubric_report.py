@@ -134,10 +134,10 @@ def _number(value: object) -> float:
     return float("nan") if pd.isna(value) else float(value)
 
 
-def _ordering_results(trials: pd.DataFrame, labels: pd.Series, probe: ScorePositionTable,
+def _ordering_results(counts: pd.DataFrame, parsed: pd.DataFrame, labels: pd.Series, probe: ScorePositionTable,
                       scores: tuple[int, ...]) -> tuple[OrderingResult, ...]:
-    correlations = ordering_correlations(ordering_item_scores(trials), labels)
-    frame = run_orderings(trials).merge(correlations, on="ordering_key", how="left")
+    correlations = ordering_correlations(ordering_item_scores(parsed), labels)
+    frame = counts.merge(correlations, on="ordering_key", how="left")
     orderings = [parse_ordering_key(key) for key in frame["ordering_key"]]
     costs = bias_costs(probe, orderings)
     base = canonical(scores)
@@ -159,8 +159,10 @@ def rubric_report(path: str | os.PathLike[str], run_id: str, repeat_run_id: str 
     if resamples < 1:
         raise InvalidArgument("the bootstrap needs at least one resample")
     info = rubric_run_info(path, run_id)
-    trials = rubric_trials(path, run_id)
-    orderings = [parse_ordering_key(key) for key in run_orderings(trials)["ordering_key"]]
+    all_trials = rubric_trials(path, run_id)
+    trials = parsed_trials(all_trials)  # filtered once: every metric below reads parsed trials only
+    counts = run_orderings(all_trials)
+    orderings = [parse_ordering_key(key) for key in counts["ordering_key"]]
     scores = rubric_scores(orderings)
     k = len(scores)
     table = score_position_table(trials, scores)
@@ -179,13 +181,13 @@ def rubric_report(path: str | os.PathLike[str], run_id: str, repeat_run_id: str 
         human = human_correlation(item_mean_scores(trials),
                                   item_mean_scores(repeat_trials) if repeat_trials is not None else None,
                                   labels, label_source, resamples, seed)
-    parsed = int(len(parsed_trials(trials)))
-    no_reply = int((trials["parse_status"] == "no_reply").sum())
+    parsed = int(len(trials))
+    no_reply = int((all_trials["parse_status"] == "no_reply").sum())
     return RubricReport(
-        run=info, k=k, scores=scores, trials=int(len(trials)), parsed=parsed,
-        parse_failures=int(len(trials)) - parsed - no_reply, no_reply=no_reply, balanced=is_balanced(orderings),
+        run=info, k=k, scores=scores, trials=int(len(all_trials)), parsed=parsed,
+        parse_failures=int(len(all_trials)) - parsed - no_reply, no_reply=no_reply, balanced=is_balanced(orderings),
         position=position_share(trials, k), score_position=table,
-        orderings=_ordering_results(trials, labels, probe, scores),
+        orderings=_ordering_results(counts, trials, labels, probe, scores),
         probe_run_id=probe_run_id or run_id, recommended=rank_by_bias_cost(probe, orderings)[0],
         spread_permutation=within_item_spread(trials), repeat_run=repeat_info,
         spread_repeat=within_item_spread(repeat_trials) if repeat_trials is not None else None,

@@ -27,6 +27,7 @@ SELECT r.run_id, r.dataset_id, coalesce(d.name, r.dataset_id) AS dataset_name,
 FROM runs r
 JOIN judge_calls j ON j.run_id = r.run_id AND j.kind = 'rubric'
 LEFT JOIN datasets d ON d.dataset_id = r.dataset_id
+WHERE $run_id IS NULL OR r.run_id = $run_id
 GROUP BY r.run_id, r.dataset_id, d.name, r.judge, r.protocol, r.origin, r.provider, r.simulated,
          CAST(r.params AS VARCHAR), r.rubric_id, r.created_at
 """
@@ -40,8 +41,7 @@ ORDER BY runs.created_at, runs.run_id
 
 # The chosen position is read as stored; only a trial stored without it falls back to its own stored ordering.
 TRIALS_SQL = """
-SELECT j.call_id, j.item_id, j.judge, j.repetition,
-       array_to_string(j.ordering, ',') AS ordering_key,
+SELECT j.item_id, array_to_string(j.ordering, ',') AS ordering_key,
        j.score,
        CASE WHEN j.parse_status = 'ok' AND j.score IS NOT NULL
             THEN coalesce(j.chosen_position, nullif(list_position(j.ordering, j.score), 0)) END AS chosen_position,
@@ -102,7 +102,7 @@ class RubricRunInfo:
 def list_rubric_runs(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Every run that holds rubric trials, with its judge, rubric, k and counts."""
     with connect(path, read_only=True) as con:
-        return con.execute(LIST_RUBRIC_RUNS_SQL).df()
+        return con.execute(LIST_RUBRIC_RUNS_SQL, {"run_id": None}).df()
 
 
 def _params(text: object) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def _params(text: object) -> dict[str, Any]:
 def rubric_run_info(path: str | os.PathLike[str], run_id: str) -> RubricRunInfo:
     """One rubric run's description; NotFoundError when the run has no rubric trials."""
     with connect(path, read_only=True) as con:
-        frame = con.execute(f"SELECT * FROM ({LIST_RUBRIC_RUNS_SQL}) WHERE run_id = ?", [run_id]).df()
+        frame = con.execute(LIST_RUBRIC_RUNS_SQL, {"run_id": run_id}).df()
     if frame.empty:
         raise NotFoundError(f"no rubric trials in run {run_id!r} (see `runs` for the runs in the store)")
     row = frame.iloc[0]
@@ -134,8 +134,9 @@ def rubric_run_info(path: str | os.PathLike[str], run_id: str) -> RubricRunInfo:
 
 
 def _run_frame(path: str | os.PathLike[str], sql: str, run_id: str, what: str) -> pd.DataFrame:
+    # Through Arrow: several times faster than .df() for a million rows of short strings.
     with connect(path, read_only=True) as con:
-        frame = con.execute(sql, [run_id]).df()
+        frame = con.sql(sql, params=[run_id]).to_arrow_table().to_pandas()
     if frame.empty:
         raise NotFoundError(f"no {what} in run {run_id!r} (see `runs` for the runs in the store)")
     return frame

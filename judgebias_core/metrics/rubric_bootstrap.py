@@ -1,0 +1,99 @@
+"""Item bootstrap of correlations, drawn as multinomial counts over the distinct value rows of the items.
+
+Resampling n items with replacement is the same as drawing, for each distinct row of values (an item's mean
+scores and label), how many times it is picked: a multinomial with the rows' frequencies. Rubric scores take few
+distinct values (means of 2k integer scores), so this is far cheaper than gathering n indexes per resample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from scipy import sparse
+
+MAX_BOOTSTRAP_CELLS = 4_000_000  # resample x distinct-row counts held at once before drawing the next block
+Interval = tuple[float, float]
+NAN_INTERVAL: Interval = (float("nan"), float("nan"))
+
+
+def distinct_rows(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of the paired columns (P x m) and how often each occurs (P)."""
+    rows, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
+    return rows, counts
+
+
+def count_blocks(frequencies: np.ndarray, resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """Blocks of resampled counts (resamples x P, float), each row summing to n, from one seeded stream."""
+    n = int(frequencies.sum())
+    rng = np.random.default_rng(seed)
+    block = max(1, min(resamples, MAX_BOOTSTRAP_CELLS // max(len(frequencies), 1)))
+    for start in range(0, resamples, block):
+        yield rng.multinomial(n, frequencies / n, size=min(block, resamples - start)).astype(float)
+
+
+def _weighted_sum(weights: np.ndarray, *factors: np.ndarray) -> np.ndarray:
+    """Sum over distinct rows of weight x the product of the factors (each P, or resamples x P), per resample."""
+    if all(f.ndim == 1 for f in factors):
+        return weights @ np.prod(np.vstack(factors), axis=0)
+    spec = ",".join(["bp"] + ["p" if f.ndim == 1 else "bp" for f in factors]) + "->b"
+    return np.einsum(spec, weights, *factors, optimize=False)
+
+
+def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r per row of ``weights`` (counts over distinct rows); NaN when x or y is constant in a resample."""
+    total = weights.sum(axis=1)
+    sum_x, sum_y = _weighted_sum(weights, x), _weighted_sum(weights, y)
+    sum_xx, sum_yy = _weighted_sum(weights, x, x), _weighted_sum(weights, y, y)
+    var_x = sum_xx - sum_x**2 / total
+    var_y = sum_yy - sum_y**2 / total
+    covariance = _weighted_sum(weights, x, y) - sum_x * sum_y / total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = covariance / np.sqrt(var_x * var_y)
+    # A resample that drew one value only has zero spread up to rounding: treat a tiny relative spread as none.
+    flat = (var_x <= 1e-9 * sum_xx) | (var_y <= 1e-9 * sum_yy)
+    return np.where(flat, np.nan, np.clip(r, -1.0, 1.0))
+
+
+def weighted_ranks(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Average rank (ties share the mean rank) of each distinct row's value within each resample."""
+    levels, level_of = np.unique(values, return_inverse=True)
+    one_hot = sparse.csr_matrix((np.ones(len(values)), (np.arange(len(values)), level_of)),
+                                shape=(len(values), len(levels)))
+    per_level = np.asarray((one_hot.T @ weights.T).T)
+    average_rank = np.cumsum(per_level, axis=1) - per_level + (per_level + 1) / 2
+    return average_rank[:, level_of]
+
+
+def percentile_interval(values: np.ndarray, confidence: float) -> Interval:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return NAN_INTERVAL
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(finite, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def bootstrap_correlations(scores: list[np.ndarray], labels: np.ndarray, resamples: int, seed: int,
+                           confidence: float) -> list[tuple[Interval, Interval]]:
+    """Pearson and Spearman intervals of each score column against the labels, resampling items jointly.
+
+    With two score columns a third entry gives the interval of their difference (first minus second).
+    """
+    rows, frequencies = distinct_rows(*scores, labels)
+    label_values = rows[:, -1]
+    pearson: list[list[np.ndarray]] = [[] for _ in scores]
+    spearman: list[list[np.ndarray]] = [[] for _ in scores]
+    for weights in count_blocks(frequencies, resamples, seed):
+        label_ranks = weighted_ranks(weights, label_values)
+        for column in range(len(scores)):
+            values = rows[:, column]
+            pearson[column].append(weighted_pearson(weights, values, label_values))
+            spearman[column].append(weighted_pearson(weights, weighted_ranks(weights, values), label_ranks))
+    pearson_all = [np.concatenate(parts) for parts in pearson]
+    spearman_all = [np.concatenate(parts) for parts in spearman]
+    if len(scores) == 2:
+        pearson_all.append(pearson_all[0] - pearson_all[1])
+        spearman_all.append(spearman_all[0] - spearman_all[1])
+    return [(percentile_interval(p, confidence), percentile_interval(s, confidence))
+            for p, s in zip(pearson_all, spearman_all, strict=True)]
