@@ -44,7 +44,8 @@ def test_mtbench_summary_matches_the_published_counts(mtbench_report: Report) ->
     row = table[(table["study"] == "full") & (table["judge"] == "gpt-4-0613")].iloc[0]
     assert (row["consistent"], row["classified (n)"], row["flip rate"]) == ("1,957", "2,400", "18.5%")
     assert row["95% Wilson (pairs)"] == "17.0%–20.1%"
-    assert {"pairwise", "agreement", "leaderboard"} <= {s.key for s in mtbench_report.sections}
+    assert [s.key for s in mtbench_report.sections] == ["pairwise", "factors", "agreement", "leaderboard"]
+    assert mtbench_report.skipped == () and mtbench_report.simulated_judges == ()
     assert "calibration" not in {s.key for s in mtbench_report.sections}  # MTBench has no labels here
 
 
@@ -87,7 +88,7 @@ def test_unknown_scope_is_a_named_error(bundled_db_master: Path, request_: Repor
 def test_autoj_calibration_is_against_people(bundled_db_master: Path) -> None:
     report = build_report(bundled_db_master, ReportRequest("autoj"))
     calibration = _section(report, "calibration")
-    assert calibration.headline[0].startswith("Against people's labels on 1,392 pairs, auto-j-13b's verdict")
+    assert calibration.headline[0].startswith("Against people's labels on 1,392 pairs, the verdict of auto-j-13b")
     assert "leaderboard" not in {s.key for s in report.sections}  # response_1 vs response_2 is no ranking
 
 

@@ -10,7 +10,8 @@ SCRIPT = '''
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from ui.share import chart_downloads, explain, permalink_hint, synced_multiselect, synced_selectbox, table_downloads
+from ui.share import (chart_downloads, explain, permalink_hint, report_button, synced_multiselect,
+                      synced_selectbox, table_downloads)
 
 explain("flip_rate")
 dataset = synced_selectbox("Dataset", ["mtbench", "devbench", "autoj"], key="dataset")
@@ -19,6 +20,7 @@ st.write(f"dataset={dataset} judges={','.join(judges)}")
 table_downloads(pd.DataFrame({"judge": ["=cmd"]}), "flip rates")
 chart_downloads(go.Figure(), "flip chart")
 permalink_hint()
+report_button("mtbench", ["gpt-4-0613"])
 '''
 
 
@@ -36,6 +38,12 @@ def test_explain_shows_meaning_and_formula() -> None:
     assert any("Flip rate" in c.value and "swapping the two answers" in c.value for c in at.caption)
     assert at.expander[0].label == "How flip rate is computed"
     assert any("Wilson" in m.value for m in at.markdown)
+
+
+def test_download_buttons_are_drawn_without_building_anything() -> None:
+    at = _run({})
+    # CSV, Parquet, PNG, SVG (when Chromium is here) and the report: built only when clicked.
+    assert len(at.get("download_button")) in (3, 5)
 
 
 def test_filters_are_read_back_from_the_url() -> None:

@@ -24,6 +24,7 @@ from judgebias_core.store.report_queries import (
 # A builder whose module (or the metric module it reads) is not in this build is skipped and named in the report.
 SECTION_BUILDERS: tuple[tuple[str, str, str], ...] = (
     ("Pairwise position bias", "judgebias_core.report.pairwise_section", "pairwise_section"),
+    ("What drives the bias", "judgebias_core.report.factors_section", "factors_section"),
     ("Rubric position bias", "judgebias_core.report.rubric_section", "rubric_section"),
     ("Agreement between judges", "judgebias_core.report.judges_section", "agreement_section"),
     ("Agreement with people", "judgebias_core.report.judges_section", "calibration_section"),
@@ -47,6 +48,7 @@ def resolve_scope(path: str | os.PathLike[str], request: ReportRequest) -> Repor
         runs=tuple(dict.fromkeys(scope["run_id"].dropna())), studies=tuple(dict.fromkeys(scope["study"])),
         kinds=frozenset(scope["kind"]), judge_filter=tuple(request.judges),
         study_judges=tuple(dict.fromkeys(zip(scope["study"], scope["judge"], strict=True))),
+        simulated=frozenset(scope.loc[scope["simulated"].astype(bool), "judge"]),
     )
 
 
@@ -76,4 +78,5 @@ def build_report(path: str | os.PathLike[str], request: ReportRequest) -> Report
         version=__version__, generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
     return Report(request=request, title=f"How far can these judges be trusted? {scope.dataset.name}",
-                  sections=tuple(sections), provenance=provenance, skipped=tuple(skipped))
+                  sections=tuple(sections), provenance=provenance, skipped=tuple(skipped),
+                  simulated_judges=tuple(sorted(scope.simulated)))

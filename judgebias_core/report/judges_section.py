@@ -87,14 +87,14 @@ def agreement_section(scope: ReportScope) -> ReportSection | None:
 
 # Agreement with people ----------------------------------------------------------------------------------------
 
-def calibration_sentence(result: PairwiseCalibration | RubricCalibration) -> str:
+def calibration_sentence(result: PairwiseCalibration | RubricCalibration, who: str) -> str:
     if isinstance(result, PairwiseCalibration):
         table = result.swap_aggregated
-        return (f"Against {_source(result.label_source)} on {table.n:,} pairs, {result.judge}'s verdict taken over "
+        return (f"Against {_source(result.label_source)} on {table.n:,} pairs, the verdict of {who} taken over "
                 f"both orders agrees beyond chance with Cohen's kappa = "
                 f"{_interval(table.kappa, table.kappa_ci_low, table.kappa_ci_high)}; it picks the labelled answer "
                 f"in both orders on {count_of(result.both_orders_correct, result.pairs, 'pair')}.")
-    return (f"Against {_source(result.label_source)} on {result.n:,} scored calls, {result.judge} reaches Cohen's "
+    return (f"Against {_source(result.label_source)} on {result.n:,} scored calls, {who} reaches Cohen's "
             f"kappa = {_interval(result.kappa, result.kappa_ci_low, result.kappa_ci_high)} (quadratic-weighted "
             f"{result.weighted_kappa:.2f}) and Spearman rho = {result.spearman.statistic:.2f}.")
 
@@ -131,12 +131,13 @@ def calibration_section(scope: ReportScope) -> ReportSection | None:
     for result in results:
         table = result.swap_aggregated if isinstance(result, PairwiseCalibration) else result
         labels = table.labels if isinstance(result, PairwiseCalibration) else result.levels
-        figures.append(confusion_heatmap(labels, table.confusion, f"{result.judge} against {result.label_source} labels",
+        figures.append(confusion_heatmap(labels, table.confusion,
+                                         f"{result.judge} against {result.label_source} labels",
                                          human_label=result.label_source))
         if isinstance(result, RubricCalibration):
             figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
                                                ("Kendall", result.kendall)]))
-    sentences = [calibration_sentence(r) for r in results]
+    sentences = [calibration_sentence(r, scope.who(r.judge)) for r in results]
     return ReportSection(
         key="calibration", title="How often the judges agree with people", headline=tuple(sentences),
         sentences=tuple(sentences), figures=tuple(figures),
@@ -154,18 +155,18 @@ def ranked_rows(board: Leaderboard) -> list[LeaderboardRow]:
     return [r for r in board.rows if not (board.baseline_design and r.is_reference)]
 
 
-def leaderboard_sentence(board: Leaderboard) -> str | None:
+def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
     rows = ranked_rows(board)
     if len(rows) < 2:
         return None
     first, second = rows[0], rows[1]
     against = "against the baseline " + board.reference if board.baseline_design else "overall"
-    text = (f"By {board.judge}'s verdicts, {first.candidate} ranks first (win rate {against} "
+    text = (f"By the verdicts of {who}, {first.candidate} ranks first (win rate {against} "
             f"{percent(first.win_rate)} over {first.pairs:,} pairs), ahead of {second.candidate} "
             f"({percent(second.win_rate)}).")
     if first.position_artefact:
-        text += (f" Their gap is smaller than the upper bound of the judge's flip rate ({percent(board.flip_rate_ci_high)}),"
-                 " so this order could be an artefact of position.")
+        text += (" Their gap is smaller than the upper bound of the judge's flip rate "
+                 f"({percent(board.flip_rate_ci_high)}), so this order could be an artefact of position.")
     return text
 
 
@@ -189,7 +190,8 @@ def leaderboard_section(scope: ReportScope) -> ReportSection | None:
     boards = sorted((b for b in boards if len(ranked_rows(b)) >= 2), key=lambda b: b.flip_rate)
     if not boards:
         return None
-    sentences = [s for s in map(leaderboard_sentence, boards) if s]  # boards by flip rate: the steadiest judge first
+    # Boards are sorted by flip rate, so the headline speaks for the steadiest judge.
+    sentences = [s for s in (leaderboard_sentence(b, scope.who(b.judge)) for b in boards) if s]
     return ReportSection(
         key="leaderboard", title=f"How the judges rank the candidates (study {study})",
         headline=tuple(sentences[:1]), sentences=tuple(sentences),

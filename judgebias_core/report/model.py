@@ -63,6 +63,7 @@ class Report:
     sections: tuple[ReportSection, ...]
     provenance: Provenance
     skipped: tuple[str, ...] = field(default=())
+    simulated_judges: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,11 @@ class ReportScope:
     kinds: frozenset[str]
     judge_filter: tuple[str, ...] = ()  # as requested: empty means all
     study_judges: tuple[tuple[str, str], ...] = ()  # (study, judge) pairs with calls in scope
+    simulated: frozenset[str] = frozenset()  # judges whose calls come from a simulated judge, not a real model
+
+    def who(self, judge: str) -> str:
+        """A judge's name as sentences give it: simulated judges are always said to be simulated."""
+        return f"{judge} (a simulated judge)" if judge in self.simulated else judge
 
     def judges_in(self, study: str) -> list[str]:
         """The judges in scope with calls in ``study``."""

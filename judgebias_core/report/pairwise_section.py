@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
+import plotly.graph_objects as go
 
-from judgebias_core.charts.pairwise_summary import direction_figure, flip_rate_figure, task_consistency_figure
+from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
+from judgebias_core.charts.pairwise_summary import direction_figure
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics, pairwise_metrics, task_breakdown, unit_metrics
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import (
@@ -20,7 +22,7 @@ from judgebias_core.report.phrasing import (
 )
 
 METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "preference_fairness", "mcnemar",
-               "repetition_stability", "repetition_floor", "parse_failures")
+               "repetition_stability", "repetition_floor", "quality_gap", "parse_failures")
 
 
 def _interval(low: float, high: float) -> str:
@@ -71,26 +73,32 @@ def task_table(breakdown: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def _headline(headline: list[PairwiseJudgeMetrics]) -> list[str]:
-    sentences = [headline_sentence(r.judge, r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.primacy,
+def _titled(fig: go.Figure, title: str) -> go.Figure:
+    return fig.update_layout(title=title, margin={"t": 60})
+
+
+def _headline(headline: list[PairwiseJudgeMetrics], who: Callable[[str], str]) -> list[str]:
+    sentences = [headline_sentence(who(r.judge), r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.primacy,
                                    r.recency, r.binomial_p) for r in headline]
     rated = [r for r in headline if r.classified_pairs]
     if len(rated) > 1:
         best, worst = rated[0], rated[-1]
-        sentences.insert(0, ranking_sentence(best.judge, best.flip_rate, worst.judge, worst.flip_rate, len(rated)))
+        sentences.insert(0, ranking_sentence(who(best.judge), best.flip_rate, who(worst.judge), worst.flip_rate,
+                                             len(rated)))
     return sentences
 
 
-def _sentences(headline: list[PairwiseJudgeMetrics], floors: dict[str, PairwiseJudgeMetrics]) -> list[str]:
+def _sentences(headline: list[PairwiseJudgeMetrics], floors: dict[str, PairwiseJudgeMetrics],
+               who: Callable[[str], str]) -> list[str]:
     sentences = []
     for r in headline:
-        text = flip_sentence(r.judge, r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.flip_rate_ci_low,
+        text = flip_sentence(who(r.judge), r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.flip_rate_ci_low,
                              r.flip_rate_ci_high)
         if r.classified_pairs:
             text += " " + direction_sentence(r.primacy, r.recency, r.binomial_p)
         repeated = floors.get(r.judge)
         if repeated is not None and repeated.repetition_floor is not None and repeated.repetition_prompts:
-            text += " " + floor_sentence(r.judge, repeated.repetition_floor, repeated.repetition_prompts,
+            text += " " + floor_sentence(who(r.judge), repeated.repetition_floor, repeated.repetition_prompts,
                                          repeated.flip_rate)
         sentences.append(text)
     return sentences
@@ -110,12 +118,10 @@ def pairwise_section(scope: ReportScope) -> ReportSection | None:
     first_reps = sorted((r for r in results if r.repetition == 1), key=lambda r: (r.study, r.flip_rate))
     headline = [r for r in first_reps if r.study == main]
     floors = {r.judge: r for r in first_reps if r.repetition_floor is not None}
-    figures = [flip_rate_figure(headline), direction_figure(headline)]
-    for study in studies:
-        if study != main:
-            other = [r for r in first_reps if r.study == study]
-            figures.append(flip_rate_figure(other).update_layout(title=f"Flip rate, study {study} (repetition 1)"))
-    breakdown = task_breakdown(unit_metrics(scope.path, scope.dataset.id, main, judges))
+    figures = [_titled(flip_rate_forest(first_reps), "Flip rate per judge (first repetition of each study)"),
+               direction_figure(headline)]
+    units = unit_metrics(scope.path, scope.dataset.id, main, judges)
+    breakdown = task_breakdown(units)
     ordered = sorted(results, key=lambda r: (r.study, r.judge, r.repetition))
     tables = [ReportTable("Swap consistency per judge", judge_table(ordered),
                           "Counts are pairs (one pair = the same two answers judged in both orders), not judge "
@@ -123,7 +129,12 @@ def pairwise_section(scope: ReportScope) -> ReportSection | None:
               ReportTable("Direction and fairness per judge", direction_table(ordered),
                           "Flips are the classified pairs whose verdict changed; a unit is a (candidate, task).")]
     if not breakdown.empty:
-        figures.append(task_consistency_figure(breakdown))
+        figures += [_titled(judge_task_heatmap(breakdown, "position_consistency"),
+                            f"Position consistency by judge and task (study {main})"),
+                    _titled(judge_task_heatmap(breakdown, "preference_fairness"),
+                            f"Preference fairness by judge and task (study {main}; below 0 leans to the first slot)"),
+                    _titled(quality_gap_scatter(units, "position_consistency"),
+                            "Consistency against the answer quality gap: one point per (judge, candidate, task)")]
         tables.append(ReportTable(f"Consistency by task (study {main})", task_table(breakdown),
                                   "Position consistency pools the pairs of each task; preference fairness is the "
                                   "mean over (candidate, task) units."))
@@ -133,8 +144,8 @@ def pairwise_section(scope: ReportScope) -> ReportSection | None:
                                   "Prompts are one order of one pair, asked several times with nothing changed."))
     return ReportSection(
         key="pairwise", title="Swapping the two answers (pairwise position bias)",
-        headline=tuple(_headline(headline)), sentences=tuple(_sentences(headline, floors)), figures=tuple(figures), tables=tuple(tables),
-        metric_keys=METRIC_KEYS,
+        headline=tuple(_headline(headline, scope.who)), sentences=tuple(_sentences(headline, floors, scope.who)),
+        figures=tuple(figures), tables=tuple(tables), metric_keys=METRIC_KEYS,
         notes=(f"Sentences speak about the study '{main}', first repetition; the tables list every study and "
                "repetition in the report.",),
     )

@@ -23,7 +23,8 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 a
 color:#1f2328;line-height:1.5}
 h1{font-size:1.7em;margin-bottom:4px}h2{border-bottom:1px solid #d0d7de;padding-bottom:4px;margin-top:40px}
 .meta{color:#57606a;font-size:.9em}.summary{background:#f6f8fa;border-left:4px solid #4c72b0;padding:8px 20px}
-.summary li{margin:6px 0}table{border-collapse:collapse;margin:8px 0 4px;font-size:.85em;display:block;overflow-x:auto}
+.summary li{margin:6px 0}.warning{background:#fff8c5;border-left:4px solid #bf8700;padding:8px 20px}
+table{border-collapse:collapse;margin:8px 0 4px;font-size:.85em;display:block;overflow-x:auto}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
 .note{color:#57606a;font-size:.85em;margin-top:0}.chart{margin:16px 0}details{margin:12px 0}
 summary{cursor:pointer;font-weight:600}dt{font-weight:600;margin-top:10px}dd{margin-left:16px}
@@ -96,16 +97,24 @@ def provenance_html(provenance: Provenance) -> str:
              ("Baseline candidate", dataset.baseline_candidate),
              ("Software", f"judgebias {provenance.version}"), ("Report built", provenance.generated_at)]
     facts_html = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts if v)
-    templates = provenance.templates.assign(
-        template_id=provenance.templates["template_id"].fillna("not stored (recorded data: the original authors' "
-                                                              "prompts)"))
-    tables = [ReportTable("Judges", _readable(provenance.judges), "Calls and parse failures within this report's scope; "
-                          "times are when the calls were stored."),
-              ReportTable("Runs", _readable(provenance.runs), "Bundled data is stored as runs named bundled:<dataset>:<study>; "
-                          "created_at is when it was imported."),
+    templates = provenance.templates.assign(template_id=provenance.templates["template_id"].fillna(
+        "not stored (recorded data: the original authors' prompts)"))
+    runs = provenance.runs.assign(template_id=provenance.runs["template_id"].str[:12])
+    tables = [ReportTable("Judges", _readable(provenance.judges),
+                          "Calls and parse failures within this report's scope; times are when the calls were stored."),
+              ReportTable("Runs", _readable(runs), "Bundled data is stored as runs named bundled:<dataset>:<study>; "
+                          "created_at is when it was imported. Template ids are shortened: the full hash is below."),
               ReportTable("Prompt templates (sha256 of the template text)", _readable(templates))]
     return (f'<section id="provenance"><h2>Where these numbers come from</h2><dl>{facts_html}</dl>'
             + "".join(table_html(t) for t in tables) + "</section>")
+
+
+def _simulated_warning(report: Report) -> str:
+    if not report.simulated_judges:
+        return ""
+    return (f'<p class="warning">Some results here come from a simulated judge, not a real model: '
+            f"{esc(', '.join(report.simulated_judges))}. They show how the analysis works, not how any model "
+            "behaves.</p>")
 
 
 def render_html(report: Report) -> str:
@@ -124,7 +133,8 @@ def render_html(report: Report) -> str:
         f"<header><h1>{esc(report.title)}</h1><p class=\"meta\">Dataset {esc(report.provenance.dataset.id)} · "
         f"judges: {esc(judges)} · runs: {esc(runs)} · built {esc(report.provenance.generated_at)} with judgebias "
         f"{esc(report.provenance.version)}</p></header>"
-        f'<section id="summary"><h2>In short</h2><div class="summary">{_list(sentences)}</div>'
+        f'<section id="summary"><h2>In short</h2>{_simulated_warning(report)}'
+        f'<div class="summary">{_list(sentences)}</div>'
         f'{_list(report.skipped, "note")}<ul>{contents}<li><a href="#provenance">Where these numbers come from</a>'
         f"</li></ul></section>"
         + "".join(section_html(section, i) for i, section in enumerate(report.sections))

@@ -19,8 +19,9 @@ AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], j.run_id))
 SCOPE_SQL = f"""
 SELECT j.judge, j.study, j.run_id, j.kind, count(*) AS calls,
        count(*) FILTER (WHERE j.parse_status = 'failed') AS parse_failures,
-       count(*) FILTER (WHERE j.parse_status = 'no_reply') AS no_reply
-FROM judge_calls j
+       count(*) FILTER (WHERE j.parse_status = 'no_reply') AS no_reply,
+       coalesce(bool_or(r.simulated), false) OR coalesce(bool_or(d.simulated), false) AS simulated
+FROM judge_calls j LEFT JOIN runs r ON r.run_id = j.run_id LEFT JOIN judges d ON d.judge = j.judge
 WHERE {SCOPE_FILTER}
 GROUP BY ALL
 ORDER BY j.study, j.judge
@@ -79,7 +80,7 @@ def _frame(path: str | os.PathLike[str], sql: str, params: list[object]) -> pd.D
 
 def report_scope(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
                  runs: Sequence[str] = ()) -> pd.DataFrame:
-    """Per (judge, study, run, call kind): calls, parse failures and calls without reply, within the filters."""
+    """Per (judge, study, run, call kind): calls, parse failures, calls without reply, whether simulated."""
     return _frame(path, SCOPE_SQL, _scope_params(dataset_id, judges, runs))
 
 

@@ -1,0 +1,53 @@
+"""Report section "what drives the bias" (METHODS.md section 7): stepwise regression from metrics.stepwise."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judgebias_core.charts.stepwise import aic_path, aic_rise_chart
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.stepwise import StepwiseResult, plain_summary, stepwise_analysis
+from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
+
+TARGETS = ("position_consistency", "preference_fairness")
+
+
+def steps_table(result: StepwiseResult) -> pd.DataFrame:
+    """Every step: the variable, added or dropped, and the AIC before and after."""
+    label = result.target.replace("_", " ")
+    return pd.DataFrame([{"target": label, "step": n, "action": step.action,
+                          "variable": step.variable.replace("_", " "),
+                          "AIC before": f"{step.aic_before:.1f}", "AIC after": f"{step.aic_after:.1f}"}
+                         for n, step in enumerate(result.steps, start=1)]
+                        or [{"target": label, "step": 0, "action": "none", "variable": "–",
+                             "AIC before": f"{result.start_aic:.1f}", "AIC after": f"{result.final_aic:.1f}"}])
+
+
+def factors_section(scope: ReportScope) -> ReportSection | None:
+    """Stepwise regression of PC and PF over (judge, candidate, task) units of the main study."""
+    if "pairwise" not in scope.kinds or not scope.studies:
+        return None
+    study = "full" if "full" in scope.studies else scope.studies[0]
+    results = []
+    for target in TARGETS:
+        try:
+            results.append(stepwise_analysis(scope.path, scope.dataset.id, study, target))
+        except JudgebiasError:  # no classified pair in the study: nothing to explain
+            return None
+    sentences = [plain_summary(result) for result in results]
+    figures = []
+    for result in results:
+        label = result.target.replace("_", " ")
+        figures.append(aic_path(result).update_layout(title=f"Stepwise path, target {label}"))
+        if result.final_variables:
+            figures.append(aic_rise_chart(result).update_layout(title=f"How much each factor matters for {label}"))
+    notes = [f"Units of study '{study}': every judge of the study, whatever the judges chosen for this report; "
+             f"{results[0].units_left_out} unit(s) without a classified pair left out."]
+    return ReportSection(
+        key="factors", title=f"What drives the bias (study {study})", headline=tuple(sentences[:1]),
+        sentences=tuple(sentences), figures=tuple(figures),
+        tables=(ReportTable("Stepwise steps", pd.concat([steps_table(r) for r in results], ignore_index=True),
+                            f"Units: {results[0].units:,} (judge, candidate, task) combinations; AIC = 2k - 2 ln L "
+                            "of an ordinary least squares fit."),),
+        metric_keys=("stepwise_aic", "quality_gap"), notes=tuple(notes),
+    )
