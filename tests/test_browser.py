@@ -79,10 +79,9 @@ def dashboard(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory)
 def _wait_until_idle(page: object, timeout_ms: int = 90_000) -> None:
     """Wait until the script run finished: the main block is rendered and no 'running' status is shown."""
     page.wait_for_selector('[data-testid="stMain"] h1', timeout=timeout_ms)  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
-        """() => !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]')
-                 && !document.querySelector('[data-testid="stSkeleton"]')""",
-        timeout=timeout_ms,
+    # The app root carries the script state; wait for the run to finish (it may rerun once on first load).
+    page.wait_for_selector(  # type: ignore[attr-defined]
+        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms
     )
     # Visible plotly charts have drawn their SVG before the screenshot is taken (charts in closed tabs or
     # expanders draw only when opened, so this wait is best effort; the exception check is the assertion).
