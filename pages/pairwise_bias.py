@@ -156,7 +156,7 @@ if not units.empty:
         (st.warning if safety.possibly_positional else st.success)(
             f"{escape_markdown(result.judge)}: {escape_markdown(safety.message)}")
     st.dataframe(wins[["judge", "candidate", "classified", "candidate_wins", "opponent_wins", "ties",
-                       "overall_win_rate"]], hide_index=True, width="stretch",
+                       "overall_win_rate"]], hide_index=True, width="stretch", height=280,
                  column_config={"overall_win_rate": st.column_config.NumberColumn(format="%.3f")})
 
 st.subheader("Inconsistent pairs")
@@ -185,7 +185,7 @@ else:
         (right, "Swapped order", pair["candidate"], pair["opponent"], pair["verdict_swapped"], pair["raw_swapped"]),
     ):
         with column:
-            st.markdown(f"**{order}**: A = `{escape_markdown(first)}`, B = `{escape_markdown(second)}`")
+            st.markdown(f"**{order}**: A = {escape_markdown(first)}, B = {escape_markdown(second)}")
             if isinstance(verdict, str):
                 winner = {"A": first, "B": second}.get(verdict, "tie")
                 st.info(f"Verdict **{verdict}** ({VERDICT_MEANING.get(verdict, verdict)}): "
