@@ -111,22 +111,23 @@ def refresh_pair_outcomes(con: duckdb.DuckDBPyConnection, dataset_id: str, study
 
 
 # The pairs a batch of calls can complete are those with either call in the batch. Calls are never rewritten
-# (INSERT OR IGNORE), so every other pair is already classified and stays as it is.
+# (INSERT OR IGNORE), so every other pair is already classified and stays as it is. The constant dataset and study
+# filters let DuckDB skip the row groups of other runs instead of scanning the whole table.
+_SCOPE = "o.dataset_id = $dataset AND o.study = $study AND s.dataset_id = $dataset AND s.study = $study AND "
 PAIRS_OF_CALLS_SQL = (
     "INSERT INTO pair_outcomes "
-    + PAIR_SELECT_SQL.format(condition="o.call_id IN (SELECT call_id FROM _touched_calls)")
+    + PAIR_SELECT_SQL.format(condition=_SCOPE + "o.call_id IN (SELECT call_id FROM _touched_calls)")
     + " UNION ALL "
-    + PAIR_SELECT_SQL.format(condition="s.call_id IN (SELECT call_id FROM _touched_calls) "
+    + PAIR_SELECT_SQL.format(condition=_SCOPE + "s.call_id IN (SELECT call_id FROM _touched_calls) "
                                        "AND o.call_id NOT IN (SELECT call_id FROM _touched_calls)")
 )
 
 
-def classify_pairs_of_calls(con: duckdb.DuckDBPyConnection, call_ids: pd.Series) -> None:
-    """(Re)classify the pairs that include any of ``call_ids``: the same rows a full refresh gives them.
-
-    Costs one pass over the new calls and a join with the stored ones, not a reclassification of the study.
-    """
-    con.register("_touched_frame", pd.DataFrame({"call_id": call_ids.drop_duplicates().astype(str)}))
+def classify_pairs_of_calls(con: duckdb.DuckDBPyConnection, calls: pd.DataFrame) -> None:
+    """(Re)classify the pairs that include any of ``calls`` (call_id, dataset_id, study): the rows a full refresh
+    would give them, at the cost of the new calls and their mirrors rather than of the whole study."""
+    touched = calls[["call_id", "dataset_id", "study"]].drop_duplicates("call_id").astype(str)
+    con.register("_touched_frame", touched)
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE _touched_calls AS SELECT call_id FROM _touched_frame")
     finally:
@@ -135,7 +136,8 @@ def classify_pairs_of_calls(con: duckdb.DuckDBPyConnection, call_ids: pd.Series)
         "DELETE FROM pair_outcomes WHERE original_call_id IN (SELECT call_id FROM _touched_calls) "
         "OR swapped_call_id IN (SELECT call_id FROM _touched_calls)"
     )
-    con.execute(PAIRS_OF_CALLS_SQL)
+    for dataset_id, study in touched[["dataset_id", "study"]].drop_duplicates().itertuples(index=False):
+        con.execute(PAIRS_OF_CALLS_SQL, {"dataset": dataset_id, "study": study})
     con.execute("DROP TABLE _touched_calls")
 
 
@@ -159,7 +161,7 @@ def write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
         if calls is not None and not calls.empty and inserted.get("judge_calls", 0) > 0:
             pairwise = calls[calls["kind"] == "pairwise"]
             if not pairwise.empty:
-                classify_pairs_of_calls(con, pairwise["call_id"])
+                classify_pairs_of_calls(con, pairwise)
         if inserted.get("items", 0) > 0 and batch.items is not None:
             fill_pair_tasks(con, sorted(batch.items["dataset_id"].astype(str).unique().tolist()))
     return WriteResult(inserted=inserted)
