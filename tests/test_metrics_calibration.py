@@ -190,9 +190,11 @@ def test_reference_judge_labels_are_named_as_such(fresh_db: Path, capsys: pytest
     assert targets["label_source"].tolist() == ["reference-judge"]
     payload = run_cli(capsys, fresh_db, "metrics", "calibration", "--dataset", "hand", "--judge", "hand-judge")
     assert payload["label_source"] == "reference-judge"
-    for key in ("n", "kappa", "weighted_kappa", "pearson", "spearman", "kendall", "pearson_ci_low",
-                "kendall_ci_high"):
-        assert key in payload
+    assert payload["n"] == 11
+    for key in ("kappa", "weighted_kappa", "pearson", "spearman", "kendall"):
+        assert isinstance(payload[key], float)
+        assert payload[f"{key}_ci_low"] <= payload[key] <= payload[f"{key}_ci_high"]
+        assert payload[f"{key}_ci"] == [payload[f"{key}_ci_low"], payload[f"{key}_ci_high"]]
     assert len(payload["confusion"]) == 5
 
 

@@ -13,17 +13,20 @@ from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED, 
 from judgebias_core.metrics.verbosity import verbosity, verbosity_frame
 from judgebias_core.store.agreement_queries import pairwise_studies
 
-CORRELATIONS = ("pearson", "spearman", "kendall", "item_pearson", "item_spearman")
+CORRELATIONS = ("pearson", "spearman", "kendall", "item_pearson", "item_spearman", "item_kendall")
 
 
 def rubric_payload(result: RubricCalibration) -> dict[str, Any]:
-    """Flat JSON of a rubric calibration: each correlation as a number with ``_ci_low``/``_ci_high``/``_p``."""
+    """Flat JSON of a rubric calibration: each coefficient a number, with ``_ci_low``, ``_ci_high`` and ``_ci``."""
     payload = {k: v for k, v in asdict(result).items() if k not in CORRELATIONS}
+    for name in ("kappa", "weighted_kappa"):
+        payload[f"{name}_ci"] = [payload[f"{name}_ci_low"], payload[f"{name}_ci_high"]]
     for name in CORRELATIONS:
         correlation = getattr(result, name)
         payload.update({name: correlation.statistic, f"{name}_ci_low": correlation.ci_low,
-                        f"{name}_ci_high": correlation.ci_high, f"{name}_p": correlation.p_value,
-                        f"{name}_n": correlation.n, f"{name}_interval": correlation.method})
+                        f"{name}_ci_high": correlation.ci_high, f"{name}_ci": [correlation.ci_low, correlation.ci_high],
+                        f"{name}_p": correlation.p_value, f"{name}_n": correlation.n,
+                        f"{name}_interval": correlation.method})
     return payload
 
 

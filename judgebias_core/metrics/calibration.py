@@ -107,6 +107,7 @@ class RubricCalibration:
     kendall: Correlation
     item_pearson: Correlation
     item_spearman: Correlation
+    item_kendall: Correlation
     levels: list[int]
     confusion: list[list[int]]
     per_class: list[ClassScore]
@@ -246,14 +247,14 @@ def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], data
     weighted, w_low, w_high = _kappa(table, weighted=True)
     pearson, spearman, kendall = correlations(parsed["score"], parsed["human_mean"])
     per_item = parsed.groupby(["item_id", "rubric_id"]).agg(score=("score", "mean"), human=("human_mean", "first"))
-    item_pearson, item_spearman, _ = correlations(per_item["score"], per_item["human"])
+    item_pearson, item_spearman, item_kendall = correlations(per_item["score"], per_item["human"])
     return RubricCalibration(
         dataset_id=dataset_id, judge=judge, study=study, label_source=str(trials["label_source"].iloc[0]),
         n=len(parsed), items=int(parsed["item_id"].nunique()), failed=len(trials) - len(parsed),
         kappa=kappa, kappa_ci_low=low, kappa_ci_high=high, weighted_kappa=weighted, weighted_kappa_ci_low=w_low,
         weighted_kappa_ci_high=w_high, pearson=pearson, spearman=spearman, kendall=kendall,
-        item_pearson=item_pearson, item_spearman=item_spearman, levels=levels, confusion=table.tolist(),
-        per_class=_per_class(table, levels),
+        item_pearson=item_pearson, item_spearman=item_spearman, item_kendall=item_kendall, levels=levels,
+        confusion=table.tolist(), per_class=_per_class(table, levels),
     )
 
 
