@@ -20,7 +20,8 @@ from judgebias_core.sources.upload_read import TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import PAIRWISE_LOG_PARSERS, RUBRIC_LOG_PARSERS, UploadSpec
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from ui.state import cached, db_path, show_error
-from ui.upload_widgets import NONE, candidate_settings, escape_markdown, preference_settings, rater_settings
+from ui.share import escape_markdown
+from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings
 
 FLASH_KEY = "upload_flash"
 

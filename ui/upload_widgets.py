@@ -12,18 +12,13 @@ from judgebias_core.sources.upload import preference_targets, preference_values
 from judgebias_core.sources.upload_mapping import TIE, candidate_from_header, normalise, suggest_preference_map
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.queries import list_rubrics
+from ui.share import escape_markdown
 from ui.state import cached
 
 NONE = "(none)"
 UNMAPPED = "(not mapped)"
 MAX_PREFERENCE_VALUES = 60
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 _SCORE_HEADER = re.compile(r"(score|rating|rater|grade|annotator|judgement|label)")
-
-
-def escape_markdown(text: object) -> str:
-    """Text safe inside a markdown label or message: every markdown character escaped."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
 
 
 def rater_settings(columns: list[str], mapped: dict[str, str], key: str) -> dict[str, Any]:
