@@ -1,0 +1,115 @@
+"""AppTest of the Data page: browsing the bundled data, and uploads through the Upload tab."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app_helpers import open_page
+from tests.upload_helpers import rows
+
+HOSTILE_PAIRS = (
+    "id,Prompt,Response (ChatGPT),Response (Claude),Winner\n"
+    "h1,Say **hi** <script>alert(1)</script>,<b>Hi!</b>,# Hello,CHATGPT\n"
+    "h2,Count [link](http://x),1 2 3,one two,TIE\n"
+).encode()
+
+
+def _select(at: AppTest, label: str, value: object) -> None:
+    next(box for box in at.selectbox if box.label == label).set_value(value).run()
+    assert not at.exception
+
+
+def _markdown_texts(at: AppTest) -> str:
+    return "\n".join(str(element.value) for element in [*at.markdown, *at.caption, *at.success, *at.info])
+
+
+def test_browse_search_and_a_pre_parsed_call(app_env: Path) -> None:
+    at = open_page("data.py")
+    assert not at.exception
+    datasets = at.dataframe[0].value
+    assert {"mtbench", "devbench", "autoj", "prometheus-vicuna", "prometheus-mt-bench", "summeval"} <= set(
+        datasets["dataset"])
+    assert int(datasets.set_index("dataset").loc["mtbench", "judge calls"]) == 19584
+    _select(at, "Dataset", "autoj")
+    next(t for t in at.text_input if t.label.startswith("Search")).set_value("Boyer-Moore").run()
+    assert not at.exception
+    assert "1 item(s) match." in [c.value for c in at.caption]
+    # Auto-J's verdicts were published without replies: the page says so instead of showing a raw reply.
+    assert any("pre-parsed" in info.value for info in at.info)
+    assert any(j.value and '"parser": "pre-parsed"' in str(j.value).replace("'", '"') for j in at.json)
+
+
+def test_upload_tab_lists_every_kind(app_env: Path) -> None:
+    at = open_page("data.py")
+    kinds = at.selectbox(key="upload_kind")
+    assert kinds.options == ["Pointwise items (instruction, response, optional human scores)",
+                             "Pairwise items (prompt, two or more candidate answers, optional human preference)",
+                             "Judge log: pairwise calls", "Judge log: rubric trials", "Rubric (YAML or JSON)"]
+    assert len(at.file_uploader) == 1
+
+
+@pytest.fixture
+def writable_app(bundled_db: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
+    return bundled_db
+
+
+def test_upload_pairs_through_the_panel(writable_app: Path) -> None:
+    at = open_page("data.py")
+    at.selectbox(key="upload_kind").set_value("pairs").run()
+    at.file_uploader[0].set_value(("hostile_pairs.csv", HOSTILE_PAIRS, "text/csv")).run()
+    assert not at.exception
+    assert next(t for t in at.text_input if t.label == "New dataset id").value == "hostile_pairs"
+    labels = {box.label: box.value for box in at.selectbox}
+    assert labels["Prompt *"] == "Prompt" and labels["Human preference"] == "Winner"
+    assert labels["CHATGPT means"] == "ChatGPT" and labels["TIE means"] == "tie"
+    write = next(b for b in at.button if b.label == "Write to the store")
+    assert not write.disabled and not at.error
+    # The preview shows the rows as they will be stored; uploaded text never reaches markdown.
+    preview = at.dataframe[-1].value
+    assert set(preview["candidate"]) == {"ChatGPT", "Claude"} and "<b>Hi!</b>" in set(preview["answer"])
+    shown = _markdown_texts(at)
+    assert "<script>" not in shown and "**hi**" not in shown and "<b>Hi!</b>" not in shown
+    write.click().run()
+    assert not at.exception
+    assert any("hostile" in s.value and "9 new row" in s.value for s in at.success)
+    assert "hostile_pairs" in set(at.dataframe[0].value["dataset"])
+    assert rows(writable_app, "SELECT preference FROM human_labels WHERE dataset_id = 'hostile_pairs' "
+                              "ORDER BY item_id") == [("ChatGPT",), ("tie",)]
+    # The same file again: the panel says it is already stored.
+    assert any("already in the store" in info.value for info in at.info)
+
+
+def test_problems_are_shown_and_block_the_write(writable_app: Path) -> None:
+    at = open_page("data.py")
+    at.selectbox(key="upload_kind").set_value("items").run()
+    bad = b"item_id,instruction,response,score_ann\na,Q,R,7\na,,R,2\n"
+    at.file_uploader[0].set_value(("bad.csv", bad, "text/csv")).run()
+    assert not at.exception
+    _select(at, "Rubric the human scores are levels of (and the items' default rubric)", "summeval-coherence")
+    assert [box.value for box in at.multiselect] == [["score_ann"]]
+    problems = next(f.value for f in at.dataframe if list(f.value.columns) == ["row", "column", "problem"])
+    assert {(r.row, r.column) for r in problems.itertuples()} == {(1, "score_ann"), (2, "instruction"),
+                                                                   (2, "item_id")}
+    assert next(b for b in at.button if b.label == "Write to the store").disabled
+    assert rows(writable_app, "SELECT count(*) FROM datasets WHERE dataset_id = 'bad'") == [(0,)]
+
+
+def test_unreadable_file_and_rubric_upload(writable_app: Path) -> None:
+    at = open_page("data.py")
+    at.selectbox(key="upload_kind").set_value("pairwise-log").run()
+    at.file_uploader[0].set_value(("log.csv", "a,b\n1,é\n".encode("latin-1"), "text/csv")).run()
+    assert not at.exception
+    assert any("Nothing was written" in e.value for e in at.error)
+    at.selectbox(key="upload_kind").set_value("rubric").run()
+    rubric = b"id: tidy-3\ncriterion: Is it tidy?\nlevels: {1: messy, 2: so-so, 3: tidy}\n"
+    at.file_uploader[0].set_value(("tidy.yaml", rubric, "application/yaml")).run()
+    assert not at.exception
+    assert "tidy-3 (k = 3): Is it tidy?" in [t.value for t in at.text]
+    next(b for b in at.button if b.label == "Write rubric(s) to the store").click().run()
+    assert not at.exception
+    assert rows(writable_app, "SELECT level, description FROM rubric_levels WHERE rubric_id = 'tidy-3' "
+                              "ORDER BY level") == [(1, "messy"), (2, "so-so"), (3, "tidy")]
