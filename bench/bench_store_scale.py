@@ -24,7 +24,13 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from bench.synthetic import PAIRWISE_DATASET, RUBRIC_DATASET, SyntheticPlan, SyntheticStore, generate_store  # noqa: E402
+from bench.synthetic import (  # noqa: E402
+    PAIRWISE_DATASET,
+    RUBRIC_DATASET,
+    SyntheticPlan,
+    SyntheticStore,
+    generate_store,
+)
 from judgebias_core.store.connection import connect, transaction  # noqa: E402
 from judgebias_core.store.transfer import export_runs, import_runs  # noqa: E402
 from judgebias_core.store.writes import StoreBatch, refresh_pair_outcomes, write_batch  # noqa: E402
@@ -57,7 +63,8 @@ def timed(name: str, action: Callable[[], Any]) -> Timing:
 def metric_actions(path: str, store: SyntheticStore) -> list[tuple[str, Callable[[], Any]]]:
     """Every pairwise and rubric metric with the arguments its page uses by default."""
     run0, judge0 = store.pairwise_runs[0], "synthetic-judge-00"
-    all_runs, all_judges = list(store.pairwise_runs), [f"synthetic-judge-{i:02d}" for i in range(len(store.pairwise_runs))]
+    all_runs = list(store.pairwise_runs)
+    all_judges = [f"synthetic-judge-{i:02d}" for i in range(len(all_runs))]
     perm0, repeat0 = store.rubric_permutation_runs[0], store.rubric_repeat_runs[0]
 
     def metric(module: str, function: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
@@ -137,7 +144,8 @@ def time_import(path: str, store: SyntheticStore, work: Path, cap: int) -> list[
     shutil.rmtree(target)
     copy.unlink()
     return [
-        Timing("export runs as Parquet", exported, f"{calls:,} calls, {calls / exported:,.0f} calls/s, {size_mb:.0f} MB"),
+        Timing("export runs as Parquet", exported,
+               f"{calls:,} calls, {calls / exported:,.0f} calls/s, {size_mb:.0f} MB"),
         Timing("import-runs (Parquet -> write_batch, one transaction)", imported,
                f"{calls:,} calls, {calls / imported:,.0f} calls/s"),
     ]

@@ -106,7 +106,8 @@ INSERT INTO items (dataset_id, item_id, seq, task, question, turns)
   SELECT $pairwise, 'p' || lpad(i::VARCHAR, 7, '0'), i, 'task-' || (i % $tasks), 'Synthetic question ' || i,
          ['Synthetic question ' || i] FROM range($pairwise_items) t(i);
 INSERT INTO answers (dataset_id, item_id, candidate, answer, turns)
-  SELECT $pairwise, 'p' || lpad(i::VARCHAR, 7, '0'), 'cand-' || lpad(c::VARCHAR, 2, '0'), repeat('x', 50 + (hash(i, c) % 400)::INTEGER),
+  SELECT $pairwise, 'p' || lpad(i::VARCHAR, 7, '0'), 'cand-' || lpad(c::VARCHAR, 2, '0'),
+         repeat('x', 50 + (hash(i, c) % 400)::INTEGER),
          [repeat('x', 10)] FROM range($pairwise_items) t(i), range($candidates + 1) u(c);
 INSERT INTO items (dataset_id, item_id, seq, task, question, turns, response, candidate, rubric_id)
   SELECT $rubric, 'r' || lpad(i::VARCHAR, 7, '0'), i, 'task-' || (i % $tasks), 'Synthetic instruction ' || i,
@@ -200,7 +201,8 @@ def _register_orderings(con: duckdb.DuckDBPyConnection, protocol: str, k: int) -
         rows = [(index, list(o), 1) for index, o in enumerate(balanced_orderings(scores))]
     else:
         rows = [(0, scores, repetition) for repetition in range(1, 2 * k + 1)]
-    con.execute("CREATE OR REPLACE TEMP TABLE orderings (ordering_index INTEGER, ordering INTEGER[], repetition INTEGER)")
+    con.execute("CREATE OR REPLACE TEMP TABLE orderings "
+                "(ordering_index INTEGER, ordering INTEGER[], repetition INTEGER)")
     con.executemany("INSERT INTO orderings VALUES (?, ?, ?)", rows)
 
 
