@@ -61,7 +61,8 @@ def show_run_card(report: RubricReport) -> None:
     )
     if run.simulated:
         st.warning("**Simulated judge**, not a real model: these trials show how the charts read, not how any real "
-                   "judge behaves. " + escape_markdown(str(run.params.get("judge_description", ""))))
+                   "judge behaves. Its stated behaviour: "
+                   + escape_markdown(str(run.params.get("judge_description", "see the run parameters"))))
     with st.expander("Run parameters"):
         st.json(run.params)
 
@@ -78,7 +79,9 @@ def show_position_share(report: RubricReport) -> None:
     table = pd.DataFrame({"position": range(1, report.k + 1), "choices": share.counts,
                           "parsed trials (n)": share.n, "share": share.shares, "Wilson low": share.ci_low,
                           "Wilson high": share.ci_high, "no-bias share": share.uniform})
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        column: st.column_config.NumberColumn(format="percent")
+        for column in ("share", "Wilson low", "Wilson high", "no-bias share")})
     table_downloads(table, f"position-share-{report.run.run_id}")
     chart_downloads(figure, f"position-share-chart-{report.run.run_id}")
 
@@ -172,6 +175,14 @@ def show_ordering_ranks(report: RubricReport) -> None:
 def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
     st.subheader("Bias Cost: probe, then choose")
     explain("bias_cost")
+    own = report.recommended
+    own_rank = report.correlation_rank(own.ordering)
+    st.markdown(
+        f"Under this run's own P(position | score), the lowest Bias Cost among its {len(report.orderings)} orderings "
+        f"is **{ordering_label(own.ordering)}** ({own.bias_cost:.3f})"
+        + (f", which ranks **{own_rank} of {len(report.orderings)}** by correlation with the labels."
+           if own_rank is not None and report.human is not None else ".")
+    )
     st.markdown(
         "1. Launch a small **probing run** of your judge (a few items over a balanced set).  \n"
         "2. Pick it below: it estimates P(position | score).  \n"
@@ -185,8 +196,9 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
                                     index=same_k.index(report.run.run_id))
     with right:
         design = synced_selectbox("Candidate orderings", list(CANDIDATE_DESIGNS), key="rb_candidates",
-                                  format_func=DESIGN_NAMES.get, index=CANDIDATE_DESIGNS.index("all")
-                                  if report.k <= 6 else CANDIDATE_DESIGNS.index("balanced"))
+                                  format_func=DESIGN_NAMES.get,
+                                  help="The analysed run's orderings have correlation ranks where labels exist; "
+                                  "wider sets may recommend an ordering no run has tried yet.")
     try:
         result = cached(probe_recommendation, probe_id, design, report.run.run_id)
     except JudgebiasError as error:

@@ -56,6 +56,8 @@ def test_toy_runs_known_answers(toy_db: Path, monkeypatch: pytest.MonkeyPatch) -
     assert shares["choices"].tolist() == [16, 4, 3] and (shares["parsed trials (n)"] == 23).all()
     assert any("24 trials on 4 items, 23 parsed, 1 parse failures" in c.value for c in at.caption)
     assert any("ranks **1 of 6**" in c.value for c in at.caption)  # the canonical ordering's correlation rank
+    # Under the run's own P, (3,2,1) costs 32/45, the lowest of its orderings, and ranks 5 of 6 by correlation.
+    assert any("is **321** (0.711), which ranks **5 of 6**" in m.value for m in at.markdown)
     at.multiselect(key="rb_compare").set_value(["toy-probe"]).run()
     assert not at.exception and len(at.get("plotly_chart")) == 6  # the side-by-side grid is added
     at.selectbox(key="rb_probe").set_value("toy-probe").run()

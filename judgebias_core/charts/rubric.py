@@ -47,7 +47,8 @@ def _heatmap_trace(table: ScorePositionTable, show_scale: bool = True) -> go.Hea
     totals = counts.sum(axis=1, keepdims=True).repeat(table.k, axis=1)
     return go.Heatmap(
         z=table.matrix(), x=[f"pos {p}" for p in range(1, table.k + 1)], y=[f"score {s}" for s in table.scores],
-        zmin=0, zmax=1, zmid=1 / table.k, colorscale=HEATMAP_SCALE, showscale=show_scale,
+        # White at the no-bias value 1/k; from 2/k up the colour saturates (P that far above 1/k is all red).
+        zmin=0, zmax=min(1.0, 2 / table.k), colorscale=HEATMAP_SCALE, showscale=show_scale,
         customdata=np.stack([counts, totals], axis=-1),
         texttemplate="%{z:.2f}", hoverongaps=False,
         hovertemplate="%{y} chosen at %{x}: P = %{z:.3f}<br>%{customdata[0]} of %{customdata[1]} trials "
