@@ -7,9 +7,7 @@ dashboard and the CLI can read while a run writes. A batch the store refuses (bu
 from __future__ import annotations
 
 import os
-import queue
 import threading
-import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,9 +19,6 @@ from judgebias_core.models import NO_REPLY, PARSE_FAILED
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.store import run_queries
 from judgebias_core.store.writes import StoreBatch, write_batch
-
-_STOP = object()
-
 
 def rows_frame(calls: Mapping[str, PlannedCall], records: Iterable[dict[str, Any]],
                context: RunContext) -> pd.DataFrame:
@@ -41,7 +36,8 @@ def cache_frame(records: Iterable[dict[str, Any]], provider: str, model: str, ru
 
 
 class StoreWriter(threading.Thread):
-    """Collects reply records from the event loop and writes them every ``flush_every`` records or interval."""
+    """Collects reply records from the event loop and writes them every ``flush_interval_s`` (sooner when
+    ``flush_every`` records wait). The loop only appends to a list under a lock: no thread wake-up per reply."""
 
     def __init__(self, db_path: str | os.PathLike[str], calls: Mapping[str, PlannedCall], context: RunContext,
                  provider: str, model: str, replace_ids: set[str], flush_every: int = 50,
@@ -57,51 +53,40 @@ class StoreWriter(threading.Thread):
         self.parse_failures = 0
         self.written = 0
         self.last_error: str | None = None
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._inbox: list[dict[str, Any]] = []
+        self._closing = threading.Event()
         self._pending: list[dict[str, Any]] = []
 
     def put(self, record: dict[str, Any]) -> None:
-        self._queue.put(record)
+        with self._lock:
+            self._inbox.append(record)
 
     def close(self) -> None:
         """Write everything still pending and stop the thread."""
-        self._queue.put(_STOP)
+        self._closing.set()
         self.join()
+        self._take()
         if self._pending:
             self.flush(raise_errors=True)
 
-    def run(self) -> None:
-        last_flush = time.monotonic()
-        while True:
-            timeout = max(0.01, self.flush_interval_s - (time.monotonic() - last_flush))
-            try:
-                item = self._queue.get(timeout=timeout)
-            except queue.Empty:
-                item = None
-            if item is _STOP:
-                break
-            if item is not None:
-                self._pending.append(item)
-                stop = self._drain()
-                if stop:
-                    break
-            due = time.monotonic() - last_flush >= self.flush_interval_s
-            if self._pending and (len(self._pending) >= self.flush_every or due):
-                self.flush()
-                last_flush = time.monotonic()
-            elif due:
-                last_flush = time.monotonic()
+    def _take(self) -> None:
+        with self._lock:
+            taken, self._inbox = self._inbox, []
+        self._pending.extend(taken)
 
-    def _drain(self) -> bool:
-        """Take every record already waiting, so a writer that fell behind catches up in one larger batch."""
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                return False
-            if item is _STOP:
-                return True
-            self._pending.append(item)
+    def run(self) -> None:
+        waited = 0.0
+        step = min(0.05, self.flush_interval_s)
+        while not self._closing.wait(step):
+            waited += step
+            with self._lock:
+                waiting = len(self._inbox)
+            if waiting + len(self._pending) >= self.flush_every or (waited >= self.flush_interval_s and (
+                    waiting or self._pending)):
+                self._take()
+                self.flush()
+                waited = 0.0
 
     def flush(self, raise_errors: bool = False) -> None:
         batch, self._pending = self._pending, []

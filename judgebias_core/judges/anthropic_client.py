@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anthropic
+from anthropic.types import Message
 
 from judgebias_core.errors import JudgeCallError
 from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
@@ -15,8 +16,10 @@ from judgebias_core.protocols.spec import RunSettings, RunSpec
 
 class AnthropicJudge(JudgeClient):
     """One ``AsyncAnthropic`` client per judge; the SDK retries 429 (honouring Retry-After), 5xx and timeouts.
-    The Messages API takes no seed: a run's seed is stored but not sent. SDK 1.x and later dropped the
-    ``temperature`` argument (the API still takes it on models that allow sampling), so it travels in the body."""
+    The Messages API takes no seed: a run's seed is stored but not sent. Requests go through the client's ``post``
+    with the plain JSON body (parsed into the SDK's ``Message``): it skips ``messages.create``'s per-call typed
+    transform, and carries ``temperature``, which SDK 1.x and later dropped from ``create``'s arguments (the API
+    still takes it on models that allow sampling)."""
 
     provider = "anthropic"
 
@@ -31,14 +34,14 @@ class AnthropicJudge(JudgeClient):
     def request_params(self, call: PlannedCall) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "max_tokens": self._spec.max_tokens,
                                   "messages": [{"role": "user", "content": call.user}],
-                                  "extra_body": {"temperature": self._spec.temperature}}
+                                  "temperature": self._spec.temperature}
         if call.system:
             params["system"] = call.system
         return params
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         try:
-            message = await self._client.messages.create(**params)
+            message = await self._client.post("/v1/messages", cast_to=Message, body=params)
         except Exception as error:  # noqa: BLE001 - classified, and the key is redacted
             raise call_error(error, anthropic, self._key) from None
         try:

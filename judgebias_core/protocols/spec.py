@@ -95,5 +95,5 @@ class RunSettings(BaseModel):
     sdk_max_retries: int = 2  # the SDK's own retries (429 with Retry-After, 5xx, timeouts)
     max_attempts: int = 3  # rounds of the SDK's retries; the engine backs off between rounds (with jitter)
     backoff_base_s: float = 1.0
-    flush_every: int = 50  # replies per store write
-    flush_interval_s: float = 0.5
+    flush_every: int = 200  # replies that trigger a store write before the interval is up
+    flush_interval_s: float = 1.0  # at most this long between a reply and its store write
