@@ -44,9 +44,22 @@ def test_mtbench_summary_matches_the_published_counts(mtbench_report: Report) ->
     row = table[(table["study"] == "full") & (table["judge"] == "gpt-4-0613")].iloc[0]
     assert (row["consistent"], row["classified (n)"], row["flip rate"]) == ("1,957", "2,400", "18.5%")
     assert row["95% Wilson (pairs)"] == "17.0%–20.1%"
-    assert [s.key for s in mtbench_report.sections] == ["pairwise", "factors", "agreement", "leaderboard"]
+    assert [s.key for s in mtbench_report.sections] == ["pairwise", "factors", "agreement", "leaderboard",
+                                                        "other-biases"]
     assert mtbench_report.skipped == () and mtbench_report.simulated_judges == ()
     assert "calibration" not in {s.key for s in mtbench_report.sections}  # MTBench has no labels here
+
+
+def test_other_sections_speak_with_their_counts(mtbench_report: Report) -> None:
+    factors = _section(mtbench_report, "factors")
+    assert factors.headline[0].startswith("Across 720 (judge, candidate, task) units, position consistency is "
+                                          "explained most by quality gap")
+    leaderboard = _section(mtbench_report, "leaderboard")
+    assert leaderboard.headline[0].startswith("By the verdicts of gpt-4-0613, gpt-4 ranks first (win rate against "
+                                              "the baseline vicuna-13b-v1.3 90.6% over 80 pairs)")
+    verbosity = _section(mtbench_report, "other-biases")
+    assert ("When one answer is longer, gpt-4-0613 picks the longer one in 63.2% of 1,736 decisive pairs of unequal "
+            "length (p < 0.001; a preference for length beyond chance).") in verbosity.sentences
 
 
 def test_provenance_names_runs_templates_and_version(mtbench_report: Report) -> None:

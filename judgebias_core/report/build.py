@@ -29,6 +29,7 @@ SECTION_BUILDERS: tuple[tuple[str, str, str], ...] = (
     ("Agreement between judges", "judgebias_core.report.judges_section", "agreement_section"),
     ("Agreement with people", "judgebias_core.report.judges_section", "calibration_section"),
     ("Leaderboard", "judgebias_core.report.judges_section", "leaderboard_section"),
+    ("Other biases", "judgebias_core.report.other_biases_section", "other_biases_section"),
 )
 
 
