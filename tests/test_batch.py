@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from judgebias_core.engine import start_run
-from judgebias_core.engine.batch import BatchSettings, batch_cost, start_batch_run
+from judgebias_core.engine.batch import BatchSettings, batch_cost, describe_batches, start_batch_run
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.judges.prices import price_of
@@ -54,9 +54,9 @@ def _paths(fake: BatchFakeProvider) -> list[str]:
 
 def test_openai_batch_run_maps_results_back_by_custom_id(batch_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL, seed=11)
-    seen: list[int] = []
+    seen: list[str] = []
     outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-openai",
-                              on_batches=lambda states: seen.extend(s.done for s in states.values()))
+                              on_batches=lambda states: seen.append(describe_batches(states)))
     assert (outcome.status, outcome.planned, outcome.completed, outcome.failed) == ("complete", 20, 20, 0)
     [batch] = fake.created
     calls = calls_of(batch_db, "b-openai")
@@ -67,7 +67,8 @@ def test_openai_batch_run_maps_results_back_by_custom_id(batch_db: Path, fake: B
     assert calls["cost_usd"].tolist() == pytest.approx(expected)
     paths = _paths(fake)
     assert paths.count("POST /v1/files") == 1 and paths.count(f"GET /v1/batches/{batch.batch_id}") >= 3
-    assert "POST /v1/chat/completions" not in paths and 10 in seen  # a poll reported half the batch done
+    assert "POST /v1/chat/completions" not in paths
+    assert f"1 batch(es), 10/20 requests done at the provider: {batch.batch_id} in_progress 10/20" in seen
     assert [(b.batch_id, b.status, b.round) for b in run_batches(batch_db, "b-openai")] == [
         (batch.batch_id, "collected", 1)]
 

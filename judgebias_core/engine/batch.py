@@ -56,6 +56,14 @@ def batch_cost(estimate: PlanEstimate) -> float | None:
     return None if estimate.cost_usd is None else estimate.cost_usd * BATCH_PRICE_FACTOR
 
 
+def describe_batches(states: dict[str, BatchState]) -> str:
+    """One progress line for the CLI or a page: each batch's provider status and requests done of total."""
+    done = sum(s.done for s in states.values())
+    total = sum(s.total for s in states.values())
+    parts = ", ".join(f"{batch_id} {s.status} {s.done}/{s.total}" for batch_id, s in states.items())
+    return f"{len(states)} batch(es), {done}/{total} requests done at the provider: {parts}"
+
+
 def make_backend(spec: RunSpec, settings: RunSettings, key: str | None = None) -> BatchBackend:
     """The batch API of the spec's provider, through its official SDK."""
     if spec.provider == "openai":
