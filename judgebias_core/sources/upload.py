@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from judgebias_core.errors import RowProblem, ValidationFailed
-from judgebias_core.sources.upload_checks import StoreContext, check_items, check_pairs, new_dataset_problems
+from judgebias_core.sources.upload_checks import check_items, check_pairs, new_dataset_problems
 from judgebias_core.sources.upload_log_checks import check_pairwise_log, check_rubric_log
 from judgebias_core.sources.upload_mapping import (
     FIELDS,
@@ -43,7 +43,7 @@ from judgebias_core.sources.upload_validate import (
     duplicate_problems,
     validate_rows,
 )
-from judgebias_core.store import upload_queries
+from judgebias_core.store.upload_queries import StoreContext, store_context
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
 
@@ -200,21 +200,15 @@ def _column_locator(spec: UploadSpec) -> Any:
     return column_of
 
 
-def _store_context(path: str | os.PathLike[str], spec: UploadSpec) -> StoreContext:
-    record = upload_queries.dataset_record(path, spec.dataset_id)
-    needs_items = spec.kind in ("pairwise-log", "rubric-log") and record is not None
-    return StoreContext(
-        dataset=record,
-        items=upload_queries.dataset_items(path, spec.dataset_id) if needs_items else StoreContext(None).items,
-        answers=(upload_queries.dataset_answer_candidates(path, spec.dataset_id) if spec.kind == "pairwise-log"
-                 and record is not None else StoreContext(None).answers),
-        levels=upload_queries.rubric_level_table(path) if spec.kind in ("items", "rubric-log")
-        else StoreContext(None).levels,
-    )
+def _store_context(path: str | os.PathLike[str], spec: UploadSpec, content_hash: str) -> StoreContext:
+    is_log = spec.kind in ("pairwise-log", "rubric-log")
+    return store_context(path, spec.dataset_id, items=is_log, answers=spec.kind == "pairwise-log",
+                         levels=spec.kind in ("items", "rubric-log"),
+                         run_id=upload_run_id(spec, content_hash) if is_log else None)
 
 
-def _batch(path: str | os.PathLike[str], valid: pd.DataFrame, spec: UploadSpec, context: StoreContext,
-           file_name: str, content_hash: str) -> tuple[StoreBatch, list[RowProblem], bool, str | None]:
+def _batch(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext, file_name: str,
+           content_hash: str) -> tuple[StoreBatch, list[RowProblem], bool, str | None]:
     if spec.kind in ("items", "pairs"):
         problems, already = new_dataset_problems(spec, context, content_hash)
         if spec.kind == "items":
@@ -230,7 +224,7 @@ def _batch(path: str | os.PathLike[str], valid: pd.DataFrame, spec: UploadSpec, 
     if any(p.row is None for p in problems):
         return StoreBatch(), problems, False, run_id
     build = pairwise_log_batch if spec.kind == "pairwise-log" else rubric_log_batch
-    return build(rows, spec, run_id, file_name, content_hash), problems, upload_queries.run_exists(path, run_id), run_id
+    return build(rows, spec, run_id, file_name, content_hash), problems, context.run_stored, run_id
 
 
 def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, spec: UploadSpec,
@@ -248,7 +242,8 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     records = _records(frame, spec)
     valid, problems = validate_rows(records, ROW_MODELS[spec.kind], _column_locator(spec))
     problems += id_problems(records, spec)
-    batch, more, already, run_id = _batch(path, valid, spec, _store_context(path, spec), file_name, content_hash)
+    context = _store_context(path, spec, content_hash)
+    batch, more, already, run_id = _batch(valid, spec, context, file_name, content_hash)
     problems = sorted(problems + more, key=lambda p: (p.row or 0, p.column or "", p.reason))
     table = getattr(batch, PREVIEW_TABLE[spec.kind])
     counts = {name: len(rows) for name, rows in batch.frames()}

@@ -5,7 +5,7 @@ Each check returns the long frames the records step stores, and every problem it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -13,20 +13,7 @@ from judgebias_core.errors import RowProblem
 from judgebias_core.sources.upload_mapping import TIE
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.sources.upload_validate import duplicate_problems
-from judgebias_core.store.upload_queries import DatasetRecord
-
-
-@dataclass(frozen=True)
-class StoreContext:
-    """What the store already holds that an upload is checked against."""
-
-    dataset: DatasetRecord | None
-    items: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["item_id", "rubric_id"]))
-    answers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["item_id", "candidate"]))
-    levels: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rubric_id", "level"]))
-
-    def rubric_levels(self, rubric_id: str) -> list[int]:
-        return sorted(int(v) for v in self.levels.loc[self.levels["rubric_id"] == rubric_id, "level"])
+from judgebias_core.store.upload_queries import StoreContext
 
 
 def new_dataset_problems(spec: UploadSpec, context: StoreContext, content_hash: str) -> tuple[list[RowProblem], bool]:

@@ -7,9 +7,9 @@ import pandas as pd
 from judgebias_core.errors import RowProblem
 from judgebias_core.models import PARSE_FAILED, PARSE_OK, PARSER_PREPARSED
 from judgebias_core.parsing import PARSERS
-from judgebias_core.sources.upload_checks import StoreContext
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.sources.upload_validate import duplicate_problems
+from judgebias_core.store.upload_queries import StoreContext
 
 _VERDICT_WORDS = {"A": "A", "B": "B", "C": "C", "FIRST": "A", "SECOND": "B", "TIE": "C", "1": "A", "2": "B"}
 

@@ -1,9 +1,10 @@
-"""Reads an upload needs before it writes: the target dataset, its items and candidates, rubric levels."""
+"""Reads an upload needs before it writes (one connection): the target dataset, its items and candidates,
+rubric levels, and whether the upload's run is already stored."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -19,38 +20,44 @@ class DatasetRecord:
     baseline_candidate: str | None
 
 
-def dataset_record(path: str | os.PathLike[str], dataset_id: str) -> DatasetRecord | None:
-    """The dataset's row, or None when the store has no such dataset."""
+def _empty(*columns: str) -> pd.DataFrame:
+    return pd.DataFrame(columns=list(columns))
+
+
+@dataclass(frozen=True)
+class StoreContext:
+    """What the store already holds that an upload is checked against."""
+
+    dataset: DatasetRecord | None
+    items: pd.DataFrame = field(default_factory=lambda: _empty("item_id", "rubric_id"))
+    answers: pd.DataFrame = field(default_factory=lambda: _empty("item_id", "candidate"))
+    levels: pd.DataFrame = field(default_factory=lambda: _empty("rubric_id", "level"))
+    run_stored: bool = False
+
+    def rubric_levels(self, rubric_id: str) -> list[int]:
+        return sorted(int(v) for v in self.levels.loc[self.levels["rubric_id"] == rubric_id, "level"])
+
+
+def store_context(path: str | os.PathLike[str], dataset_id: str, *, items: bool = False, answers: bool = False,
+                  levels: bool = False, run_id: str | None = None) -> StoreContext:
+    """The dataset's row and, as asked, its items (id, rubric), its candidate answers (item, candidate), every
+    rubric's levels, and whether ``run_id`` is stored."""
     with connect(path, read_only=True) as con:
-        rows = con.execute(
+        found = con.execute(
             "SELECT dataset_id, kind, origin, content_hash, baseline_candidate FROM datasets WHERE dataset_id = ?",
             [dataset_id],
         ).fetchall()
-    return DatasetRecord(*rows[0]) if rows else None
-
-
-def dataset_items(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
-    """item_id and default rubric_id of every item of a dataset."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT item_id, rubric_id FROM items WHERE dataset_id = ? ORDER BY seq", [dataset_id]
-        ).df()
-
-
-def dataset_answer_candidates(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
-    """(item_id, candidate) of every stored candidate answer of a dataset."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT item_id, candidate FROM answers WHERE dataset_id = ?", [dataset_id]
-        ).df()
-
-
-def rubric_level_table(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """(rubric_id, level) of every stored rubric."""
-    with connect(path, read_only=True) as con:
-        return con.execute("SELECT rubric_id, level FROM rubric_levels ORDER BY rubric_id, level").df()
-
-
-def run_exists(path: str | os.PathLike[str], run_id: str) -> bool:
-    with connect(path, read_only=True) as con:
-        return bool(con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0])
+        context = StoreContext(dataset=DatasetRecord(*found[0]) if found else None)
+        if items and found:
+            context = replace(context, items=con.execute(
+                "SELECT item_id, rubric_id FROM items WHERE dataset_id = ? ORDER BY seq", [dataset_id]).df())
+        if answers and found:
+            context = replace(context, answers=con.execute(
+                "SELECT item_id, candidate FROM answers WHERE dataset_id = ?", [dataset_id]).df())
+        if levels:
+            context = replace(context, levels=con.execute(
+                "SELECT rubric_id, level FROM rubric_levels ORDER BY rubric_id, level").df())
+        if run_id is not None:
+            stored = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]
+            context = replace(context, run_stored=bool(stored))
+    return context
