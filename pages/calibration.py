@@ -7,6 +7,7 @@ import streamlit as st
 
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import (
     AgreementTable,
     PairwiseCalibration,
@@ -22,6 +23,7 @@ from ui.share import (
     escape_markdown,
     explain,
     permalink_hint,
+    report_button,
     synced_selectbox,
     table_downloads,
 )
@@ -64,6 +66,7 @@ try:
 except JudgebiasError as error:
     show_error(error)
     st.stop()
+report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
            f"labels: {label_source}. {escape_markdown(result.rule)}.")
 

@@ -14,6 +14,7 @@ from ui.share import (
     escape_markdown,
     explain,
     permalink_hint,
+    report_button,
     synced_checkbox,
     synced_multiselect,
     synced_selectbox,
@@ -57,6 +58,7 @@ st.caption(f"Dataset {escape_markdown(dataset)} · studies {escape_markdown(', '
            f"{repetition}. Majority vote: {result.ensemble_rule}.")
 for note in result.notes:
     st.warning(note)
+report_button(dataset, [judge.split(" [")[0] for judge in result.judges], key="jd-report")
 
 agreement_tab, disagreement_tab = st.tabs(["Agreement", "Disagreement"])
 

@@ -6,12 +6,14 @@ import streamlit as st
 
 from judgebias_core.charts.judges import leaderboard_forest
 from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED, leaderboard
 from ui.share import (
     chart_downloads,
     escape_markdown,
     explain,
     permalink_hint,
+    report_button,
     synced_selectbox,
     table_downloads,
 )
@@ -56,6 +58,8 @@ st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)
 if board.baseline_design:
     st.caption("Every pair includes the reference candidate, so each win rate is against it (its own is 1/2 by "
                "definition) and the Bradley-Terry strength is the log-odds of beating it.")
+
+report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="lb-report")
 
 flagged = [row.candidate for row in board.rows if row.position_artefact]
 explain("ranking_safety")

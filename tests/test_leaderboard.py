@@ -8,11 +8,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
 from judgebias_core.cli import main
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.leaderboard import flip_rate_bound, leaderboard, leaderboard_from_outcomes
+from judgebias_core.metrics.leaderboard import (
+    _bt_fit,
+    _bt_fit_resamples,
+    flip_rate_bound,
+    leaderboard,
+    leaderboard_from_outcomes,
+)
 
 
 def _outcome(item: str, candidate: str, opponent: str, classification: str, winner: str | None) -> dict:
@@ -121,3 +129,35 @@ def test_ensemble_leaderboard_and_cli(bundled_db_master: Path, capsys: pytest.Ca
     payload = json.loads(capsys.readouterr().out)
     assert payload["pairs"] == 1392 and payload["resamples"] == 200
     assert {row["candidate"] for row in payload["rows"]} == {"response_1", "response_2"}
+
+
+outcome_kind = st.sampled_from(["win", "loss", "tie", "primacy", "recency", "failed"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["c1", "c2", "c3"]), outcome_kind), min_size=3, max_size=40))
+def test_baseline_design_properties(draws: list[tuple[str, str]]) -> None:
+    winner = {"win": lambda c: c, "loss": lambda c: "base", "tie": lambda c: "tie"}
+    rows = [_outcome(f"i{k}", candidate, "base", "consistent" if kind in winner else kind,
+                     winner[kind](candidate) if kind in winner else None)
+            for k, (candidate, kind) in enumerate(draws)]
+    outcomes = pd.DataFrame(rows)
+    if (outcomes["classification"] == "failed").all():
+        return
+    board = leaderboard_from_outcomes(outcomes, "toy", ["s"], "j", resamples=50)
+    strengths = [row.strength for row in board.rows]
+    for row in board.rows:
+        assert 0 <= row.win_rate <= 1 and row.wins + row.ties + row.losses == row.pairs
+    # win rate and Bradley-Terry strength order the candidates the same way (log-odds is monotone)
+    assert strengths == sorted(strengths, reverse=True)
+    assert 0 <= board.flip_rate <= board.flip_rate_ci_high <= 1
+
+
+def test_batched_bootstrap_fit_matches_statsmodels() -> None:
+    rng = np.random.default_rng(5)
+    design = np.array([[1, 0], [0, 1], [1, -1], [1, 0], [0, -1]], dtype=float)
+    totals = rng.integers(5, 40, size=5).astype(float)
+    wins = np.floor(totals * rng.uniform(0.2, 0.8, size=5)) + 0.5
+    reference = _bt_fit(design, wins, totals)
+    batched = _bt_fit_resamples(design, np.vstack([wins, wins]), np.vstack([totals, totals]), np.zeros(2))
+    np.testing.assert_allclose(batched, np.vstack([reference, reference]), atol=1e-6)

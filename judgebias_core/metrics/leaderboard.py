@@ -110,6 +110,27 @@ def _bt_fit(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, start: np.
         return np.asarray(model.fit(start_params=start, maxiter=50).params)
 
 
+def _bt_fit_resamples(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, start: np.ndarray,
+                      iterations: int = 25) -> np.ndarray:
+    """The same Bradley-Terry likelihood maximised for every bootstrap resample at once (batched Newton steps).
+
+    One statsmodels fit per resample would take seconds per thousand; this solves all of them together, started
+    from the full-data estimate. Strengths are capped at +-20 log-odds where a resample separates perfectly.
+    """
+    beta = np.tile(start, (len(wins), 1))
+    ridge = 1e-9 * np.eye(design.shape[1])
+    for _ in range(iterations):
+        share = 1 / (1 + np.exp(-(beta @ design.T)))
+        gradient = (wins - totals * share) @ design
+        weight = totals * share * (1 - share)
+        hessian = np.einsum("bm,mi,mj->bij", weight, design, design) + ridge
+        step = np.linalg.solve(hessian, gradient[..., None])[..., 0]
+        beta = np.clip(beta + step, -20, 20)
+        if np.abs(step).max() < 1e-8:
+            break
+    return beta
+
+
 def _star_strengths(wins: np.ndarray, totals: np.ndarray, sign: np.ndarray) -> np.ndarray:
     """Closed-form Bradley-Terry MLE when every pair includes the reference: the log-odds against it."""
     share = np.clip(wins / np.where(totals > 0, totals, np.nan), 0.5 / np.maximum(totals, 1),
@@ -159,8 +180,7 @@ def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: 
         order = [list(others).index(p) for p in free]
         boot_strength = _star_strengths(boot_wins, boot_n, sign)[:, order]
     else:
-        boot_strength = np.array([_bt_fit(design, w, n, start=point) if (n > 0).all() else np.full(len(free), np.nan)
-                                  for w, n in zip(boot_wins, boot_n, strict=True)])
+        boot_strength = _bt_fit_resamples(design, boot_wins, boot_n, point)
     player_sum, player_n = _per_item(sides, ["player"], items, pd.Index(players, name="player"))
     with np.errstate(divide="ignore", invalid="ignore"):
         boot_rate = (draws @ player_sum) / (draws @ player_n)
