@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import pearsonr, spearmanr
 
-from judgebias_core.cli import main
+from judgebias_core.cli import build_parser, main
 from judgebias_core.errors import InvalidArgument, NotFoundError
 from judgebias_core.metrics.bias_cost import bias_costs, rank_by_bias_cost
 from judgebias_core.metrics.rubric import (
@@ -197,6 +197,15 @@ def test_cli_null_row_and_probe(toy_db: Path, capsys: pytest.CaptureFixture[str]
     assert code == 2 and "missing" in err and out == ""
 
 
+def test_cli_commands_have_help() -> None:
+    root = next(a for a in build_parser()._actions if a.dest == "command")
+    for group, name in (("metrics", "rubric"), ("export", "trials")):
+        group_parser = root.choices[group]
+        command = next(a for a in group_parser._actions if a.choices and name in a.choices)
+        assert any(c.dest == name and c.help for c in command._choices_actions)
+        assert all(action.help for action in command.choices[name]._actions)
+
+
 @pytest.mark.parametrize("file_format", ["csv", "jsonl", "parquet"])
 def test_cli_export_trials(toy_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                            file_format: str) -> None:
@@ -259,6 +268,29 @@ def test_labels_on_bundled_data(real_labels_db: Path) -> None:
     assert prometheus.human.label_source == "reference-judge" and prometheus.labelled_items == 3
     labels = rubric_labels(real_labels_db, "real-prometheus-vicuna").set_index("item_id")
     assert labels.loc[gpt4["item_id"], "label"].to_numpy() == pytest.approx(gpt4["gpt4_scores"].map(np.mean))
+
+
+def test_uploaded_rubric_log_is_analysed(real_labels_db: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # A judge that always picks position 1, uploaded as a log through the CLI, then analysed through the CLI.
+    path = tmp_path / "upload.duckdb"
+    path.write_bytes(real_labels_db.read_bytes())
+    experts = pd.read_json(Path("data/summeval/expert_annotations.jsonl.gz"), lines=True).head(4)
+    log = pd.DataFrame([{"item_id": item, "judge": "always-first", "ordering": json.dumps(list(o)), "score": o[0]}
+                        for item in experts["item_id"] for o in balanced_orderings(range(1, 6))])
+    log_file = tmp_path / "trials.csv"
+    log.to_csv(log_file, index=False)
+    code, out, _ = run_cli(capsys, "--db", str(path), "upload", "rubric-log", "--file", str(log_file),
+                           "--dataset", "summeval", "--json")
+    assert code == 0
+    run_id = json.loads(out)["run_id"]
+    code, out, _ = run_cli(capsys, "--db", str(path), "metrics", "rubric", "--run-id", run_id, "--json")
+    payload = json.loads(out)
+    assert (code, payload["trials"], payload["balanced"]) == (0, 40, True)
+    assert payload["position_share"] == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert payload["score_position"] == [[1.0, 0.0, 0.0, 0.0, 0.0]] * 5
+    assert payload["human_correlation"]["label_source"] == "human"
+    assert payload["human_correlation"]["permutation"]["n"] == 4
 
 
 # --- properties --------------------------------------------------------------------------------------------------
