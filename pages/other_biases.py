@@ -10,6 +10,7 @@ from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.self_preference import default_family_mapping, self_preference
 from judgebias_core.metrics.verbosity import bins_frame, verbosity, verbosity_frame
+from judgebias_core.sources.common import stable_id
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -66,7 +67,7 @@ with self_tab:
     edited = st.data_editor(
         pd.DataFrame({"model": list(mapping), "family": list(mapping.values()),
                       "role": ["judge" if name in real_judges else "candidate" for name in mapping]}),
-        hide_index=True, width="stretch", disabled=["model", "role"], key=f"ob-families-{dataset}",
+        hide_index=True, width="stretch", disabled=["model", "role"], key=f"ob-families-{stable_id(dataset, *real_judges)}",
     )
     families = dict(zip(edited["model"], edited["family"].fillna("other").astype(str), strict=True))
     try:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.sources.common import model_family
-from judgebias_core.store.agreement_queries import judge_families, pairwise_calls
+from judgebias_core.store.agreement_queries import judge_families, pair_outcomes, pairwise_calls
 
 ENSEMBLE_JUDGE = "majority-vote"
 ENSEMBLE_FAMILY = "ensemble"
@@ -239,8 +239,6 @@ def ensemble_calls(calls: pd.DataFrame) -> pd.DataFrame:
 
 def load_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judge: str) -> pd.DataFrame:
     """Classified pairs of one judge (or of the majority-vote ensemble) in the studies."""
-    from judgebias_core.store.agreement_queries import pair_outcomes  # noqa: PLC0415 - keeps the top list short
-
     if judge == ENSEMBLE_JUDGE:
         return classify_pairs(ensemble_calls(pairwise_calls(path, dataset_id, studies)))
     outcomes = pair_outcomes(path, dataset_id, studies, judge)
