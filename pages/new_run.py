@@ -50,9 +50,13 @@ with right:
         study = "full"
         model = st.text_input("Model", {"simulated": "demo-judge", "openai": "gpt-4o-mini",
                                         "anthropic": "claude-3-5-haiku-latest"}[provider])
+    structured = False
     if provider == "openai":
         base_url = st.text_input("Base URL (optional)", "", help="An OpenAI-compatible server, e.g. "
                                  "http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for Ollama.") or None
+        structured = protocol != "listwise" and st.checkbox(
+            "Structured output (JSON schema)", help="The reply must be JSON with a score or verdict field; "
+            "supported by OpenAI and most OpenAI-compatible servers.")
 
 with st.expander("Protocol settings", expanded=True):
     cols = st.columns(4)
@@ -117,7 +121,8 @@ try:
                    temperature=temperature, max_tokens=int(max_tokens), seed=seed, repeats=repeats,
                    orderings=orderings or "balanced", options=options, pairs=pairs, listwise_size=int(listwise_size),
                    allow_none=allow_none, rubric_id=rubric_id, limit_items=int(limit) or None, replay_study=study,
-                   template_text=edited if edited != default_text else None, simulated=simulated)
+                   template_text=edited if edited != default_text else None, simulated=simulated,
+                   structured_output=structured)
     settings = RunSettings(concurrency=int(concurrency), max_cost_usd=cap or None)
     preview = cached(preview_run, spec, settings, run_id_text.strip() or None)
 except JudgebiasError as error:

@@ -190,3 +190,19 @@ def test_a_run_id_cannot_be_reused_with_other_settings(engine_db: Path) -> None:
     start_run(engine_db, spec, QUICK, run_id="t-same")
     with pytest.raises(InvalidArgument, match="limit_items"):
         start_run(engine_db, spec.model_copy(update={"limit_items": 2}), QUICK, run_id="t-same")
+
+
+def test_structured_output_sends_a_schema_and_parses_json(engine_db: Path, fake_provider: FakeProvider) -> None:
+    def reply(prompt: str, body: dict[str, object]) -> str:
+        schema = body["response_format"]["json_schema"]["schema"]  # type: ignore[index]
+        assert schema["properties"]["score"]["enum"] == [1, 2, 3, 4, 5]
+        return json.dumps({"feedback": "clear", "score": 2})
+
+    fake_provider.reply_with(reply)
+    spec = rubric_spec(fake_provider, "structured", limit_items=1, structured_output=True)
+    outcome = start_run(engine_db, spec, QUICK, run_id="t-structured")
+    assert (outcome.completed, outcome.parse_failures) == (10, 0)
+    calls = calls_of(engine_db, "t-structured")
+    assert set(calls["parser"]) == {"json"} and set(calls["score"]) == {2}
+    with pytest.raises(InvalidArgument, match="structured output"):
+        start_run(engine_db, spec.model_copy(update={"provider": "anthropic"}), QUICK, run_id="t-structured-2")

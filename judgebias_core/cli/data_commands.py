@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.engine.overview import runs_overview
 from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
-from judgebias_core.store.queries import dataset_summaries, list_runs
+from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.schema import migrate
 
 
@@ -39,7 +40,7 @@ def _datasets(args: argparse.Namespace) -> int:
 def _runs(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
-    frame = list_runs(path)
+    frame = runs_overview(path)  # a run whose process died reads as 'interrupted', not 'running'
     rows = [
         {"run_id": r.run_id, "dataset": r.dataset, "study": r.study, "protocol": r.protocol, "provider": r.provider,
          "model": r.model, "simulated": bool(r.simulated), "status": r.status,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgebias_core.models import NO_REPLY, PARSE_OK, ParsedVerdict
-from judgebias_core.parsing import PARSERS, parse_listwise, parse_prometheus_score
+from judgebias_core.parsing import PARSERS, parse_json_score, parse_listwise, parse_prometheus_score
 from judgebias_core.protocols.orderings import chosen_position
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSpec
@@ -34,6 +34,8 @@ def cache_key(spec: RunSpec, call: PlannedCall) -> str:
 
 def parse_reply(call: PlannedCall, text: str | None, context: RunContext) -> ParsedVerdict:
     if call.kind == "rubric":
+        if context.parser == "json-score":
+            return parse_json_score(text, call.scores)
         return parse_prometheus_score(text, call.scores)
     if call.kind == "listwise":
         return parse_listwise(text, len(call.slots), context.allow_none)

@@ -14,6 +14,19 @@ from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 
 
+def reply_schema(call: PlannedCall) -> dict[str, Any]:
+    """The JSON schema a structured reply follows: feedback and score, or explanation and verdict."""
+    if call.kind == "rubric":
+        properties: dict[str, Any] = {"feedback": {"type": "string"},
+                                      "score": {"type": "integer", "enum": list(call.scores)}}
+    else:
+        letters = ["A", "B", "C"] if call.options == 3 else ["A", "B"]
+        properties = {"explanation": {"type": "string"}, "verdict": {"type": "string", "enum": letters}}
+    schema = {"type": "object", "properties": properties, "required": list(properties),
+              "additionalProperties": False}
+    return {"type": "json_schema", "json_schema": {"name": f"{call.kind}_verdict", "strict": True, "schema": schema}}
+
+
 class OpenAIJudge(JudgeClient):
     """One ``AsyncOpenAI`` client per judge; the SDK retries 429 (honouring Retry-After), 5xx and timeouts.
 
@@ -40,6 +53,8 @@ class OpenAIJudge(JudgeClient):
                                   "max_tokens": self._spec.max_tokens}
         if self._spec.seed is not None:
             params["seed"] = self._spec.seed
+        if self._spec.structured_output:
+            params["response_format"] = reply_schema(call)
         return params
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:

@@ -120,8 +120,15 @@ def _call_id(run_id: str, item_id: str, kind: str, slots: Sequence[str], orderin
 
 def _template(spec: RunSpec, kind: CallKind, options: int) -> PromptTemplate:
     base = default_template(kind, options)
-    if spec.template_text:
-        return PromptTemplate("custom", kind, spec.template_text, base.parser)
+    parser = base.parser
+    if spec.structured_output:
+        if kind == "listwise" or spec.provider != "openai":
+            raise InvalidArgument("structured output is available for rubric and pairwise runs of OpenAI-compatible "
+                                  "judges")
+        parser = "json-score" if kind == "rubric" else "json"
+    if spec.template_text or parser != base.parser:
+        return PromptTemplate("custom" if spec.template_text else base.name, kind, spec.template_text or base.text,
+                              parser)
     return base
 
 

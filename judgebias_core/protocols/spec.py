@@ -66,6 +66,7 @@ class RunSpec(BaseModel):
     use_reference: bool | None = None  # rubric prompts: include the reference answer (default: when present,
     # except SummEval, whose references are not score-5 answers)
     simulated: SimulatedParams | None = None
+    structured_output: bool = False  # OpenAI(-compatible): a JSON schema for the reply; parsed as JSON
 
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:8]
