@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 import streamlit as st
 
@@ -39,6 +41,20 @@ TABLE_COLUMNS = {
     "repetition_stability": "RS", "repetition_floor": "rep. floor", "flip_rate_excess": "flip rate - floor",
 }
 
+
+def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | None) -> None:
+    """List-wise consistency of the chosen dataset and study, when it has list-wise calls."""
+    listwise = cached(listwise_metrics, dataset, judge_filter, study)
+    if not listwise:
+        return
+    st.subheader("List-wise calls")
+    explain("listwise_consistency")
+    st.dataframe(pd.DataFrame([asdict(r) for r in listwise]), hide_index=True, width="stretch")
+    st.caption("A group is one candidate set of one item shown in all p cyclic orders; counts are groups. An "
+               "inconsistent group is primacy when the first slot holds more than 1/p of its picks. First-slot share "
+               "is over the picks of inconsistent groups (one-vs-all), tested against 1/p.")
+
+
 st.title("Pairwise bias")
 st.caption("Every pair of answers judged twice, once in each order. A judge without position bias gives the same "
            "verdict whichever answer it reads first.")
@@ -69,10 +85,11 @@ with bottom[0]:
 with bottom[1]:
     tasks = synced_multiselect("Tasks", sorted(in_study["task"].unique()), key="pw_tasks", placeholder="all tasks")
 with bottom[2]:
-    candidates = synced_multiselect("Candidates", sorted(in_study["candidate"].unique()), key="pw_candidates",
+    candidates = synced_multiselect("Candidates", sorted(in_study["candidate"].dropna().unique()), key="pw_candidates",
                                     placeholder="all candidates")
 permalink_hint()
 judge_filter = tuple(judges) or None
+
 try:
     results = cached(pairwise_metrics, dataset, judge_filter, study, tasks=tuple(tasks) or None,
                      candidates=tuple(candidates) or None)
@@ -86,7 +103,9 @@ if tasks:
 if candidates:
     units = units[units["candidate"].isin(candidates)]
 if not results:
-    st.info("No pairs match these filters.")
+    if not (in_study["kind"] == "listwise").any():
+        st.info("No pairs match these filters.")
+    listwise_section(dataset, study, judge_filter)
     st.stop()
 
 st.subheader("Judges")
@@ -197,10 +216,4 @@ else:
             else:
                 st.caption("No raw reply stored (verdicts published pre-parsed, without the judge's text).")
 
-listwise = cached(listwise_metrics, dataset, judge_filter, study)
-if listwise:
-    st.subheader("List-wise calls")
-    explain("listwise_consistency")
-    st.dataframe(pd.DataFrame([r.__dict__ for r in listwise]), hide_index=True, width="stretch")
-    st.caption("A group is one candidate set of one item shown in all p cyclic orders. First-slot share is over "
-               "the picks of inconsistent groups, tested against 1/p.")
+listwise_section(dataset, study, judge_filter)

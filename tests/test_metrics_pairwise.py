@@ -111,6 +111,17 @@ def test_hand_built_counts(toy_db: Path) -> None:
     assert r.mcnemar_p == pytest.approx(mcnemar([[2, 2], [3, 4]], exact=True).pvalue)
 
 
+def test_mirrored_verdicts_exchange_primacy_and_recency(toy_db: Path, tmp_path: Path) -> None:
+    mirror = {"A": "B", "B": "A", "C": "C", None: None}
+    path = tmp_path / "mirror.duckdb"
+    write_batch(path, toy_batch([(j, i, c, r, mirror[o], mirror[s]) for j, i, c, r, o, s in TOY_PAIRS]))
+    [original], [mirrored] = pairwise_metrics(toy_db, "toy"), pairwise_metrics(path, "toy")
+    assert (mirrored.primacy, mirrored.recency) == (original.recency, original.primacy)
+    assert mirrored.consistent == original.consistent
+    assert mirrored.preference_fairness == pytest.approx(-original.preference_fairness)
+    assert mirrored.first_slot_share == pytest.approx(1 - original.first_slot_share)
+
+
 def test_unit_counts_and_rates(toy_db: Path) -> None:
     counts = unit_counts(toy_db, "toy", "full").set_index(["judge", "candidate", "task"])
     assert counts.loc[("J", "c1", "t2"), ["pairs", "failed", "recency"]].tolist() == [3, 1, 2]
@@ -224,6 +235,8 @@ def test_cli_contract(bundled_db_master: Path, capsys: pytest.CaptureFixture[str
     rows = json.loads(out)
     assert {(r["dataset"], r["prompts"]) for r in rows} == {("mtbench", 192), ("devbench", 144)}
     assert {"dataset", "study", "judge", "prompts", "repetition_stability", "repetition_floor"} <= set(rows[0])
+    code, _, err = _cli(capsys, "--db", str(bundled_db_master), "metrics", "pairwise", "--dataset", "nowhere")
+    assert code == 2 and "nowhere" in err
 
 
 @pytest.mark.parametrize(("dataset", "judge", "threshold", "expected"), [

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.app_helpers import open_page
+from tests.test_listwise import HAND_MADE, listwise_calls
 
 
 def _box(at, label: str):  # noqa: ANN001, ANN202 - AppTest element types are internal
@@ -42,6 +46,18 @@ def test_pairwise_page_repetition_filter(app_env: Path) -> None:
     table = at.dataframe[0].value
     assert set(table["rep"]) == {2} and len(table) == 9
     assert table["RS"].notna().all()
+
+
+def test_pairwise_page_shows_listwise_only_study(bundled_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_batch(bundled_db, StoreBatch(judge_calls=listwise_calls(HAND_MADE, study="lw-run")))
+    monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
+    at = open_page("pairwise_bias.py")
+    _box(at, "Dataset").set_value("lw").run()
+    assert not at.exception
+    assert _box(at, "Study (or run id)").value == "lw-run"
+    assert [s.value for s in at.subheader] == ["List-wise calls"]
+    table = at.dataframe[0].value.set_index("judge")
+    assert (table.loc["J", "groups"], table.loc["J", "consistent"], table.loc["J", "options"]) == (7, 2, 3)
 
 
 def test_factors_page_shows_steps_and_summary(app_env: Path) -> None:

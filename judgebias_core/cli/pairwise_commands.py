@@ -38,6 +38,8 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
     def handler(args: argparse.Namespace) -> int:
         path = db_path(args)
         migrate(path)
+        if args.dataset:
+            dataset_summary(path, args.dataset)  # NotFoundError (exit 2) for an unknown dataset
         rows = [asdict(r) for r in compute(path, args.dataset, args.judge, args.study)]  # type: ignore[call-overload]
         emit(args, rows, _text_table(rows, columns))
         return 0

@@ -115,8 +115,14 @@ LIMIT ?
 """
 
 SCOPE_SQL = """
-SELECT dataset_id, study, judge, repetition, coalesce(task, '(no task)') AS task, candidate, count(*) AS pairs
-FROM pair_outcomes GROUP BY ALL ORDER BY ALL
+SELECT 'pairwise' AS kind, dataset_id, study, judge, repetition, coalesce(task, '(no task)') AS task, candidate,
+       count(*) AS pairs
+FROM pair_outcomes GROUP BY ALL
+UNION ALL
+SELECT 'listwise', j.dataset_id, j.study, j.judge, j.repetition, coalesce(i.task, '(no task)'), NULL, 0
+FROM judge_calls j LEFT JOIN items i ON i.dataset_id = j.dataset_id AND i.item_id = j.item_id
+WHERE j.kind = 'listwise' GROUP BY ALL
+ORDER BY ALL
 """
 
 # List-wise calls grouped by the set of candidates they show; a verdict letter names a slot (A = 1).
@@ -226,7 +232,8 @@ def pair_details(path: str | os.PathLike[str], dataset_id: str | None, study: st
 
 
 def pairwise_scope(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Every (dataset, study, judge, repetition, task, candidate) that has classified pairs, for filters."""
+    """Every (dataset, study, judge, repetition, task, candidate) with pairs (kind 'pairwise') or with list-wise calls
+    (kind 'listwise', no candidate), for filters."""
     return _frame(path, SCOPE_SQL, [])
 
 
