@@ -101,7 +101,7 @@ def label_judges(calls: pd.DataFrame) -> pd.Series:
 
 def verdict_table(calls: pd.DataFrame) -> pd.DataFrame:
     """Instances as rows, judges as columns, parsed verdicts as values (NaN: not answered or not parsed)."""
-    labelled = calls.assign(judge=label_judges(calls))
+    labelled = calls.assign(judge=label_judges(calls)).drop_duplicates([*INSTANCE_KEY, "judge"])
     return labelled.pivot(index=INSTANCE_KEY, columns="judge", values="verdict")
 
 
