@@ -96,8 +96,12 @@ def show_score_position(report: RubricReport, runs: pd.DataFrame) -> None:
     if never:
         st.caption(f"Never chosen in this run (blank rows): score {', '.join(map(str, never))}.")
     others = runs[(runs["k"] == report.k) & (runs["run_id"] != report.run.run_id)]
+    # Shown by default: other judges' permutation runs on the same dataset and rubric.
+    peers = others[(others["dataset_id"] == report.run.dataset_id) & (others["rubric_id"] == report.run.rubric_id)
+                   & (others["judge"] != report.run.judge) & (others["protocol"] != "rubric-repeat")]
     compare = synced_multiselect("Side by side with other runs (e.g. other judges)", others["run_id"].tolist(),
-                                 key="rb_compare", placeholder="pick runs to compare")
+                                 key="rb_compare", placeholder="pick runs to compare",
+                                 default=peers["run_id"].head(3).tolist())
     if compare:
         tables = [(f"{report.run.judge} · {report.run.run_id}", report.score_position)]
         for run_id in compare:
@@ -203,6 +207,9 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
         result = cached(probe_recommendation, probe_id, design, report.run.run_id)
     except JudgebiasError as error:
         show_error(error)
+        return
+    if result.probe.parsed == 0:
+        st.warning(f"The probe run `{probe_id}` has no parsed trial, so it says nothing about position: pick another.")
         return
     best = result.recommended
     rank = report.correlation_rank(best.ordering)

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.app_helpers import PROJECT_ROOT, open_page
-from tests.rubric_toy_store import write_toy_store
+from tests.rubric_toy_store import permutation_calls, write_toy_store
 
 PAGE = "rubric_bias.py"
 SECTIONS = ["Position selection distribution", "Score by position: P(position | score)", "Permutation vs Repeat",
@@ -64,6 +64,27 @@ def test_toy_runs_known_answers(toy_db: Path, monkeypatch: pytest.MonkeyPatch) -
     at.selectbox(key="rb_candidates").set_value("run").run()
     assert not at.exception
     assert any("Recommended ordering: **312**" in s.value and "ranks **5 of 6**" in s.value for s in at.success)
+
+
+def test_other_judges_side_by_side(toy_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "two-judges.duckdb"
+    path.write_bytes(toy_db.read_bytes())
+    calls = pd.DataFrame(permutation_calls())
+    calls = calls.assign(call_id="other:" + calls["call_id"], run_id="toy-perm-other", study="toy-perm-other",
+                         judge="other-judge")
+    write_batch(path, StoreBatch(
+        runs=pd.DataFrame([{"run_id": "toy-perm-other", "dataset_id": "toy-rubric", "study": "toy-perm-other",
+                            "origin": "upload", "protocol": "rubric-permutation", "provider": "upload",
+                            "judge": "other-judge", "rubric_id": "toy-k3", "status": "complete",
+                            "created_at": pd.Timestamp("2025-12-31")}]),
+        judge_calls=calls))
+    monkeypatch.setenv("JUDGEBIAS_DB", str(path))
+    at = open_rubric_page()
+    assert at.selectbox(key="rb_run").value == "toy-perm"
+    assert at.multiselect(key="rb_compare").value == ["toy-perm-other"]  # the other judge, shown by default
+    assert len(at.get("plotly_chart")) == 6
+    at.selectbox(key="rb_judge").set_value("other-judge").run()
+    assert not at.exception and at.selectbox(key="rb_run").value == "toy-perm-other"
 
 
 def test_unbalanced_run_is_flagged(toy_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
