@@ -206,3 +206,24 @@ def test_structured_output_sends_a_schema_and_parses_json(engine_db: Path, fake_
     assert set(calls["parser"]) == {"json"} and set(calls["score"]) == {2}
     with pytest.raises(InvalidArgument, match="structured output"):
         start_run(engine_db, spec.model_copy(update={"provider": "anthropic"}), QUICK, run_id="t-structured-2")
+
+
+def test_a_run_still_going_in_another_process_is_not_started_twice(engine_db: Path, tmp_path: Path) -> None:
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
+
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # noqa: S603
+    try:
+        lock = run_file(engine_db, "t-locked", ".lock")
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.write_text(str(holder.pid))
+        spec = RunSpec(dataset_id="summeval", protocol="rubric-repeat", provider="simulated", model="s",
+                       limit_items=1)
+        with pytest.raises(InvalidArgument, match="already running"):
+            start_run(engine_db, spec, QUICK, run_id="t-locked")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert start_run(engine_db, spec, QUICK, run_id="t-locked").status == "complete"  # a dead holder's lock

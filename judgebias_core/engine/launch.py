@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from judgebias_core.engine.journal import Journal, journal_path, read_journal
-from judgebias_core.engine.progress import RunProgress, cancel_requested, clear_cancel, write_progress
+from judgebias_core.engine.progress import RunLock, RunProgress, cancel_requested, clear_cancel, write_progress
 from judgebias_core.engine.records import RunContext, cache_key
 from judgebias_core.engine.runner import Budget, RunExecutor
 from judgebias_core.engine.writer import StoreWriter
@@ -97,10 +97,11 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
         raise InvalidArgument(f"no price for {spec.model!r} in the price table: add it (JUDGEBIAS_PRICES) "
                               "to use a spending cap")
     plan = build_plan(db_path, spec, run_id)
-    client = make_client(db_path, spec, settings, key)
-    _register(db_path, spec, plan, client)
-    clear_cancel(db_path, run_id)
-    return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
+    with RunLock(db_path, run_id):
+        client = make_client(db_path, spec, settings, key)
+        _register(db_path, spec, plan, client)
+        clear_cancel(db_path, run_id)
+        return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
 
 
 async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,

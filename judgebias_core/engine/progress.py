@@ -42,7 +42,7 @@ def write_progress(db_path: str | os.PathLike[str], progress: RunProgress) -> No
     temporary.replace(path)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -60,7 +60,7 @@ def read_progress(db_path: str | os.PathLike[str], run_id: str) -> RunProgress |
         progress = RunProgress(**values)
     except (OSError, ValueError, TypeError):
         return None
-    if progress.status == "running" and not _alive(progress.pid):
+    if progress.status == "running" and not process_alive(progress.pid):
         return RunProgress(**(asdict(progress) | {"status": "interrupted", "seconds_left": None}))
     return progress
 
@@ -78,3 +78,30 @@ def cancel_requested(db_path: str | os.PathLike[str], run_id: str) -> bool:
 
 def clear_cancel(db_path: str | os.PathLike[str], run_id: str) -> None:
     cancel_path(db_path, run_id).unlink(missing_ok=True)
+
+
+class RunLock:
+    """One process per run id: a second launch of a run that is still going is refused, a dead holder's lock
+    (a killed process) is taken over."""
+
+    def __init__(self, db_path: str | os.PathLike[str], run_id: str) -> None:
+        from judgebias_core.engine.journal import run_file  # noqa: PLC0415
+
+        self.path = run_file(db_path, run_id, ".lock")
+        self.run_id = run_id
+
+    def __enter__(self) -> RunLock:
+        from judgebias_core.errors import InvalidArgument  # noqa: PLC0415
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            holder = int(self.path.read_text(encoding="utf-8") or 0)
+        except (OSError, ValueError):
+            holder = 0
+        if holder and holder != os.getpid() and process_alive(holder):
+            raise InvalidArgument(f"run {self.run_id!r} is already running (process {holder})")
+        self.path.write_text(str(os.getpid()), encoding="utf-8")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.path.unlink(missing_ok=True)

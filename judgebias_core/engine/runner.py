@@ -17,7 +17,7 @@ from typing import Any
 from judgebias_core.engine.journal import Journal
 from judgebias_core.engine.writer import StoreWriter
 from judgebias_core.errors import JudgeCallError
-from judgebias_core.judges.base import JudgeClient
+from judgebias_core.judges.base import JudgeClient, redact
 from judgebias_core.judges.prices import Price, estimate_tokens
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings
@@ -171,6 +171,9 @@ class RunExecutor:
                     break
                 await asyncio.sleep(self._delay(failure, attempt))
                 continue
+            except Exception as unexpected:  # noqa: BLE001 - one broken call must not end the run
+                error = JudgeCallError(redact(f"{type(unexpected).__name__}: {unexpected}")[:300], retryable=False)
+                break
             cost = self.budget.price.cost(reply.input_tokens, reply.output_tokens) if (
                 self.budget.price and self.client.paid) else 0.0
             return {"call_id": call.call_id, "text": reply.text, "input_tokens": reply.input_tokens,
