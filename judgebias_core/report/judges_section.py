@@ -172,13 +172,15 @@ def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
 
 def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
     return pd.DataFrame([{
-        "judge": board.judge, "rank": r.rank_win_rate, "candidate": r.candidate, "pairs": f"{r.pairs:,}",
+        "rank": r.rank_win_rate, "candidate": r.candidate + (" (baseline: 1/2 by definition)"
+                                                             if board.baseline_design and r.is_reference else ""),
+        "pairs": f"{r.pairs:,}",
         "wins / ties* / losses": f"{r.wins:,} / {r.ties:,} / {r.losses:,}",
         "win rate (95% item bootstrap)": f"{percent(r.win_rate)} ({percent(r.win_rate_ci_low)}–"
                                          f"{percent(r.win_rate_ci_high)})",
         "Bradley-Terry strength": f"{r.strength:+.2f}", "order could be a position artefact": "yes" if
         r.position_artefact else "no",
-    } for r in ranked_rows(board)])
+    } for r in board.rows])
 
 
 def leaderboard_section(scope: ReportScope) -> ReportSection | None:

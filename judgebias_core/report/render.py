@@ -18,6 +18,8 @@ from judgebias_core.report.model import Provenance, Report, ReportSection, Repor
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
                            "img-src data: blob:; font-src data:")
 
+FOLDED_TABLE_ROWS = 15  # longer tables start folded, so the sentences and charts stay in view
+
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:24px;
 color:#1f2328;line-height:1.5}
@@ -49,7 +51,10 @@ def table_html(table: ReportTable) -> str:
     body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>"
                    for row in frame.itertuples(index=False, name=None))
     note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
-    return f"<h3>{esc(table.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+    grid = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    if len(frame) > FOLDED_TABLE_ROWS:
+        grid = f"<details><summary>Show the {len(frame):,} rows</summary>{grid}</details>"
+    return f"<h3>{esc(table.title)}</h3>{grid}{note}"
 
 
 def figure_html(fig: object, div_id: str) -> str:
