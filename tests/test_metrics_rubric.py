@@ -30,7 +30,7 @@ from judgebias_core.protocols.orderings import balanced_orderings, is_balanced, 
 from judgebias_core.sources.bundled import import_bundled
 from judgebias_core.store.rubric_queries import rubric_labels
 from judgebias_core.store.writes import StoreBatch, write_batch
-from tests.rubric_toy_store import write_toy_store
+from tests.rubric_toy_store import repeat_calls, write_toy_store
 
 LABELS = np.array([1.0, 2.0, 3.0, 2.5])  # i1..i4: mean of the raters
 
@@ -157,6 +157,19 @@ def test_unknown_run_and_mismatched_probe(toy_db: Path, tmp_path: Path) -> None:
         rubric_report(toy_db, "no-such-run")
     with pytest.raises(InvalidArgument):
         bias_costs(run_score_position(toy_db, "toy-perm").table, [(1, 2, 3, 4)])
+    with pytest.raises(InvalidArgument, match="resample"):
+        rubric_report(toy_db, "toy-perm", "toy-repeat", resamples=0)
+    # A repeat run on other items cannot be compared against the same labels.
+    path = tmp_path / "other.duckdb"
+    path.write_bytes(toy_db.read_bytes())
+    calls = pd.DataFrame(repeat_calls())
+    write_batch(path, StoreBatch(
+        runs=pd.DataFrame([{"run_id": "elsewhere", "dataset_id": "other-set", "study": "elsewhere", "origin": "upload",
+                            "protocol": "rubric-repeat", "provider": "upload", "status": "complete",
+                            "rubric_id": "toy-k3"}]),
+        judge_calls=calls.assign(call_id="x" + calls["call_id"], run_id="elsewhere", dataset_id="other-set")))
+    with pytest.raises(InvalidArgument, match="other-set"):
+        rubric_report(path, "toy-perm", "elsewhere")
 
 
 # --- CLI contract ------------------------------------------------------------------------------------------------

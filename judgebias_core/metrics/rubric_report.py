@@ -175,6 +175,11 @@ def rubric_report(path: str | os.PathLike[str], run_id: str, repeat_run_id: str 
         repeat_trials = rubric_trials(path, repeat_run_id)
         if repeat_info.k != k:
             raise InvalidArgument(f"the repeat run {repeat_run_id!r} has k = {repeat_info.k}, this run k = {k}")
+        # Both runs are compared against the same labels, so they must score the same items on the same rubric.
+        if (repeat_info.dataset_id, repeat_info.rubric_id) != (info.dataset_id, info.rubric_id):
+            raise InvalidArgument(
+                f"the repeat run {repeat_run_id!r} scores {repeat_info.dataset_id}/{repeat_info.rubric_id}, "
+                f"this run {info.dataset_id}/{info.rubric_id}")
 
     human = None
     if label_source is not None:
