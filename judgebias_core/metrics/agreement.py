@@ -74,9 +74,13 @@ class AgreementResult:
     ensemble_rule: str = ENSEMBLE_RULE
     notes: list[str] = field(default_factory=list)
 
+    def display_order(self) -> list[str]:
+        """Judges grouped by family (then by name), so agreement that clusters by family shows as blocks."""
+        return sorted(self.judges, key=lambda judge: (self.families.get(judge, ""), judge))
+
     def matrix(self, without_ties: bool = False, with_ensemble: bool = True) -> pd.DataFrame:
-        """Square judge x judge table of agreement (diagonal 1), ensemble last."""
-        names = self.judges + ([ENSEMBLE_JUDGE] if with_ensemble else [])
+        """Square judge x judge table of agreement (diagonal 1), judges grouped by family, ensemble last."""
+        names = self.display_order() + ([ENSEMBLE_JUDGE] if with_ensemble else [])
         table = pd.DataFrame(np.eye(len(names)), index=names, columns=names)
         for pair in self.pairs + (self.ensemble_pairs if with_ensemble else []):
             value = pair.agreement_without_ties if without_ties else pair.agreement
@@ -85,7 +89,7 @@ class AgreementResult:
 
     def counts_matrix(self, without_ties: bool = False) -> pd.DataFrame:
         """The number of shared instances behind each cell of :meth:`matrix`."""
-        names = self.judges + [ENSEMBLE_JUDGE]
+        names = self.display_order() + [ENSEMBLE_JUDGE]
         table = pd.DataFrame(0, index=names, columns=names)
         for pair in self.pairs + self.ensemble_pairs:
             value = pair.n_without_ties if without_ties else pair.n
@@ -173,7 +177,7 @@ def agreement_report(path: str | os.PathLike[str], dataset_id: str, studies: lis
     if not studies:
         raise InvalidArgument("choose at least one study")
     table = verdict_table(pairwise_calls(path, dataset_id, studies, repetition))
-    judges = sorted(table.columns, key=lambda judge: (model_family(judge.split(" [")[0]), judge))
+    judges = sorted(table.columns)
     table = table[judges]
     families = _families_for(path, judges)
     notes = []
