@@ -38,7 +38,9 @@ def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
     safe = frame.copy()
     for column in safe.columns:
         values = safe[column]
-        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        elif not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
             continue
         hostile = values.str.match(FORMULA_TRIGGER, na=False).astype(bool)
         if hostile.any():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -46,6 +47,22 @@ def test_numbers_stay_numbers_and_headers_are_neutralised() -> None:
     header, row = _read_csv_cells(csv_bytes(frame))
     assert header == ["'=judge", "rate", "count"]
     assert row == ["gpt-4", "-0.25", "-3"]
+
+
+def test_string_and_categorical_columns_are_neutralised() -> None:
+    frame = pd.DataFrame({"s": pd.Series(["=1", "a"], dtype="string"), "c": pd.Categorical(["@x", "b"])})
+    _, first, second = _read_csv_cells(csv_bytes(frame))
+    assert first == ["'=1", "'@x"] and second == ["a", "b"]
+
+
+def test_chrome_path_prefers_the_configured_browser(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    browser = tmp_path / "my-chrome"
+    browser.write_text("#!/bin/sh\n")
+    browser.chmod(0o755)
+    monkeypatch.setenv("JUDGEBIAS_CHROME", str(browser))
+    assert chrome_path() == str(browser)
+    monkeypatch.setenv("JUDGEBIAS_CHROME", str(tmp_path / "missing"))
+    assert chrome_path() != str(tmp_path / "missing")
 
 
 def test_mixed_object_columns_only_touch_strings() -> None:
