@@ -114,6 +114,7 @@ def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd
     flips = primacy + recency
     flip_rate = flips / classified if classified else float("nan")
     wilson = wilson_interval(flips, classified)
+    items = items[items["classified"] > 0]  # an item whose pairs all failed to parse holds nothing to resample
     boot = item_bootstrap_rate((items["classified"] - items["consistent"]).to_numpy(),
                                items["classified"].to_numpy(), resamples=resamples, seed=seed)
     share, binomial_p = first_slot_test(primacy, recency)
@@ -122,9 +123,9 @@ def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd
     return PairwiseJudgeMetrics(
         dataset=dataset, study=study, judge=judge, repetition=int(rep), pairs=int(counts["pairs"]),
         failed_pairs=int(counts["failed"]), consistent=consistent, primacy=primacy, recency=recency,
-        position_consistency=1 - flip_rate if classified else float("nan"), flip_rate=flip_rate,
+        position_consistency=consistent / classified if classified else float("nan"), flip_rate=flip_rate,
         flip_rate_ci_low=wilson.low, flip_rate_ci_high=wilson.high, first_slot_share=share, binomial_p=binomial_p,
-        preference_fairness=pf, classified_pairs=classified, units=units, items=int((items["classified"] > 0).sum()),
+        preference_fairness=pf, classified_pairs=classified, units=units, items=len(items),
         bootstrap_ci_low=boot.low, bootstrap_ci_high=boot.high, bootstrap_resamples=resamples, bootstrap_seed=seed,
         mcnemar_statistic=test.statistic, mcnemar_p=test.p_value, wins_first_slot_only=test.wins_first_slot_only,
         wins_second_slot_only=test.wins_second_slot_only,
