@@ -265,9 +265,11 @@ if run_id is None:
     st.info("No rubric run matches these filters.")
     st.stop()
 chosen = runs[runs["run_id"] == run_id].iloc[0]
+# A repeat baseline scores the same items on the same rubric; the same judge's is offered first.
 repeats = runs[(runs["protocol"] == "rubric-repeat") & (runs["dataset_id"] == chosen["dataset_id"])
+               & (runs["rubric_id"].fillna("") == ("" if pd.isna(chosen["rubric_id"]) else chosen["rubric_id"]))
                & (runs["k"] == chosen["k"]) & (runs["run_id"] != run_id)]
-matching = repeats[(repeats["judge"] == chosen["judge"]) & (repeats["rubric_id"] == chosen["rubric_id"])]
+matching = repeats[repeats["judge"] == chosen["judge"]]
 repeat_options = ["none", *matching["run_id"], *repeats[~repeats["run_id"].isin(matching["run_id"])]["run_id"]]
 settings = st.columns([2, 1, 1])
 with settings[0]:
