@@ -1,4 +1,4 @@
-"""New run: pick a dataset, protocol and judge, see the plan (estimates), launch, follow the progress."""
+"""New run: pick a dataset, protocol and judge(s), see the plan (estimates), launch, follow the progress."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import JudgebiasError, MissingApiKey
 from judgebias_core.judges.base import KEY_VARIABLES
+from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
@@ -45,11 +46,13 @@ with right:
         if not judges:
             st.warning(f"No recorded replies to replay on {dataset}.")
             st.stop()
-        model = st.selectbox("Recorded judge", judges)
+        models = st.multiselect("Recorded judge(s)", judges, default=judges[:1], help="One run per judge.")
     else:
         study = "full"
-        model = st.text_input("Model", {"simulated": "demo-judge", "openai": "gpt-4o-mini",
-                                        "anthropic": "claude-3-5-haiku-latest"}[provider])
+        typed = st.text_input("Model(s)", {"simulated": "demo-judge", "openai": "gpt-4o-mini",
+                                           "anthropic": "claude-3-5-haiku-latest"}[provider],
+                              help="Several models separated by commas: one run per model.")
+        models = list(dict.fromkeys(m.strip() for m in typed.split(",") if m.strip()))
     structured = False
     if provider == "openai":
         base_url = st.text_input("Base URL (optional)", "", help="An OpenAI-compatible server, e.g. "
@@ -114,51 +117,66 @@ default_text = default_template(template_kind, options or 3).text
 with st.expander("Prompt template (editable)"):
     st.caption("Fields in `{{double braces}}` are filled per call. The run stores the exact text and its sha256.")
     edited = st.text_area("Template", default_text, height=260, label_visibility="collapsed")
-run_id_text = st.text_input("Run id (optional; the same id resumes a run)", "")
+if not models:
+    st.info("Choose at least one judge.")
+    st.stop()
+run_id_text = st.text_input("Run id (optional; the same id resumes a run)", "", disabled=len(models) > 1,
+                            help="With several judges each run gets its id from its settings.")
 
 try:
-    spec = RunSpec(dataset_id=dataset, protocol=protocol, provider=provider, model=model, base_url=base_url,
+    base_spec = RunSpec(dataset_id=dataset, protocol=protocol, provider=provider, model=models[0], base_url=base_url,
                    temperature=temperature, max_tokens=int(max_tokens), seed=seed, repeats=repeats,
                    orderings=orderings or "balanced", options=options, pairs=pairs, listwise_size=int(listwise_size),
                    allow_none=allow_none, rubric_id=rubric_id, limit_items=int(limit) or None, replay_study=study,
                    template_text=edited if edited != default_text else None, simulated=simulated,
                    structured_output=structured)
     settings = RunSettings(concurrency=int(concurrency), max_cost_usd=cap or None)
-    preview = cached(preview_run, spec, settings, run_id_text.strip() or None)
+    specs = [base_spec.model_copy(update={"model": m}) for m in models]
+    chosen_id = run_id_text.strip() or None if len(models) == 1 else None
+    previews = [cached(preview_run, spec, settings, chosen_id) for spec in specs]
 except JudgebiasError as error:
     show_error(error)
     st.stop()
 
 st.subheader("Plan")
-estimate = preview.estimate
+estimate = plan_totals([p.estimate for p in previews])
 cols = st.columns(5)
-cols[0].metric("Judge calls", f"{preview.calls:,}", help=f"Over {preview.items:,} items.")
+cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{len(previews)} run(s) over {previews[0].items:,} items.")
 cols[1].metric("Input tokens (estimate)", f"{estimate.input_tokens:,}", help="Characters / 4.")
 cols[2].metric("Output tokens (estimate)", f"{estimate.output_tokens:,}", help="Half the max tokens per call.")
 cols[3].metric("Cost (estimate)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.2f}",
                help="From the editable price table (JUDGEBIAS_PRICES); the real cost uses the provider's usage.")
 cols[4].metric("Time (estimate)", f"{estimate.seconds / 60:,.1f} min",
-               help=f"At {int(concurrency)} calls in flight and an assumed latency per call.")
-st.caption(f"Run id `{preview.run_id}` · judge: {preview.judge_description} · template `{preview.template_name}`. "
-           "Figures before a run are estimates; after it, the provider's reported usage.")
-if not preview.price_known:
-    st.info(f"The price table does not know {model!r}: cost cannot be estimated or capped.")
-if preview.existing_status:
-    st.info(f"This run exists (status: {preview.existing_status}). Launching resumes it: only missing calls are sent.")
+               help=f"At {int(concurrency)} calls in flight per judge and an assumed latency per call; judges run "
+               "side by side.")
+st.caption("Figures before a run are estimates; after it, the provider's reported usage.")
+st.dataframe(
+    [{"run id": p.run_id, "judge": p.judge_description, "calls": p.calls, "template": p.template_name,
+      "cost (estimate, USD)": p.estimate.cost_usd, "already in the store": p.existing_status or ""}
+     for p in previews],
+    hide_index=True, width="stretch",
+)
+unpriced = [s.model for s, p in zip(specs, previews, strict=True) if not p.price_known]
+if unpriced:
+    st.info(f"The price table does not know {', '.join(unpriced)}: cost cannot be estimated or capped.")
+if any(p.existing_status for p in previews):
+    st.info("A run that exists already is resumed on launch: only its missing calls are sent.")
 with st.expander("First prompt of the plan"):
-    st.text(preview.sample_prompt)
+    st.text(previews[0].sample_prompt)
 
-if st.button("Launch run", type="primary"):
+if st.button("Launch run" if len(specs) == 1 else f"Launch {len(specs)} runs", type="primary"):
     keys = provider_keys()
     if provider in KEY_VARIABLES and not key_available(provider):
         show_error(MissingApiKey(KEY_VARIABLES[provider]))
     else:
-        launch_background(db_path(), spec, settings, preview.run_id, keys)
-        st.session_state["active_run"] = preview.run_id
-        st.toast(f"Run {preview.run_id} launched in the background.")
+        for spec, preview in zip(specs, previews, strict=True):
+            launch_background(db_path(), spec, settings, preview.run_id, keys)
+        st.session_state["active_runs"] = [p.run_id for p in previews]
+        st.toast(f"{len(previews)} run(s) launched in the background.")
 
-active = st.session_state.get("active_run")
+active = st.session_state.get("active_runs", [])
 if active:
     st.subheader("Progress")
-    st.caption("The run goes on in its own process if you close this tab; follow it on the Runs page.")
-    show_progress(active)
+    st.caption("Runs go on in their own processes if you close this tab; follow them on the Runs page.")
+    for run_id in active:
+        show_progress(run_id)

@@ -39,7 +39,18 @@ def test_new_run_names_the_missing_key(app_env: Path, monkeypatch: pytest.Monkey
     assert {m.label: m.value for m in at.metric}["Cost (estimate)"].startswith("$")
     next(b for b in at.button if b.label == "Launch run").click().run()
     assert any("OPENAI_API_KEY" in e.value for e in at.error)
-    assert "active_run" not in at.session_state
+    assert "active_runs" not in at.session_state
+
+
+def test_new_run_plans_one_run_per_judge(app_env: Path) -> None:
+    at = open_page("new_run.py")
+    _select(at, "Judge provider", "replay")
+    next(m for m in at.multiselect if m.label == "Recorded judge(s)").set_value(["gpt-4-0613", "gemini-pro"]).run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Judge calls"] == "1,200"
+    plans = at.dataframe[0].value
+    assert len(plans) == 2 and set(plans["calls"]) == {600}
+    assert any(b.label == "Launch 2 runs" for b in at.button)
 
 
 def test_launch_runs_in_the_background_and_lands_in_the_store(bundled_db: Path,
@@ -50,7 +61,7 @@ def test_launch_runs_in_the_background_and_lands_in_the_store(bundled_db: Path,
     next(n for n in at.number_input if n.label.startswith("First N items")).set_value(2).run()
     next(b for b in at.button if b.label == "Launch run").click().run()
     assert not at.exception
-    run_id = at.session_state["active_run"]
+    (run_id,) = at.session_state["active_runs"]
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         progress = read_progress(bundled_db, run_id)

@@ -90,3 +90,14 @@ def estimate_plan(prompt_chars: list[int], model: str, max_tokens: int, concurre
     cost = 0.0 if not paid else (price.cost(input_tokens, output_tokens) if price else None)
     seconds = len(prompt_chars) * latency_s / max(1, concurrency)
     return PlanEstimate(len(prompt_chars), input_tokens, output_tokens, cost, seconds)
+
+
+def plan_totals(estimates: list[PlanEstimate]) -> PlanEstimate:
+    """Several runs launched together (one per judge): summed calls, tokens and cost; they run side by side."""
+    costs = [e.cost_usd for e in estimates]
+    return PlanEstimate(
+        calls=sum(e.calls for e in estimates), input_tokens=sum(e.input_tokens for e in estimates),
+        output_tokens=sum(e.output_tokens for e in estimates),
+        cost_usd=None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
+        seconds=max((e.seconds for e in estimates), default=0.0),
+    )
