@@ -115,6 +115,7 @@ def test_hostile_text_is_escaped_everywhere(hostile_db: Path) -> None:
     assert "&lt;script&gt;alert(&#x27;xss-script&#x27;)&lt;/script&gt;" in body  # tables and sentences
     assert "&lt;script&gt;alert('xss-script')&lt;\\u002fscript&gt;" in body  # chart data, made literal for plotly
     assert "&amp;lt;script&amp;gt;" not in body  # escaped once, not twice
+    assert "other-biases" not in {s.key for s in report.sections}  # every answer has the same length
     scripts = re.findall(r"<script[^>]*>", body)
     assert len(scripts) == sum(len(s.figures) for s in report.sections)  # one per chart, none from the data
 

@@ -44,7 +44,9 @@ def other_biases_section(scope: ReportScope) -> ReportSection | None:
         return None
     study = "full" if "full" in scope.studies else scope.studies[0]
     judges = scope.judges_in(study)
-    results = [r for r in verbosity(scope.path, scope.dataset.id, [study], judges) if r.decisive_pairs]
+    # A length preference needs decisive pairs whose answers differ in length.
+    results = [r for r in verbosity(scope.path, scope.dataset.id, [study], judges)
+               if r.decisive_pairs > r.equal_length_pairs]
     if not results:
         return None
     preference = self_preference(scope.path, scope.dataset.id, [study], judges)
