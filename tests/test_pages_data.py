@@ -69,8 +69,9 @@ def test_upload_pairs_through_the_panel(writable_app: Path) -> None:
     write = next(b for b in at.button if b.label == "Write to the store")
     assert not write.disabled and not at.error
     # The preview shows the rows as they will be stored; uploaded text never reaches markdown.
-    preview = at.dataframe[-1].value
+    preview = next(f.value for f in at.dataframe if list(f.value.columns[:3]) == ["item_id", "candidate", "answer"])
     assert set(preview["candidate"]) == {"ChatGPT", "Claude"} and "<b>Hi!</b>" in set(preview["answer"])
+    assert "human_labels: first 2 of 2 row(s)" in [t.value for t in at.text]
     shown = _markdown_texts(at)
     assert "<script>" not in shown and "**hi**" not in shown and "<b>Hi!</b>" not in shown
     write.click().run()

@@ -16,7 +16,7 @@ from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
 from judgebias_core.sources.upload_mapping import FIELDS, KIND_LABELS, UPLOAD_KINDS, UploadKind
-from judgebias_core.sources.upload_read import TABLE_SUFFIXES, read_table
+from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import PAIRWISE_LOG_PARSERS, RUBRIC_LOG_PARSERS, UploadSpec
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from ui.state import cached, db_path, show_error
@@ -24,6 +24,19 @@ from ui.share import escape_markdown
 from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings
 
 FLASH_KEY = "upload_flash"
+# What a person checks first in each previewed table; the ids and bookkeeping columns follow.
+_FIRST_COLUMNS: dict[str, tuple[str, ...]] = {
+    "judge_calls": ("item_id", "judge", "first_candidate", "second_candidate", "order_label", "ordering",
+                    "raw_output", "verdict", "score", "chosen_position", "parse_status", "parser", "error",
+                    "repetition"),
+    "items": ("item_id", "question", "response", "candidate", "reference_answer", "task", "rubric_id"),
+    "answers": ("item_id", "candidate", "answer"),
+}
+
+
+def _readable(rows: pd.DataFrame, table: str) -> pd.DataFrame:
+    first = [c for c in _FIRST_COLUMNS.get(table, ()) if c in rows.columns]
+    return rows[first + [c for c in rows.columns if c not in first]].astype(str)
 
 
 def _slug(file_name: str) -> str:
@@ -114,7 +127,14 @@ def _show_preview(preview: UploadPreview) -> None:
         _show_problems(preview.problems)
     if not preview.stored.empty:
         st.markdown(f"**First rows as they will be stored** (table `{preview.stored_table}`)")
-        st.dataframe(preview.stored.astype(str), hide_index=True, width="stretch")
+        st.dataframe(_readable(preview.stored, preview.stored_table), hide_index=True, width="stretch")
+    others = {table: rows for table, rows in preview.samples.items()
+              if table != preview.stored_table and not rows.empty}
+    if others:
+        with st.expander(f"The other tables this upload writes ({', '.join(others)})"):
+            for table, rows in others.items():
+                st.text(f"{table}: first {len(rows)} of {preview.counts[table]:,} row(s)")
+                st.dataframe(_readable(rows, table), hide_index=True, width="stretch")
     if preview.spec.kind == "pairwise-log":
         st.caption("Order: the call with the original-order candidate (default: the dataset's baseline) in the first "
                    "slot is 'original', its mirror 'swapped'; pairs without it take the order seen first in the file.")
@@ -137,7 +157,8 @@ def _write(preview: UploadPreview) -> None:
 
 def _table_upload(kind: UploadKind) -> None:
     file = st.file_uploader("File (CSV, TSV, JSON Lines, JSON, Parquet or XLSX)", key=f"upload_file:{kind}",
-                            type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES])
+                            type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES],
+                            max_upload_size=MAX_UPLOAD_BYTES // (1024 * 1024))
     if file is None:
         st.caption("Fields: " + ", ".join(f.label + (" (required)" if f.required else "") for f in FIELDS[kind]))
         return

@@ -64,6 +64,7 @@ class UploadPreview:
     problems: list[RowProblem]
     stored: pd.DataFrame = field(default_factory=pd.DataFrame)  # first rows of PREVIEW_TABLE[kind]
     counts: dict[str, int] = field(default_factory=dict)  # rows per table in the batch
+    samples: dict[str, pd.DataFrame] = field(default_factory=dict)  # first rows of every table in the batch
     already_stored: bool = False
     run_id: str | None = None
     batch: StoreBatch | None = None
@@ -245,12 +246,12 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     context = _store_context(path, spec, content_hash)
     batch, more, already, run_id = _batch(valid, spec, context, file_name, content_hash)
     problems = sorted(problems + more, key=lambda p: (p.row or 0, p.column or "", p.reason))
-    table = getattr(batch, PREVIEW_TABLE[spec.kind])
-    counts = {name: len(rows) for name, rows in batch.frames()}
+    samples = {name: rows.head(preview_rows).reset_index(drop=True) for name, rows in batch.frames()}
     return UploadPreview(
         spec, file_name, len(frame), content_hash, problems,
-        stored=table.head(preview_rows).reset_index(drop=True) if table is not None else pd.DataFrame(),
-        counts=counts, already_stored=already, run_id=run_id, batch=None if problems else batch,
+        stored=samples.get(PREVIEW_TABLE[spec.kind], pd.DataFrame()),
+        counts={name: len(rows) for name, rows in batch.frames()}, samples=samples, already_stored=already,
+        run_id=run_id, batch=None if problems else batch,
     )
 
 
