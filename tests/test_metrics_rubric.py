@@ -317,6 +317,20 @@ def test_balanced_set_shows_every_score_equally_often_at_every_position(k: int, 
     assert (counts == 2 * items).all()
 
 
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(2, 6), answers=st.lists(st.integers(1, 6), min_size=1, max_size=8))
+def test_content_only_judge_has_uniform_position_shares_on_a_balanced_set(k: int, answers: list[int]) -> None:
+    # Whatever score each item gets, if it ignores the ordering, a balanced set spreads it evenly over positions.
+    orderings = balanced_orderings(list(range(1, k + 1)))
+    trials = pd.DataFrame([{"item_id": f"i{i}", "ordering_key": ordering_key(o), "score": min(a, k),
+                            "chosen_position": o.index(min(a, k)) + 1, "parse_status": "ok"}
+                           for i, a in enumerate(answers) for o in orderings])
+    share = position_share(trials, k)
+    assert share.shares == pytest.approx([1 / k] * k)
+    table = score_position_table(trials, range(1, k + 1))
+    assert all(row is None or row == pytest.approx([1 / k] * k) for row in table.rows)
+
+
 def random_trials(data: st.DataObject, k: int) -> pd.DataFrame:
     orderings = latin_square_orderings(list(range(1, k + 1))) + balanced_orderings(list(range(1, k + 1)))
     n = data.draw(st.integers(1, 60))
