@@ -27,6 +27,7 @@ from judgebias_core.metrics.repetition import repetition_metrics
 from judgebias_core.store.pairwise_queries import pair_details, unit_counts
 from judgebias_core.store.writes import StoreBatch, write_batch
 
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 BASE = "base"
 TASK_OF = {"i1": "t1", "i2": "t1", "i3": "t1", "i4": "t2", "i5": "t2", "i6": "t2"}
 
@@ -81,6 +82,38 @@ def test_known_answer_autoj_full(bundled_db_master: Path) -> None:
     [result] = pairwise_metrics(bundled_db_master, "autoj", ["auto-j-13b"], "full")
     assert (result.consistent, result.classified_pairs) == (1161, 1392)
     assert result.study == "full" and result.repetition == 1
+
+
+PAIR_CLASS = {("A", "B"): "consistent", ("B", "A"): "consistent", ("C", "C"): "consistent",
+              ("A", "A"): "primacy", ("A", "C"): "primacy", ("C", "A"): "primacy",
+              ("B", "B"): "recency", ("B", "C"): "recency", ("C", "B"): "recency"}
+
+
+def test_mtbench_matches_a_count_from_the_raw_files(bundled_db_master: Path) -> None:
+    """Every MTBench row against pairs built straight from data/ (the authors' regex, baseline first = original)."""
+    folder = PROJECT_ROOT / "data" / "judging-the-judges"
+    calls = pd.read_json(folder / "mtbench_judgments.jsonl.gz", lines=True, dtype=False)
+    tasks = pd.read_json(folder / "mtbench_items.jsonl.gz", lines=True, dtype=False)
+    calls["item_id"] = calls["item_id"].astype(str)
+    calls["task"] = calls["item_id"].map(dict(zip(tasks["item_id"].astype(str), tasks["task"], strict=True)))
+    calls["verdict"] = calls["raw_output"].str.extract(r"\[\[([ABCD])\]\]", expand=False)
+    keys = ["study", "judge", "repetition", "item_id", "task", "candidate"]
+    original = calls[calls["first"] == "vicuna-13b-v1.3"].rename(columns={"second": "candidate"})
+    swapped = calls[calls["second"] == "vicuna-13b-v1.3"].rename(columns={"first": "candidate"})
+    pairs = original[[*keys, "verdict"]].merge(swapped[[*keys, "verdict"]], on=keys, suffixes=("_o", "_s"))
+    pairs["cls"] = [PAIR_CLASS.get(pair, "failed") for pair in zip(pairs["verdict_o"], pairs["verdict_s"],
+                                                                    strict=True)]
+    counts = pd.crosstab([pairs["study"], pairs["judge"], pairs["repetition"]], pairs["cls"])
+    lean = (pairs["cls"] == "recency").astype(int) - (pairs["cls"] == "primacy").astype(int)
+    fairness = lean.groupby([pairs[k] for k in ["study", "judge", "repetition", "candidate", "task"]]).mean()
+    fairness = fairness.groupby(level=[0, 1, 2]).mean()
+    results = pairwise_metrics(bundled_db_master, "mtbench")
+    assert len(results) == len(counts) == 30
+    for r in results:
+        row = counts.loc[(r.study, r.judge, r.repetition)]
+        assert (r.consistent, r.primacy, r.recency, r.failed_pairs) == (
+            row["consistent"], row["primacy"], row["recency"], row.get("failed", 0))
+        assert r.preference_fairness == pytest.approx(fairness.loc[(r.study, r.judge, r.repetition)], abs=1e-12)
 
 
 def test_every_bundled_pair_study_has_one_row_per_repetition(bundled_db_master: Path) -> None:
