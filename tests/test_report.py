@@ -120,6 +120,13 @@ def test_hostile_text_is_escaped_everywhere(hostile_db: Path) -> None:
     assert len(scripts) == sum(len(s.figures) for s in report.sections)  # one per chart, none from the data
 
 
+def test_a_section_that_cannot_be_computed_is_named_not_fatal(hostile_db: Path) -> None:
+    report = build_report(hostile_db, ReportRequest(DATASET_ID))
+    assert report.skipped == ("What drives the bias: could not be computed (only 1 unit(s) with a classified pair: "
+                              "too few to fit a regression).",)
+    assert [s.key for s in report.sections] == ["pairwise"]
+
+
 def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:
     write_toy_store(fresh_db)
     report = build_report(fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))

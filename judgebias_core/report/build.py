@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from judgebias_core import __version__
-from judgebias_core.errors import NotFoundError
+from judgebias_core.errors import JudgebiasError, NotFoundError
 from judgebias_core.report.model import Provenance, Report, ReportRequest, ReportScope, ReportSection
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.report_queries import (
@@ -69,7 +69,13 @@ def build_report(path: str | os.PathLike[str], request: ReportRequest) -> Report
         builder = _builder(module, function)
         if builder is None:
             skipped.append(f"{title}: not available in this build of judgebias.")
-        elif (section := builder(scope)) is not None:
+            continue
+        try:
+            section = builder(scope)
+        except JudgebiasError as error:  # a metric that cannot be computed on this data says why; the rest stands
+            skipped.append(f"{title}: could not be computed ({error}).")
+            continue
+        if section is not None:
             sections.append(section)
     provenance = Provenance(
         dataset=scope.dataset,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart
-from judgebias_core.errors import JudgebiasError
+from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.stepwise import StepwiseResult, plain_summary, stepwise_analysis
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 
@@ -32,7 +32,7 @@ def factors_section(scope: ReportScope) -> ReportSection | None:
     for target in TARGETS:
         try:
             results.append(stepwise_analysis(scope.path, scope.dataset.id, study, target))
-        except JudgebiasError:  # no classified pair in the study: nothing to explain
+        except NotFoundError:  # no classified pair in the study: nothing to explain
             return None
     sentences = [plain_summary(result) for result in results]
     figures = []
