@@ -134,7 +134,7 @@ def test_ensemble_leaderboard_and_cli(bundled_db_master: Path, capsys: pytest.Ca
 outcome_kind = st.sampled_from(["win", "loss", "tie", "primacy", "recency", "failed"])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["c1", "c2", "c3"]), outcome_kind), min_size=3, max_size=40))
 def test_baseline_design_properties(draws: list[tuple[str, str]]) -> None:
     winner = {"win": lambda c: c, "loss": lambda c: "base", "tie": lambda c: "tie"}
@@ -144,7 +144,7 @@ def test_baseline_design_properties(draws: list[tuple[str, str]]) -> None:
     outcomes = pd.DataFrame(rows)
     if (outcomes["classification"] == "failed").all():
         return
-    board = leaderboard_from_outcomes(outcomes, "toy", ["s"], "j", resamples=50)
+    board = leaderboard_from_outcomes(outcomes, "toy", ["s"], "j", resamples=20)
     strengths = [row.strength for row in board.rows]
     for row in board.rows:
         assert 0 <= row.win_rate <= 1 and row.wins + row.ties + row.losses == row.pairs

@@ -96,7 +96,7 @@ def test_hand_made_three_judges() -> None:
 verdict = st.sampled_from(["A", "B", "C", None])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(verdict, verdict, verdict), min_size=1, max_size=40))
 def test_agreement_properties(rows: list[tuple[str | None, ...]]) -> None:
     table = pd.DataFrame(rows, columns=["x", "y", "z"])

@@ -213,7 +213,7 @@ def test_demo_rubric_run_calibrates_against_summeval_experts(bundled_db_master: 
 labels = st.sampled_from(["r1", "r2", "tie"])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(labels, labels), min_size=1, max_size=60))
 def test_agreement_table_properties(rows: list[tuple[str, str]]) -> None:
     human, judge = pd.Series([r[0] for r in rows]), pd.Series([r[1] for r in rows])
