@@ -31,6 +31,7 @@ from ui.share import (
     escape_markdown,
     explain,
     permalink_hint,
+    report_button,
     synced_multiselect,
     synced_selectbox,
     table_downloads,
@@ -300,3 +301,5 @@ with st.expander(f"Every trial of this run ({report.trials:,})"):
     trials = cached(run_calls_for_export, run_id, True)
     st.dataframe(trials.head(200), hide_index=True, width="stretch")
     table_downloads(trials, f"trials-{run_id}")
+report_button(report.run.dataset_id, runs=[run_id] + ([report.repeat_run.run_id] if report.repeat_run else []),
+              key="rb_report")
