@@ -76,6 +76,15 @@ def test_every_bad_json_line_is_reported() -> None:
     assert rows == [2, 4]
 
 
+def test_every_csv_row_with_the_wrong_field_count_is_reported() -> None:
+    data = b'a,b\n1,2,3\n"multi\nline",ok\n\n4\n5,6\n'
+    assert _problems(data, "f.csv") == [(1, "unparseable row: 3 fields where the header has 2"),
+                                         (3, "unparseable row: 1 fields where the header has 2")]
+    long_answer = "x" * 300_000  # beyond the csv module's default field limit
+    frame = read_table(f"a,b\n1,{long_answer}\n".encode(), "f.csv")
+    assert len(frame.loc[0, "b"]) == 300_000
+
+
 def test_corrupt_binary_files_are_unreadable_not_crashes() -> None:
     assert "Parquet" in _problems(b"PAR1 not really", "f.parquet")[0][1]
     assert "XLSX" in _problems(b"PK\x03\x04 junk", "f.xlsx")[0][1]

@@ -61,12 +61,21 @@ def decode_text(data: bytes) -> str:
 
 
 def _read_delimited(text: str, delimiter: str) -> pd.DataFrame:
+    """CSV/TSV with a header row; a row with more or fewer fields than the header is an unparseable row."""
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_UPLOAD_BYTES))  # long answers exceed the 128 kB default
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False,
-                            na_values=[], engine="python", quoting=csv.QUOTE_MINIMAL)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error, ValueError) as error:
+        records = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if row]
+    except csv.Error as error:
         raise file_problem(f"unparseable CSV: {error}") from error
-    return frame.astype(object).mask(frame == "")  # a blank CSV cell is a missing value
+    if not records:
+        raise file_problem("the file is empty")
+    header, body = records[0], records[1:]
+    problems = [RowProblem(number, None, f"unparseable row: {len(row)} fields where the header has {len(header)}")
+                for number, row in enumerate(body, start=1) if len(row) != len(header)]
+    if problems:
+        raise ValidationFailed(problems)
+    frame = pd.DataFrame(body, columns=header, dtype=object)
+    return frame.mask(frame == "")  # a blank cell is a missing value
 
 
 def _read_json_lines(text: str) -> pd.DataFrame:
