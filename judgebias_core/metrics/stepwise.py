@@ -211,9 +211,10 @@ def plain_summary(result: StepwiseResult) -> str:
     leader, rise = ranked[0]
     others = [name.replace("_", " ") for name, _ in ranked[1:]]
     text = (f"Across {result.units} (judge, candidate, task) units, {label} is explained most by "
-            f"{leader.replace('_', ' ')} (removing it raises AIC by {rise:.1f})")
+            f"{leader.replace('_', ' ')} (removing it raises AIC by {rise:.2f})")
     text += f", then by {', '.join(others)}." if others else "."
-    text += f" The final model explains {result.r_squared:.0%} of the variation (R²)."
+    text += f" The final model explains {result.r_squared:.0%} of the variation (R²)"
+    text += ": a weak fit, so these factors leave most of the bias unexplained." if result.r_squared < 0.1 else "."
     if result.confounded_with_task:
         fixed = ", ".join(v.replace("_", " ") for v in result.confounded_with_task)
         several = len(result.confounded_with_task) > 1
