@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judgebias_core.cli import main
 from judgebias_core.errors import InvalidArgument
@@ -91,6 +93,20 @@ def test_known_answer_from_full_drops_the_noise() -> None:
     assert "candidate" not in result.final_variables and "task" not in result.final_variables
     assert all(s.action == "drop" for s in result.steps)
     assert_aics_match_fresh_fits(units, result)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1), start=st.sampled_from(["empty", "full"]))
+def test_random_tables_every_step_lowers_aic(seed: int, start: str) -> None:
+    rng = np.random.default_rng(seed)
+    units = known_table()
+    units["position_consistency"] = rng.random(len(units)) + rng.random() * units["quality_gap"]
+    units["output_length"] = rng.integers(50, 500, len(units))
+    result = stepwise_select(units, "position_consistency", start=start)  # type: ignore[arg-type]
+    assert_aics_match_fresh_fits(units, result)
+    assert result.final_aic <= result.start_aic
+    for variable in result.final_variables:  # a local optimum: removing any kept predictor does not lower AIC
+        assert result.aic_rise_when_removed[variable] >= -1e-9
 
 
 def test_too_few_units_is_a_named_error() -> None:
