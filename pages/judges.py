@@ -38,9 +38,9 @@ with top[2]:
         if studies else 1
     repetition = synced_selectbox("Repetition", ["all", *range(1, max_repetition + 1)], key="jd_rep")
 permalink_hint()
-if not studies:
-    st.info("Choose at least one study.")
-    st.stop()
+if not studies:  # e.g. the chosen studies do not exist in a newly chosen dataset
+    studies = study_names[:1]
+    st.caption(f"No study chosen: showing {escape_markdown(studies[0])}.")
 chosen_repetition = None if repetition == "all" else int(repetition)
 
 try:
