@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from judgebias_core.errors import ValidationFailed
@@ -174,3 +175,14 @@ def test_rubric_trial_problems(upload_db: Path) -> None:
                   "(first on row 3)"),
         (5, "item_id", "item 'missing' is not in dataset 'summeval'"),
     }
+
+
+def test_orderings_as_list_columns_in_parquet_and_json_lines(upload_db: Path) -> None:
+    frame = pd.DataFrame({"item_id": [M8, M9], "judge": ["list-judge"] * 2,
+                          "ordering": [[5, 4, 3, 2, 1], [1, 2, 3, 4, 5]], "score": [4, 5]})
+    for kind in ("parquet", "jsonl"):
+        data = as_bytes(frame, kind)
+        spec = _spec(data, f"trials.{kind}", "rubric-log", "summeval")
+        result = upload_file(upload_db, data, f"trials.{kind}", spec)
+        assert rows(upload_db, "SELECT ordering, score, chosen_position FROM judge_calls WHERE run_id = ? "
+                               "ORDER BY item_id", [result.run_id]) == [([5, 4, 3, 2, 1], 4, 2), ([1, 2, 3, 4, 5], 5, 5)]
