@@ -25,7 +25,13 @@ from judgebias_core.metrics.rubric_report import (
     rubric_report,
     run_score_position,
 )
-from judgebias_core.store.rubric_queries import list_rubric_runs, run_calls_for_export
+from judgebias_core.store.rubric_queries import (
+    analysable_run_ids,
+    comparable_run_ids,
+    list_rubric_runs,
+    repeat_run_choices,
+    run_calls_for_export,
+)
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -96,13 +102,9 @@ def show_score_position(report: RubricReport, runs: pd.DataFrame) -> None:
     never = [s for s, row in zip(report.score_position.scores, report.score_position.rows, strict=True) if row is None]
     if never:
         st.caption(f"Never chosen in this run (blank rows): score {', '.join(map(str, never))}.")
-    others = runs[(runs["k"] == report.k) & (runs["run_id"] != report.run.run_id)]
-    # Shown by default: other judges' permutation runs on the same dataset and rubric.
-    peers = others[(others["dataset_id"] == report.run.dataset_id) & (others["rubric_id"] == report.run.rubric_id)
-                   & (others["judge"] != report.run.judge) & (others["protocol"] != "rubric-repeat")]
-    compare = synced_multiselect("Side by side with other runs (e.g. other judges)", others["run_id"].tolist(),
-                                 key="rb_compare", placeholder="pick runs to compare",
-                                 default=peers["run_id"].head(3).tolist())
+    others, peers = comparable_run_ids(runs, report.run.run_id)
+    compare = synced_multiselect("Side by side with other runs (e.g. other judges)", others, key="rb_compare",
+                                 placeholder="pick runs to compare", default=peers)
     if compare:
         tables = [(f"{report.run.judge} · {report.run.run_id}", report.score_position)]
         for run_id in compare:
@@ -257,21 +259,12 @@ scope = scope if rubric_id == "all" else scope[scope["rubric_id"] == rubric_id]
 with filters[2]:
     judge = synced_selectbox("Judge", ["all", *sorted(scope["judge"].unique())], key="rb_judge")
 scope = scope if judge == "all" else scope[scope["judge"] == judge]
-# Permutation runs first, newest first: repeat runs are baselines, not what one analyses.
-main_runs = (scope.assign(is_repeat=scope["protocol"].eq("rubric-repeat"))
-             .sort_values(["is_repeat", "created_at"], ascending=[True, False])["run_id"].tolist())
 with filters[3]:
-    run_id = synced_selectbox("Run", main_runs, key="rb_run", help="The permutation run to analyse.")
+    run_id = synced_selectbox("Run", analysable_run_ids(scope), key="rb_run", help="The permutation run to analyse.")
 if run_id is None:
     st.info("No rubric run matches these filters.")
     st.stop()
-chosen = runs[runs["run_id"] == run_id].iloc[0]
-# A repeat baseline scores the same items on the same rubric; the same judge's is offered first.
-repeats = runs[(runs["protocol"] == "rubric-repeat") & (runs["dataset_id"] == chosen["dataset_id"])
-               & (runs["rubric_id"].fillna("") == ("" if pd.isna(chosen["rubric_id"]) else chosen["rubric_id"]))
-               & (runs["k"] == chosen["k"]) & (runs["run_id"] != run_id)]
-matching = repeats[repeats["judge"] == chosen["judge"]]
-repeat_options = ["none", *matching["run_id"], *repeats[~repeats["run_id"].isin(matching["run_id"])]["run_id"]]
+repeat_options = ["none", *repeat_run_choices(runs, run_id)]
 settings = st.columns([2, 1, 1])
 with settings[0]:
     repeat_id = synced_selectbox("Repeat run (baseline)", repeat_options, key="rb_repeat",

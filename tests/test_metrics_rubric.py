@@ -28,7 +28,13 @@ from judgebias_core.metrics.rubric_correlation import correlation_estimate, row_
 from judgebias_core.metrics.rubric_report import probe_recommendation, rubric_report, run_score_position
 from judgebias_core.protocols.orderings import balanced_orderings, is_balanced, latin_square_orderings
 from judgebias_core.sources.bundled import import_bundled
-from judgebias_core.store.rubric_queries import rubric_labels
+from judgebias_core.store.rubric_queries import (
+    analysable_run_ids,
+    comparable_run_ids,
+    list_rubric_runs,
+    repeat_run_choices,
+    rubric_labels,
+)
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.rubric_toy_store import repeat_calls, write_toy_store
 
@@ -170,6 +176,15 @@ def test_unknown_run_and_mismatched_probe(toy_db: Path, tmp_path: Path) -> None:
         judge_calls=calls.assign(call_id="x" + calls["call_id"], run_id="elsewhere", dataset_id="other-set")))
     with pytest.raises(InvalidArgument, match="other-set"):
         rubric_report(path, "toy-perm", "elsewhere")
+
+
+def test_run_choices(toy_db: Path) -> None:
+    runs = list_rubric_runs(toy_db)
+    assert analysable_run_ids(runs) == ["toy-perm", "toy-probe", "toy-repeat"]  # permutation first, newest first
+    assert repeat_run_choices(runs, "toy-perm") == ["toy-repeat"]
+    assert repeat_run_choices(runs, "toy-repeat") == []
+    others, peers = comparable_run_ids(runs, "toy-perm")
+    assert sorted(others) == ["toy-probe", "toy-repeat"] and peers == []  # one judge only: no default peer
 
 
 # --- CLI contract ------------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ import pandas as pd
 from judgebias_core.errors import NotFoundError
 from judgebias_core.store.connection import connect
 
+REPEAT_PROTOCOL = "rubric-repeat"
+
 RUBRIC_RUNS_SQL = """
 SELECT r.run_id, r.dataset_id, coalesce(d.name, r.dataset_id) AS dataset_name,
        coalesce(r.judge, string_agg(DISTINCT j.judge, ', ' ORDER BY j.judge)) AS judge,
@@ -103,6 +105,32 @@ def list_rubric_runs(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Every run that holds rubric trials, with its judge, rubric, k and counts."""
     with connect(path, read_only=True) as con:
         return con.execute(LIST_RUBRIC_RUNS_SQL, {"run_id": None}).df()
+
+
+def analysable_run_ids(runs: pd.DataFrame) -> list[str]:
+    """Run ids of a ``list_rubric_runs`` frame to offer for analysis: permutation runs first, newest first."""
+    ordered = runs.assign(is_repeat=runs["protocol"].eq(REPEAT_PROTOCOL))
+    return ordered.sort_values(["is_repeat", "created_at"], ascending=[True, False])["run_id"].tolist()
+
+
+def repeat_run_choices(runs: pd.DataFrame, run_id: str) -> list[str]:
+    """Repeat runs that can serve as the baseline of ``run_id``: same dataset, rubric and k; same judge first."""
+    chosen = runs[runs["run_id"] == run_id].iloc[0]
+    rubric = "" if pd.isna(chosen["rubric_id"]) else chosen["rubric_id"]
+    fits = runs[runs["protocol"].eq(REPEAT_PROTOCOL) & runs["dataset_id"].eq(chosen["dataset_id"])
+                & runs["rubric_id"].fillna("").eq(rubric) & runs["k"].eq(chosen["k"]) & runs["run_id"].ne(run_id)]
+    same_judge = fits["judge"].eq(chosen["judge"])
+    return [*fits.loc[same_judge, "run_id"], *fits.loc[~same_judge, "run_id"]]
+
+
+def comparable_run_ids(runs: pd.DataFrame, run_id: str) -> tuple[list[str], list[str]]:
+    """Runs whose P(position | score) can sit next to ``run_id``'s (same k), and the default among them:
+    other judges' permutation runs on the same dataset and rubric (at most three)."""
+    chosen = runs[runs["run_id"] == run_id].iloc[0]
+    others = runs[runs["k"].eq(chosen["k"]) & runs["run_id"].ne(run_id)]
+    peers = others[others["dataset_id"].eq(chosen["dataset_id"]) & others["rubric_id"].eq(chosen["rubric_id"])
+                   & others["judge"].ne(chosen["judge"]) & ~others["protocol"].eq(REPEAT_PROTOCOL)]
+    return others["run_id"].tolist(), peers["run_id"].head(3).tolist()
 
 
 def _params(text: object) -> dict[str, Any]:
