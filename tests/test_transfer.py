@@ -171,6 +171,19 @@ def test_batches_in_any_split_classify_like_one_full_refresh(rows: list) -> None
         pd.testing.assert_frame_equal(_outcomes(copy), incremental)
 
 
+def test_a_no_reply_call_replaced_by_a_reply_reclassifies_its_pair(fresh_db: Path) -> None:
+    """The engine deletes a stored 'no reply' row and writes the reply under the same call id."""
+    calls = _calls_frame([(0, 1, True, "A", 1, 0), (0, 1, False, None, 1, 0)]).drop(columns="batch")
+    calls.loc[1, "parse_status"] = "no_reply"
+    write_batch(fresh_db, StoreBatch(judge_calls=calls))
+    assert _outcomes(fresh_db)["classification"].tolist() == ["failed"]
+    with transaction(fresh_db) as con:
+        con.execute("DELETE FROM judge_calls WHERE parse_status = 'no_reply'")
+    calls.loc[1, ["verdict", "parse_status"]] = ["B", "ok"]
+    write_batch(fresh_db, StoreBatch(judge_calls=calls.iloc[[1]]))
+    assert _outcomes(fresh_db)["classification"].tolist() == ["consistent"]
+
+
 # ---- CLI --------------------------------------------------------------------------------------------------------
 
 def test_cli_export_and_import_runs(bundled_db_master: Path, tmp_path: Path, bundled_db: Path,

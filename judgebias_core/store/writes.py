@@ -125,19 +125,24 @@ PAIRS_OF_CALLS_SQL = (
 
 def classify_pairs_of_calls(con: duckdb.DuckDBPyConnection, calls: pd.DataFrame) -> None:
     """(Re)classify the pairs that include any of ``calls`` (call_id, dataset_id, study): the rows a full refresh
-    would give them, at the cost of the new calls and their mirrors rather than of the whole study."""
+    would give them, at the cost of the new calls and their mirrors rather than of the whole study.
+
+    The delete also covers a call stored again under its old id (the engine replaces 'no reply' rows that way).
+    """
     touched = calls[["call_id", "dataset_id", "study"]].drop_duplicates("call_id").astype(str)
     con.register("_touched_frame", touched)
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE _touched_calls AS SELECT call_id FROM _touched_frame")
     finally:
         con.unregister("_touched_frame")
-    con.execute(
-        "DELETE FROM pair_outcomes WHERE original_call_id IN (SELECT call_id FROM _touched_calls) "
-        "OR swapped_call_id IN (SELECT call_id FROM _touched_calls)"
-    )
     for dataset_id, study in touched[["dataset_id", "study"]].drop_duplicates().itertuples(index=False):
-        con.execute(PAIRS_OF_CALLS_SQL, {"dataset": dataset_id, "study": study})
+        scope = {"dataset": dataset_id, "study": study}
+        con.execute(
+            "DELETE FROM pair_outcomes WHERE dataset_id = $dataset AND study = $study "
+            "AND (original_call_id IN (SELECT call_id FROM _touched_calls) "
+            "OR swapped_call_id IN (SELECT call_id FROM _touched_calls))", scope,
+        )
+        con.execute(PAIRS_OF_CALLS_SQL, scope)
     con.execute("DROP TABLE _touched_calls")
 
 
