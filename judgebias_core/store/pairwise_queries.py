@@ -184,8 +184,13 @@ def pairwise_inputs(path: str | os.PathLike[str], dataset_id: str | None = None,
     """Unit counts, item counts and repetition counts in one connection (what ``pairwise_metrics`` needs)."""
     pair_params = _pair_params(dataset_id, study, judges, tasks, candidates)
     with connect(path, read_only=True) as con:
-        return (con.execute(UNIT_COUNTS_SQL, pair_params).df(), con.execute(ITEM_COUNTS_SQL, pair_params).df(),
-                con.execute(REPETITION_SQL, _scope_params(dataset_id, study, judges)).df())
+        units = con.execute(UNIT_COUNTS_SQL, pair_params).df()
+        items = con.execute(ITEM_COUNTS_SQL, pair_params).df()
+        # Only studies with a second repetition have stability to measure: skip the scan of their calls otherwise.
+        has_repetitions = not units.empty and int(units["repetition"].max()) > 1
+        repetitions = con.execute(REPETITION_SQL if has_repetitions else f"{REPETITION_SQL} LIMIT 0",
+                                  _scope_params(dataset_id, study, judges)).df()
+    return units, items, repetitions
 
 
 def unit_counts_frame(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
