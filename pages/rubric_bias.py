@@ -220,7 +220,8 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
                  if rank is not None else "; it is not among this run's orderings, so it has no correlation rank here")
     st.success(f"Recommended ordering: **{ordering_label(best.ordering)}** (scores in position order), Bias Cost "
                f"{best.bias_cost:.3f}, the lowest of {len(result.ranking)} candidates under probe `{probe_id}` "
-               f"({result.probe.parsed} parsed trials){rank_text if report.human is not None else ''}.")
+               f"({result.probe.parsed} parsed trials){rank_text if report.human is not None else ''}. "
+               f"For the full run, enter `{ordering_label(best.ordering)}` under Orderings on the New run page.")
     figure = bias_cost_figure(result.ranking)
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"bias-cost-{probe_id}")
