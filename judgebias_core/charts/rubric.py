@@ -20,7 +20,9 @@ HEATMAP_SCALE = "RdBu_r"
 
 
 def ordering_label(ordering: Sequence[int]) -> str:
-    return "".join(str(score) for score in ordering)
+    """'51234' for one-digit scores (as the New run page accepts it); comma-separated once a score has two digits."""
+    separator = "" if all(0 <= score <= 9 for score in ordering) else ","
+    return separator.join(str(score) for score in ordering)
 
 
 def position_share_figure(share: PositionShare, title: str = "Position selection distribution") -> go.Figure:
