@@ -30,8 +30,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.2)
     args = parser.parse_args()
-    server = subprocess.Popen([sys.executable, "-m", "tests.fake_provider", "--latency", str(args.latency)],  # noqa: S603
-                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "tests.fake_provider", "--latency", str(args.latency)]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)  # noqa: S603
     try:
         port = int(server.stdout.readline())  # type: ignore[union-attr]
         with tempfile.TemporaryDirectory() as folder:
@@ -58,7 +58,8 @@ def main() -> None:
     calls = outcome.completed
     run_s = last[-1].elapsed_s  # from the first request to the last reply stored
     ideal = outcome.planned * args.latency / args.concurrency
-    print(f"calls: {calls} of {outcome.planned} with a reply ({outcome.failed} failed, {outcome.parse_failures} unparseable)")
+    print(f"calls: {calls} of {outcome.planned} with a reply ({outcome.failed} failed, "
+          f"{outcome.parse_failures} unparseable)")
     print(f"ideal time: {ideal:.2f} s ({args.concurrency} in flight x {args.latency * 1000:.0f} ms)")
     print(f"run time (send, journal, store): {run_s:.2f} s -> {ideal / run_s:.3f} of ideal throughput "
           f"({calls / run_s:.1f} calls/s vs ideal {outcome.planned / ideal:.1f})")

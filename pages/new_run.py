@@ -78,7 +78,8 @@ with st.expander("Protocol settings", expanded=True):
         else:
             repeats = cols[2].number_input("Repeats (0 = 2k)", min_value=0, value=0, step=1) or None
     else:
-        options = cols[1].selectbox("Options", [3, 2], format_func=lambda o: f"{o} ({'tie allowed' if o == 3 else 'no tie'})")
+        options = cols[1].selectbox("Options", [3, 2],
+                                    format_func=lambda o: f"{o} ({'tie allowed' if o == 3 else 'no tie'})")
         if protocol == "listwise":
             listwise_size = cols[2].number_input("Candidates per list", min_value=2, max_value=8, value=3)
             allow_none = cols[3].checkbox("Allow 'no clear winner'")

@@ -187,7 +187,8 @@ class FakeProvider:
                 except ValueError:
                     body = None
                 path = self.path.split("?", 1)[0]
-                response = provider.respond(FakeRequest(self.command, path, {k.lower(): v for k, v in self.headers.items()}, body))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                response = provider.respond(FakeRequest(self.command, path, headers, body))
                 if response.delay_s:
                     time.sleep(response.delay_s)
                 try:

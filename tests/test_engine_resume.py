@@ -10,6 +10,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from judgebias_core.cli import main
 from judgebias_core.engine.journal import journal_path, read_journal
 from tests.engine_helpers import SECRET, calls_of
 from tests.fake_provider import FakeProvider
@@ -48,7 +51,8 @@ def _settled_request_count(fake: FakeProvider, quiet_s: float = 0.5) -> int:
     return count
 
 
-def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path) -> None:
+def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     with FakeProvider(latency_s=0.05) as fake:
         journal = journal_path(bundled_db, RUN_ID)
         first = subprocess.Popen(_command(bundled_db, fake.openai_url), env=_env(), cwd=PROJECT_ROOT,  # noqa: S603
@@ -75,10 +79,10 @@ def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path)
         assert resent == [], "a call whose reply was journaled was requested again"
         assert fake.request_count - sent_before == 60 - len(received)
 
-        listed = subprocess.run([sys.executable, "-m", "judgebias_core", "--db", str(bundled_db), "runs", "--json"],
-                                env=_env(), cwd=PROJECT_ROOT, capture_output=True, timeout=120, check=True)
-        row = next(r for r in json.loads(listed.stdout) if r["run_id"] == RUN_ID)
+        assert main(["--db", str(bundled_db), "runs", "--json"]) == 0
+        listed = capsys.readouterr().out
+        row = next(r for r in json.loads(listed) if r["run_id"] == RUN_ID)
         assert (row["planned"], row["completed"], row["failed"], row["parse_failures"]) == (60, 60, 0, 0)
         assert row["cost_usd"] > 0 and row["status"] == "complete"
-        for text in (first_err, second.stderr, second.stdout, listed.stdout):
+        for text in (first_err, second.stderr, second.stdout, listed.encode()):
             assert SECRET.encode() not in text
