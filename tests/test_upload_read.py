@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from judgebias_core.errors import ValidationFailed
+from judgebias_core.sources.upload import suggest_rater_columns
 from judgebias_core.sources.upload_mapping import (
     TIE,
     candidate_from_header,
@@ -130,3 +131,9 @@ def test_preference_values_suggested_by_name_tie_word_and_slot() -> None:
         "CHATGPT": "ChatGPT", "TIE": TIE, "claude": "Claude"}
     assert suggest_preference_map(["model_a", "model_b", "tie (bothbad)"], ["response_a", "response_b"]) == {
         "model_a": "response_a", "model_b": "response_b", "tie (bothbad)": TIE}
+
+
+def test_rater_columns_suggested_by_name_or_whole_numbers() -> None:
+    frame = pd.DataFrame({"id": ["1", "2"], "text": ["a", "b"], "coherence_a": ["4", "5"], "coherence_b": ["3", "x"],
+                          "Annotator 3": [None, "x"], "length": ["1.5", "2.5"]})
+    assert suggest_rater_columns(frame, taken=["id"]) == ["coherence_a", "coherence_b", "Annotator 3"]

@@ -36,7 +36,9 @@ _FIRST_COLUMNS: dict[str, tuple[str, ...]] = {
 
 def _readable(rows: pd.DataFrame, table: str) -> pd.DataFrame:
     first = [c for c in _FIRST_COLUMNS.get(table, ()) if c in rows.columns]
-    return rows[first + [c for c in rows.columns if c not in first]].astype(str)
+    ordered = rows[first + [c for c in rows.columns if c not in first]]
+    # Text for display (mixed cells would trip Arrow); missing values stay empty rather than "None".
+    return ordered.map(lambda v: str(v) if isinstance(v, list | dict) or not pd.isna(v) else None)
 
 
 def _slug(file_name: str) -> str:
@@ -103,7 +105,7 @@ def _target_dataset(kind: UploadKind, file_name: str, key: str) -> dict[str, Any
 def _kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: Any, columns: dict[str, str],
                    key: str) -> dict[str, Any]:
     if kind == "items":
-        return rater_settings(list(frame.columns), columns, key)
+        return rater_settings(frame, columns, key)
     if kind == "pairs":
         settings = candidate_settings(list(frame.columns), suggested, key)
         settings.update(preference_settings(frame, suggested.model_copy(update={**settings, "columns": columns}), key))
@@ -170,7 +172,7 @@ def _table_upload(kind: UploadKind) -> None:
         return
     key = f"upload:{kind}:{file.file_id}"
     st.text(f"{file.name}: {len(frame):,} row(s), {len(frame.columns)} column(s). First rows as read:")
-    st.dataframe(frame.head(5).astype(str), hide_index=True, width="stretch")
+    st.dataframe(_readable(frame.head(5), ""), hide_index=True, width="stretch")
     target = _target_dataset(kind, file.name, key)
     try:
         suggested = suggest_spec(frame, kind, target["dataset_id"] or "upload")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.sources.upload import preference_targets, preference_values
-from judgebias_core.sources.upload_mapping import TIE, candidate_from_header, normalise, suggest_preference_map
+from judgebias_core.sources.upload import preference_targets, preference_values, suggest_rater_columns
+from judgebias_core.sources.upload_mapping import TIE, candidate_from_header, suggest_preference_map
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.queries import list_rubrics
 from ui.share import escape_markdown
@@ -18,18 +17,18 @@ from ui.state import cached
 NONE = "(none)"
 UNMAPPED = "(not mapped)"
 MAX_PREFERENCE_VALUES = 60
-_SCORE_HEADER = re.compile(r"(score|rating|rater|grade|annotator|judgement|label)")
 
 
-def rater_settings(columns: list[str], mapped: dict[str, str], key: str) -> dict[str, Any]:
+def rater_settings(frame: pd.DataFrame, mapped: dict[str, str], key: str) -> dict[str, Any]:
     """Items: the rubric the human scores use, and the score columns (one per rater) with rater names."""
     rubrics = cached(list_rubrics)["rubric_id"].tolist()
     rubric = st.selectbox("Rubric the human scores are levels of (and the items' default rubric)", [NONE, *rubrics],
                           key=f"{key}:rubric", help="Upload a rubric first (choose 'Rubric' above) if yours is "
                                                     "not listed.")
-    free = [c for c in columns if c not in mapped.values()]
+    free = [str(c) for c in frame.columns if c not in mapped.values()]
     chosen = st.multiselect("Human score columns, one per rater", free, key=f"{key}:raters",
-                            default=[c for c in free if _SCORE_HEADER.search(normalise(c))])
+                            default=suggest_rater_columns(frame, list(mapped.values())),
+                            help="Suggested: columns named like scores or holding mostly whole numbers.")
     raters = {column: st.text_input(f"Rater name for column {escape_markdown(column)}", column,
                                     key=f"{key}:rater:{column}").strip() or column for column in chosen}
     return {"rubric_id": None if rubric == NONE else rubric, "rater_columns": raters}

@@ -8,6 +8,7 @@ the same settings gets the same ids, so uploading it twice changes nothing.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from judgebias_core.sources.upload_log_checks import check_pairwise_log, check_r
 from judgebias_core.sources.upload_mapping import (
     FIELDS,
     UploadKind,
+    normalise,
     suggest_candidate_columns,
     suggest_mapping,
     suggest_name_columns,
@@ -100,6 +102,17 @@ def preference_values(frame: pd.DataFrame, spec: UploadSpec) -> list[str]:
 def preference_targets(spec: UploadSpec) -> list[str]:
     """What a preference value may map to besides 'tie': candidate names, or answer columns in name-column mode."""
     return list(spec.name_columns) if spec.name_columns else list(dict.fromkeys(spec.candidate_columns.values()))
+
+
+def suggest_rater_columns(frame: pd.DataFrame, taken: Sequence[str] = ()) -> list[str]:
+    """Columns that look like one rater's scores: named like scores, or mostly whole numbers."""
+    found = []
+    for column in (c for c in frame.columns if c not in set(taken)):
+        values = frame[column].astype(object).map(clean_cell).dropna().astype(str).str.strip()
+        numeric = values.str.fullmatch(r"[+-]?\d+(?:\.0*)?").mean() if len(values) else 0.0
+        if re.search(r"score|rating|rater|grade|annotator", normalise(str(column))) or numeric >= 0.5:
+            found.append(str(column))
+    return found
 
 
 def suggest_spec(frame: pd.DataFrame, kind: UploadKind, dataset_id: str, **settings: Any) -> UploadSpec:
