@@ -55,8 +55,8 @@ if row["origin"] == "engine":
         show_progress(run_id)
     elif row["status"] not in ("complete",) and row["status"] in TERMINAL and "spec" in params:
         if st.button("Resume run", help="Sends only the calls with no stored reply."):
-            launch_background(db_path(), RunSpec.model_validate(params["spec"]), RunSettings(), run_id,
-                              provider_keys())
+            settings = RunSettings.model_validate(params.get("settings") or {})
+            launch_background(db_path(), RunSpec.model_validate(params["spec"]), settings, run_id, provider_keys())
             st.toast(f"Resuming {run_id} in the background.")
 
 with st.expander("Parameters", expanded=True):

@@ -143,7 +143,8 @@ def test_the_spending_cap_stops_the_run_cleanly(engine_db: Path, fake_provider: 
     assert outcome.status == "stopped: spending cap"
     assert 0 < outcome.completed < outcome.planned and outcome.cost_usd <= 2.0
     assert fake_provider.request_count == outcome.completed
-    assert query(engine_db, "SELECT status FROM runs WHERE run_id = 't-cap'") == [("stopped: spending cap",)]
+    status, params = query(engine_db, "SELECT status, params FROM runs WHERE run_id = 't-cap'")[0]
+    assert status == "stopped: spending cap" and json.loads(params)["settings"]["max_cost_usd"] == 2.0
 
 
 def test_a_cancel_request_stops_after_the_calls_in_flight(engine_db: Path, fake_provider: FakeProvider) -> None:

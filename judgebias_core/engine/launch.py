@@ -48,19 +48,23 @@ class RunOutcome:
     replayed_from_journal: int
 
 
-def run_params(spec: RunSpec, plan: Plan, client: JudgeClient) -> dict[str, object]:
-    """What the runs table keeps: the whole spec, plus the sampling settings and judge description up front."""
+def run_params(spec: RunSpec, plan: Plan, client: JudgeClient,
+               settings: RunSettings | None = None) -> dict[str, object]:
+    """What the runs table keeps: the whole spec, plus the sampling settings and judge description up front, and
+    the first launch's execution settings (a resume from the dashboard keeps its spending cap)."""
     return {"temperature": spec.temperature, "max_tokens": spec.max_tokens, "seed": spec.seed,
             "simulated": spec.simulated.model_dump() if spec.simulated else None,
             "orderings": [list(o) for o in plan.orderings] or None, "judge_description": client.describe(),
-            "template_name": plan.template.name, "spec": spec.model_dump(mode="json")}
+            "template_name": plan.template.name, "spec": spec.model_dump(mode="json"),
+            "settings": settings.model_dump(mode="json") if settings else None}
 
 
-def _register(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, client: JudgeClient) -> None:
+def _register(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, client: JudgeClient,
+              settings: RunSettings | None = None) -> None:
     runs = pd.DataFrame([{
         "run_id": plan.run_id, "dataset_id": spec.dataset_id, "study": plan.run_id, "origin": "engine",
         "protocol": spec.protocol, "provider": spec.provider, "judge": client.name, "model": spec.model,
-        "simulated": client.simulated, "params": json.dumps(run_params(spec, plan, client)),
+        "simulated": client.simulated, "params": json.dumps(run_params(spec, plan, client, settings)),
         "template_id": plan.template_id, "rubric_id": plan.rubric_id, "status": "running",
         "planned": len(plan.calls),
     }])
@@ -99,7 +103,7 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
     plan = build_plan(db_path, spec, run_id)
     with RunLock(db_path, run_id):
         client = make_client(db_path, spec, settings, key)
-        _register(db_path, spec, plan, client)
+        _register(db_path, spec, plan, client, settings)
         clear_cancel(db_path, run_id)
         return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
 
