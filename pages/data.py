@@ -13,6 +13,7 @@ from judgebias_core.store.queries import (
     item_labels,
     items_page,
 )
+from ui.share import escape_markdown
 from ui.state import cached, show_error
 
 st.title("Data")
@@ -49,7 +50,7 @@ with browse_tab:
     ids = [s.id for s in summaries]
     chosen = st.selectbox("Dataset", ids, format_func=lambda i: next(s.name for s in summaries if s.id == i) + f" ({i})")
     summary = next(s for s in summaries if s.id == chosen)
-    st.caption(summary.description)
+    st.caption(escape_markdown(summary.description))
     search = st.text_input("Search items (id or text)", "")
     page_size = 25
     frame, total = cached(items_page, chosen, 0, 10_000, search)
@@ -104,7 +105,7 @@ with browse_tab:
             st.caption("The exact prompt was not stored with this call; these are its inputs.")
             st.text(detail.question)
             for slot, candidate in zip("ABCDEFGH", detail.slots, strict=False):
-                st.markdown(f"**Slot {slot}: `{candidate}`**")
+                st.markdown(f"**Slot {slot}:** {escape_markdown(candidate)}")
                 st.text(detail.answers.get(candidate, "(answer not in the store)"))
             if detail.response:
                 st.markdown("**Response**")
