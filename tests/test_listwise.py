@@ -78,7 +78,7 @@ def test_no_listwise_calls_gives_nothing(fresh_db: Path) -> None:
     assert listwise_metrics(fresh_db) == []
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(p=st.integers(min_value=2, max_value=5), favourite=st.integers(min_value=0, max_value=4),
        slot=st.integers(min_value=0, max_value=4))
 def test_same_candidate_is_consistent_and_same_slot_is_not(listwise_db: Path, p: int, favourite: int,

@@ -230,7 +230,7 @@ def test_ranking_safety() -> None:
 count = st.integers(min_value=0, max_value=50)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(consistent=count, primacy=count, recency=count, failed=count, wins=count)
 def test_unit_rates_properties(consistent: int, primacy: int, recency: int, failed: int, wins: int) -> None:
     wins = min(wins, consistent)
