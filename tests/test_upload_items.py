@@ -151,4 +151,18 @@ def test_user_names_that_look_like_key_columns(upload_db: Path) -> None:
     spec = _spec(data, "keys.csv", "items", "key-names", rubric_id="summeval-coherence",
                  rater_columns={"row": "row"})
     upload_file(upload_db, data, "keys.csv", spec)
-    assert rows(upload_db, "SELECT rater, score FROM human_labels WHERE dataset_id = ?", ["key-names"]) == [("row", 4.0)]
+    stored = rows(upload_db, "SELECT rater, score FROM human_labels WHERE dataset_id = ?", ["key-names"])
+    assert stored == [("row", 4.0)]
+
+
+def test_a_row_with_several_problems_gets_them_all(upload_db: Path) -> None:
+    data = b"item_id,instruction,response,ann,all\nz1,,R,7,\"[2, 9]\"\n"
+    spec = _spec(data, "many.csv", "items", "many-problems", rubric_id="summeval-coherence",
+                 rater_columns={"ann": "ann"}, columns={"item_id": "item_id", "instruction": "instruction",
+                                                       "response": "response", "scores": "all"})
+    preview = prepare_upload(upload_db, data, "many.csv", spec)
+    assert {(p.row, p.column, p.reason) for p in preview.problems} == {
+        (1, "instruction", "missing value (this field is required)"),
+        (1, "ann", "score 7 is not a level of rubric 'summeval-coherence' (1, 2, 3, 4, 5)"),
+        (1, "all", "score 9 is not a level of rubric 'summeval-coherence' (1, 2, 3, 4, 5)"),
+    }

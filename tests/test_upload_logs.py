@@ -101,6 +101,7 @@ def test_pairwise_log_problems_name_row_and_column(upload_db: Path) -> None:
             "81,gpt-4,nobody,j,[[A]]\n"
             "81,gpt-4,gpt-4,j,[[A]]\n"
             "81,gpt-4,claude-v1,,[[A]]\n"
+            "gone,gpt-4,claude-v1,,[[A]]\n"
             "81,gpt-4,claude-v1,j,\n"
             "81,gpt-4,claude-v1,j,[[B]]\n"
             "81,gpt-4,claude-v1,j,[[C]]\n").encode()
@@ -113,9 +114,11 @@ def test_pairwise_log_problems_name_row_and_column(upload_db: Path) -> None:
         (2, "second", "candidate 'nobody' has no answer to item '81' in 'mtbench'"),
         (3, None, "the same candidate sits in both slots"),
         (4, "judge", "missing value (this field is required)"),
-        (5, None, "missing value: give the raw reply or the verdict"),
-        (7, None, "duplicate call (same item, slots, judge and repetition) '81 / gpt-4 / claude-v1 / j / 1' "
-                  "(first on row 6)"),
+        (5, "judge", "missing value (this field is required)"),  # an invalid row still gets its other problems:
+        (5, "item_id", "item 'gone' is not in dataset 'mtbench'"),
+        (6, None, "missing value: give the raw reply or the verdict"),
+        (8, None, "duplicate call (same item, slots, judge and repetition) '81 / gpt-4 / claude-v1 / j / 1' "
+                  "(first on row 7)"),
     }
     assert fingerprint(upload_db) == before
 
@@ -184,5 +187,6 @@ def test_orderings_as_list_columns_in_parquet_and_json_lines(upload_db: Path) ->
         data = as_bytes(frame, kind)
         spec = _spec(data, f"trials.{kind}", "rubric-log", "summeval")
         result = upload_file(upload_db, data, f"trials.{kind}", spec)
-        assert rows(upload_db, "SELECT ordering, score, chosen_position FROM judge_calls WHERE run_id = ? "
-                               "ORDER BY item_id", [result.run_id]) == [([5, 4, 3, 2, 1], 4, 2), ([1, 2, 3, 4, 5], 5, 5)]
+        stored = rows(upload_db, "SELECT ordering, score, chosen_position FROM judge_calls WHERE run_id = ? "
+                                 "ORDER BY item_id", [result.run_id])
+        assert stored == [([5, 4, 3, 2, 1], 4, 2), ([1, 2, 3, 4, 5], 5, 5)]

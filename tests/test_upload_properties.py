@@ -39,8 +39,8 @@ def _refused_without_writing(path: Path, data: bytes, name: str, spec: UploadSpe
 @PROPERTY_SETTINGS
 @given(data=st.binary(max_size=600), suffix=st.sampled_from(SUFFIXES), kind=st.sampled_from(UPLOAD_KINDS))
 def test_random_bytes_never_crash_and_never_write(upload_db: Path, data: bytes, suffix: str, kind: str) -> None:
-    spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind], columns={f.name: f.name for f in FIELDS[kind]  # type: ignore[arg-type]
-                                                                    if f.required})
+    required = {f.name: f.name for f in FIELDS[kind] if f.required}  # type: ignore[index]
+    spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind], columns=required)  # type: ignore[arg-type]
     before = fingerprint(upload_db)
     try:
         upload_file(upload_db, data, f"random.{suffix}", spec)
@@ -100,8 +100,9 @@ def test_random_cells_under_the_right_headers_never_crash(upload_db: Path, kind:
     writer.writerows([row[: len(fields)] for row in grid])
     settings_by_kind = {"items": {"rubric_id": "summeval-coherence"}, "pairs": {},
                         "pairwise-log": {}, "rubric-log": {}}
-    spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind] + ("-cells" if kind in ("items", "pairs") else ""),  # type: ignore[arg-type]
-                      columns={f: f for f in fields}, **settings_by_kind[kind])
+    dataset_id = TARGETS[kind] + ("-cells" if kind in ("items", "pairs") else "")
+    spec = UploadSpec(kind=kind, dataset_id=dataset_id, columns={f: f for f in fields},  # type: ignore[arg-type]
+                      **settings_by_kind[kind])
     if kind == "pairs":
         spec = spec.model_copy(update={"columns": {f: f for f in fields if f != "preference"},
                                        "candidate_columns": {"task": "t", "item_id": "i"}})

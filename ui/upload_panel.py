@@ -34,6 +34,12 @@ _FIRST_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+@st.cache_data(show_spinner=False, max_entries=4)
+def _read_cached(data: bytes, file_name: str) -> pd.DataFrame:
+    """The uploaded table, read once per file rather than on every widget change."""
+    return read_table(data, file_name)
+
+
 def _readable(rows: pd.DataFrame, table: str) -> pd.DataFrame:
     first = [c for c in _FIRST_COLUMNS.get(table, ()) if c in rows.columns]
     ordered = rows[first + [c for c in rows.columns if c not in first]]
@@ -166,7 +172,7 @@ def _table_upload(kind: UploadKind) -> None:
         return
     data = file.getvalue()
     try:
-        frame = read_table(data, file.name)
+        frame = _read_cached(data, file.name)
     except ValidationFailed as error:
         show_error(error)
         return
@@ -229,8 +235,8 @@ def render_upload_panel() -> None:
     if FLASH_KEY in st.session_state:
         st.success(escape_markdown(st.session_state.pop(FLASH_KEY)))
     kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
-    kind = st.selectbox("What are you uploading?", kinds, key="upload_kind",
-                        format_func=lambda k: KIND_LABELS.get(k, "Rubric (YAML or JSON)"))  # type: ignore[call-overload]
+    labels: dict[str, str] = {**KIND_LABELS, "rubric": "Rubric (YAML or JSON)"}
+    kind = st.selectbox("What are you uploading?", kinds, key="upload_kind", format_func=labels.__getitem__)
     if kind == "rubric":
         _rubric_upload()
     else:

@@ -65,7 +65,8 @@ def _one(entry: Any, number: int) -> tuple[Rubric | None, list[RowProblem]]:
     problems = []
     criterion = entry.get("criterion", entry.get("criteria"))
     if not isinstance(criterion, str) or not criterion.strip():
-        problems.append(RowProblem(number, "criterion", f"{where}: missing criterion (under 'criterion' or 'criteria')"))
+        problems.append(RowProblem(number, "criterion",
+                                   f"{where}: missing criterion (under 'criterion' or 'criteria')"))
     raw_levels = entry.get("levels", entry.get("score_descriptions"))
     if isinstance(raw_levels, list):
         raw_levels = dict(enumerate(raw_levels, start=1))

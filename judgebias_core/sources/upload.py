@@ -221,12 +221,12 @@ def _store_context(path: str | os.PathLike[str], spec: UploadSpec, content_hash:
                          run_id=upload_run_id(spec, content_hash) if is_log else None)
 
 
-def _batch(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext, file_name: str,
-           content_hash: str) -> tuple[StoreBatch, list[RowProblem], bool, str | None]:
+def _batch(valid: pd.DataFrame, records: list[dict[str, Any]], spec: UploadSpec, context: StoreContext,
+           file_name: str, content_hash: str) -> tuple[StoreBatch, list[RowProblem], bool, str | None]:
     if spec.kind in ("items", "pairs"):
         problems, already = new_dataset_problems(spec, context, content_hash)
         if spec.kind == "items":
-            checked_items, more = check_items(valid, spec, context)
+            checked_items, more = check_items(valid, records, spec, context)
             return items_batch(valid, checked_items, spec, file_name, content_hash), problems + more, already, None
         checked_pairs, more = check_pairs(valid, spec)
         if any(p.row is None for p in more):
@@ -234,7 +234,7 @@ def _batch(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext, file_na
         return pairs_batch(valid, checked_pairs, spec, file_name, content_hash), problems + more, already, None
     run_id = upload_run_id(spec, content_hash)
     check = check_pairwise_log if spec.kind == "pairwise-log" else check_rubric_log
-    rows, problems = check(valid, spec, context)
+    rows, problems = check(valid, records, spec, context)
     if any(p.row is None for p in problems):
         return StoreBatch(), problems, False, run_id
     build = pairwise_log_batch if spec.kind == "pairwise-log" else rubric_log_batch
@@ -257,7 +257,7 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     valid, problems = validate_rows(records, ROW_MODELS[spec.kind], _column_locator(spec))
     problems += id_problems(records, spec)
     context = _store_context(path, spec, content_hash)
-    batch, more, already, run_id = _batch(valid, spec, context, file_name, content_hash)
+    batch, more, already, run_id = _batch(valid, records, spec, context, file_name, content_hash)
     problems = sorted(problems + more, key=lambda p: (p.row or 0, p.column or "", p.reason))
     samples = {name: rows.head(preview_rows).reset_index(drop=True) for name, rows in batch.frames()}
     return UploadPreview(

@@ -5,14 +5,21 @@ Each check returns the long frames the records step stores, and every problem it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
 from judgebias_core.errors import RowProblem
 from judgebias_core.sources.upload_mapping import TIE
 from judgebias_core.sources.upload_spec import UploadSpec
-from judgebias_core.sources.upload_validate import duplicate_problems
+from judgebias_core.sources.upload_validate import (
+    clean_cell,
+    duplicate_problems,
+    readable_integer,
+    readable_integers,
+)
 from judgebias_core.store.upload_queries import StoreContext
 
 
@@ -64,17 +71,31 @@ def _long_scores(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
     return scores[scores["score"].notna()].astype({"score": float}).reset_index(drop=True)
 
 
-def check_items(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext) -> tuple[CheckedItems, list[RowProblem]]:
-    """Human scores that are not levels of the chosen rubric, or given twice by one rater."""
+def _readable_scores(records: Sequence[dict[str, Any]], spec: UploadSpec) -> pd.DataFrame:
+    """Every score cell of every row that holds an integer, whether or not the rest of its row is valid."""
+    frame = pd.DataFrame({
+        "row": range(1, len(records) + 1),
+        "item_id": [str(clean_cell(record.get("item_id"))) for record in records],
+        "rater_scores": [{rater: readable_integer(cell) for rater, cell in record.get("rater_scores", {}).items()}
+                         for record in records],
+        "scores": [readable_integers(record.get("scores")) for record in records],
+    })
+    return _long_scores(frame, spec)
+
+
+def check_items(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
+                context: StoreContext) -> tuple[CheckedItems, list[RowProblem]]:
+    """Human scores that are not levels of the chosen rubric (on every row), or given twice by one rater."""
     problems: list[RowProblem] = []
     scores = _long_scores(valid, spec)
+    readable = _readable_scores(records, spec)
     levels = context.rubric_levels(spec.rubric_id) if spec.rubric_id else []
     if spec.rubric_id and not levels:
         problems.append(RowProblem(None, None, f"rubric {spec.rubric_id!r} is not in the store; upload it first"))
-    elif not scores.empty and not spec.rubric_id:
+    elif not readable.empty and not spec.rubric_id:
         problems.append(RowProblem(None, None, "the file holds human scores: choose the rubric they are levels of"))
-    elif not scores.empty:
-        outside = scores[~scores["score"].isin(levels)]
+    elif not readable.empty:
+        outside = readable[~readable["score"].isin(levels)]
         problems += [RowProblem(int(r.row), r.column, f"score {r.score:g} is not a level of rubric "
                                                       f"{spec.rubric_id!r} ({', '.join(map(str, levels))})")
                      for r in outside.itertuples()]

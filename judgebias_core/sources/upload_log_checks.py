@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pandas as pd
 
 from judgebias_core.errors import RowProblem
 from judgebias_core.models import PARSE_FAILED, PARSE_OK, PARSER_PREPARSED
 from judgebias_core.parsing import PARSERS
 from judgebias_core.sources.upload_spec import UploadSpec
-from judgebias_core.sources.upload_validate import duplicate_problems
+from judgebias_core.sources.upload_validate import clean_cell, duplicate_problems
 from judgebias_core.store.upload_queries import StoreContext
 
 _VERDICT_WORDS = {"A": "A", "B": "B", "C": "C", "FIRST": "A", "SECOND": "B", "TIE": "C", "1": "A", "2": "B"}
@@ -24,16 +27,20 @@ def target_dataset_problems(spec: UploadSpec, context: StoreContext, kind: str) 
     return []
 
 
-def _target_problems(valid: pd.DataFrame, spec: UploadSpec, context: StoreContext,
-                     kind: str) -> tuple[list[RowProblem], pd.Series | None]:
-    """Problems with the target dataset and with rows naming items it lacks; which rows name a known item
-    (None when the dataset itself is unusable)."""
+def _target_problems(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
+                     context: StoreContext, kind: str) -> tuple[list[RowProblem], pd.Series | None]:
+    """Problems with the target dataset, and every row (valid or not) naming an item it lacks; which valid rows
+    name a known item (None when the dataset itself is unusable)."""
     problems = target_dataset_problems(spec, context, kind)
     if problems:
         return problems, None
-    known = valid["item_id"].isin(set(context.items["item_id"]))
-    return [RowProblem(int(row), spec.columns.get("item_id"), f"item {item!r} is not in dataset {spec.dataset_id!r}")
-            for row, item in zip(valid.loc[~known, "row"], valid.loc[~known, "item_id"], strict=True)], known
+    stored = set(context.items["item_id"])
+    named = pd.Series([clean_cell(record.get("item_id")) for record in records], dtype=object)
+    named = named.map(lambda item: None if item is None or isinstance(item, list | dict) else str(item).strip())
+    unknown = named.notna() & ~named.isin(stored)
+    column = spec.columns.get("item_id")
+    return [RowProblem(int(index) + 1, column, f"item {item!r} is not in dataset {spec.dataset_id!r}")
+            for index, item in named[unknown].items()], valid["item_id"].isin(stored)
 
 
 def _texts(column: pd.Series) -> list[str | None]:
@@ -85,10 +92,10 @@ def _order_labels(valid: pd.DataFrame, original_first: str | None) -> pd.Series:
     return original.map({True: "original", False: "swapped"})
 
 
-def check_pairwise_log(valid: pd.DataFrame, spec: UploadSpec,
+def check_pairwise_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
                        context: StoreContext) -> tuple[pd.DataFrame, list[RowProblem]]:
     """The calls with their parsed verdicts and order labels; unknown items or candidates, duplicates."""
-    problems, known_item = _target_problems(valid, spec, context, "pairwise")
+    problems, known_item = _target_problems(valid, records, spec, context, "pairwise")
     if known_item is None:
         return valid, problems
     for slot in ("first_candidate", "second_candidate"):
@@ -120,10 +127,10 @@ def _rubric_scores(valid: pd.DataFrame, spec: UploadSpec, levels: pd.Series) -> 
     return outcomes.rename(columns={"value": "score"}).astype({"score": "Int64"})
 
 
-def check_rubric_log(valid: pd.DataFrame, spec: UploadSpec,
+def check_rubric_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
                      context: StoreContext) -> tuple[pd.DataFrame, list[RowProblem]]:
     """The trials with rubric, score and chosen position; unknown items, orderings that are not permutations."""
-    problems, known_item = _target_problems(valid, spec, context, "pointwise")
+    problems, known_item = _target_problems(valid, records, spec, context, "pointwise")
     if known_item is None:
         return valid, problems
     item_rubric = context.items.set_index("item_id")["rubric_id"]

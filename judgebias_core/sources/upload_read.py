@@ -89,7 +89,8 @@ def _read_json_lines(text: str) -> pd.DataFrame:
         try:
             value = json.loads(line)
         except ValueError as error:
-            problems.append(RowProblem(row, None, f"unparseable row: not JSON ({error.args[0] if error.args else error})"))
+            detail = error.args[0] if error.args else error
+            problems.append(RowProblem(row, None, f"unparseable row: not JSON ({detail})"))
             continue
         if not isinstance(value, dict):
             problems.append(RowProblem(row, None, "unparseable row: a JSON Lines row must be an object"))
@@ -109,7 +110,8 @@ def _read_json(text: str) -> pd.DataFrame:
         value = next((v for v in value.values() if isinstance(v, list)), [value])
     if not isinstance(value, list):
         raise file_problem("a JSON upload must be an array of objects (or JSON Lines)")
-    bad = [RowProblem(i, None, "unparseable row: not an object") for i, v in enumerate(value, 1) if not isinstance(v, dict)]
+    bad = [RowProblem(i, None, "unparseable row: not an object")
+           for i, v in enumerate(value, 1) if not isinstance(v, dict)]
     if bad:
         raise ValidationFailed(bad)
     return pd.DataFrame.from_records(value)

@@ -55,9 +55,10 @@ def items_batch(valid: pd.DataFrame, checked: CheckedItems, spec: UploadSpec, fi
     labels = checked.scores.assign(dataset_id=spec.dataset_id, rater_group="human", label_source="human",
                                    rubric_id=spec.rubric_id or "").drop(columns="row")
     raters = labels["rater"].nunique()
+    scored = f", scored by {raters} rater(s)" if raters else ""
     return StoreBatch(
         datasets=_dataset_frame(spec, "pointwise", file_name, content_hash,
-                                f"{len(items)} uploaded responses" + (f", scored by {raters} rater(s)" if raters else "")),
+                                f"{len(items)} uploaded responses{scored}"),
         items=items, human_labels=labels if not labels.empty else None,
     )
 

@@ -83,6 +83,24 @@ def _int_list(value: Any) -> list[int | None]:
     return [None if v is None else _integer(v) for v in cleaned]
 
 
+def readable_integer(value: Any) -> int | None:
+    """The integer a cell holds, or None when it is blank or not an integer (validation reports that apart)."""
+    try:
+        cleaned = clean_cell(value)
+        return None if cleaned is None else _integer(cleaned)
+    except PydanticCustomError:
+        return None
+
+
+def readable_integers(value: Any) -> list[int | None] | None:
+    """The integers a list cell holds (unreadable entries None), or None when the cell is not a list of them."""
+    try:
+        cleaned = clean_cell(value)
+        return None if cleaned is None else _int_list(cleaned)
+    except PydanticCustomError:
+        return None
+
+
 def _repetition(value: int) -> int:
     if value < 1:
         raise PydanticCustomError("repetition", "repetition {value} must be 1 or more", {"value": value})
