@@ -20,16 +20,11 @@ from judgebias_core.bootstrap import ensure_store_ready
 from judgebias_core.errors import InvalidArgument, NotFoundError, RowProblem, ValidationFailed
 from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
 from judgebias_core.store.connection import connect
+from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 EXPORT_FORMAT = "judgebias-runs/1"
 
-CALL_COLUMNS: tuple[str, ...] = (
-    "call_id", "run_id", "dataset_id", "study", "judge", "item_id", "kind", "repetition", "options", "slots",
-    "first_candidate", "second_candidate", "order_label", "ordering", "rubric_id", "template_id", "prompt",
-    "raw_output", "verdict", "score", "chosen_position", "parse_status", "parser", "error", "input_tokens",
-    "output_tokens", "latency_ms", "cost_usd", "created_at", "cached",
-)
 # store column -> exported column, per referenced table (the key column stays in the call's own columns)
 RUN_COLUMNS: dict[str, str] = {
     "run_id": "run_id", "dataset_id": "dataset_id", "study": "run_study", "origin": "run_origin",
@@ -59,12 +54,9 @@ CALL_KINDS = ("pairwise", "listwise", "rubric")
 PARSE_STATUSES = ("ok", "failed", "no_reply")
 MAX_PROBLEMS_LISTED = 50
 
+# Every judge_calls column (new ones too: the export follows the schema), then the references.
 EXPORT_SQL = """
-SELECT j.call_id, j.run_id, j.dataset_id, j.study, j.judge, j.item_id, j.kind, j.repetition, j.options, j.slots,
-       j.first_candidate, j.second_candidate, j.order_label, j.ordering, j.rubric_id,
-       coalesce(j.template_id, r.template_id) AS template_id, j.prompt, j.raw_output, j.verdict, j.score,
-       j.chosen_position, j.parse_status, j.parser, j.error, j.input_tokens, j.output_tokens, j.latency_ms,
-       j.cost_usd, j.created_at, j.cached,
+SELECT j.* REPLACE (coalesce(j.template_id, r.template_id) AS template_id),
        r.study AS run_study, r.origin AS run_origin, r.protocol AS run_protocol, r.provider AS run_provider,
        r.judge AS run_judge, r.model AS run_model, r.simulated AS run_simulated,
        CAST(r.params AS VARCHAR) AS run_params, r.template_id AS run_template_id, r.rubric_id AS run_rubric_id,
@@ -205,14 +197,22 @@ def _table(frame: pd.DataFrame, mapping: dict[str, str], key: str, required: str
     return table.reset_index(drop=True) if not table.empty else None
 
 
-def export_to_batch(frame: pd.DataFrame) -> StoreBatch:
-    """Split an exported table back into the store's tables."""
+def judge_call_columns(path: str | os.PathLike[str]) -> list[str]:
+    """The columns ``judge_calls`` has in this store (the export carries whatever its source store had)."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'judge_calls' "
+                           "ORDER BY ordinal_position").fetchall()
+    return [row[0] for row in rows]
+
+
+def export_to_batch(frame: pd.DataFrame, call_columns: list[str]) -> StoreBatch:
+    """Split an exported table back into the store's tables (``call_columns``: those of the target store)."""
     return StoreBatch(
         datasets=_table(frame, DATASET_COLUMNS, "dataset_id", required="name"),
         judges=_table(frame, JUDGE_COLUMNS, "judge", required="provider"),
         prompt_templates=_table(frame, TEMPLATE_COLUMNS, "template_id", required="text"),
         runs=_table(frame, RUN_COLUMNS, "run_id", required="origin"),
-        judge_calls=frame[[column for column in CALL_COLUMNS if column in frame.columns]],
+        judge_calls=frame[[column for column in call_columns if column in frame.columns]],
     )
 
 
@@ -245,8 +245,10 @@ def import_runs(path: str | os.PathLike[str], source: str | os.PathLike[str], pr
     validate_export(frame, what=str(source))
     if prepare_store:
         ensure_store_ready(path)
+    else:
+        migrate(path)
     _import_missing_bundled(path, frame)
-    result = write_batch(path, export_to_batch(frame))
+    result = write_batch(path, export_to_batch(frame, judge_call_columns(path)))
     dataset_ids = sorted(frame["dataset_id"].unique().tolist())
     return ImportResult(
         files=tuple(str(f) for f in files), rows_read=len(frame), inserted=result.inserted,
