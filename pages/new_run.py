@@ -53,13 +53,16 @@ with right:
                                            "anthropic": "claude-3-5-haiku-latest"}[provider],
                               help="Several models separated by commas: one run per model.")
         models = list(dict.fromkeys(m.strip() for m in typed.split(",") if m.strip()))
-    structured = False
+    structured = logprobs = False
     if provider == "openai":
         base_url = st.text_input("Base URL (optional)", "", help="An OpenAI-compatible server, e.g. "
                                  "http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for Ollama.") or None
         structured = protocol != "listwise" and st.checkbox(
             "Structured output (JSON schema)", help="The reply must be JSON with a score or verdict field; "
             "supported by OpenAI and most OpenAI-compatible servers.")
+        logprobs = kind == "pointwise" and st.checkbox(
+            "Expected score from log-probabilities (G-Eval)", help="Stores sum of s x P(s) over the score token's "
+            "alternatives next to the sampled score, where the server returns log-probabilities.")
 
 with st.expander("Protocol settings", expanded=True):
     cols = st.columns(4)
@@ -130,7 +133,7 @@ try:
                    orderings=orderings or "balanced", options=options, pairs=pairs, listwise_size=int(listwise_size),
                    allow_none=allow_none, rubric_id=rubric_id, limit_items=int(limit) or None, replay_study=study,
                    template_text=edited if edited != default_text else None, simulated=simulated,
-                   structured_output=structured)
+                   structured_output=structured, logprobs=logprobs)
     settings = RunSettings(concurrency=int(concurrency), max_cost_usd=cap or None)
     specs = [base_spec.model_copy(update={"model": m}) for m in models]
     chosen_id = run_id_text.strip() or None if len(models) == 1 else None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import threading
 import time
 from collections import deque
@@ -75,6 +77,8 @@ class FakeProvider:
     def __init__(self, latency_s: float = 0.0, reply: ReplyFn = default_reply) -> None:
         self.latency_s = latency_s
         self.reply_fn = reply
+        # alternatives at a number token of a reply (log-probabilities), for G-Eval expected scores
+        self.score_logprobs: dict[str, float] = {" 4": math.log(0.6), " 3": math.log(0.3), " 5": math.log(0.1)}
         self.requests: list[FakeRequest] = []
         self.routes: dict[tuple[str, str], Handler] = {
             ("POST", "/v1/chat/completions"): self._openai_chat,
@@ -133,10 +137,20 @@ class FakeProvider:
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "fake"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop",
-                         "logprobs": None}],
+                         "logprobs": self._logprobs(text) if body.get("logprobs") else None}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         }, delay_s=self.latency_s)
+
+    def _logprobs(self, text: str) -> dict[str, Any]:
+        """Word tokens with log-probability 0, except number tokens: ``score_logprobs`` as their alternatives."""
+        content = []
+        for token in re.findall(r"\s*[^\s\d]+|\s*\d+|\s+", text):
+            alternatives = self.score_logprobs if token.strip().isdigit() else {token: 0.0}
+            top = [{"token": t, "logprob": lp, "bytes": None} for t, lp in alternatives.items()]
+            content.append({"token": token, "logprob": alternatives.get(token, -0.5), "bytes": None,
+                            "top_logprobs": top})
+        return {"content": content, "refusal": None}
 
     def _anthropic_messages(self, request: FakeRequest) -> FakeResponse:
         body = request.body or {}

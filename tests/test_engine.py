@@ -228,3 +228,16 @@ def test_a_run_still_going_in_another_process_is_not_started_twice(engine_db: Pa
         holder.kill()
         holder.wait()
     assert start_run(engine_db, spec, QUICK, run_id="t-locked").status == "complete"  # a dead holder's lock
+
+
+def test_logprobs_give_the_expected_score_and_survive_the_cache(engine_db: Path, fake_provider: FakeProvider) -> None:
+    spec = rubric_spec(fake_provider, "geval", limit_items=1, logprobs=True)
+    start_run(engine_db, spec, QUICK, run_id="t-geval")
+    assert fake_provider.requests[0].body["logprobs"] is True
+    calls = calls_of(engine_db, "t-geval")
+    assert set(calls["score"]) == {4}
+    assert calls["expected_score"].tolist() == pytest.approx([4 * 0.6 + 3 * 0.3 + 5 * 0.1] * 10)
+    start_run(engine_db, spec, QUICK, run_id="t-geval-cached")
+    cached = calls_of(engine_db, "t-geval-cached")
+    assert cached["cached"].all() and cached["expected_score"].tolist() == pytest.approx([3.8] * 10)
+    assert fake_provider.request_count == 10

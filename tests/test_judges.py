@@ -162,3 +162,17 @@ def test_price_table_override_and_estimates(tmp_path: Path, monkeypatch: pytest.
     estimate = estimate_plan([400, 800], "my-local-model", max_tokens=100, concurrency=2, latency_s=1.0)
     assert estimate.input_tokens == 300 and estimate.output_tokens == 100 and estimate.seconds == 1.0
     assert estimate.cost_usd == pytest.approx((300 * 2 + 100 * 4) / 1e6)
+
+
+def test_expected_score_from_the_score_tokens_logprobs() -> None:
+    import math  # noqa: PLC0415
+
+    from judgebias_core.judges.geval import expected_score, score_token_logprobs  # noqa: PLC0415
+
+    tokens = [("Score 5 is not", [("x", 0.0)]), (" it.", []), (" [RESULT]", []),
+              (" 4", [(" 4", math.log(0.5)), (" 2", math.log(0.25)), ("9", math.log(0.2)), (" A", -1.0)])]
+    logprobs = score_token_logprobs(tokens)
+    assert logprobs is not None and set(logprobs) == {" 4", " 2", "9", " A"}
+    # 9 is not a level and "A" not a number: P renormalised over {4: 0.5, 2: 0.25}
+    assert expected_score(logprobs, (1, 2, 3, 4, 5)) == pytest.approx((4 * 0.5 + 2 * 0.25) / 0.75)
+    assert score_token_logprobs([("no number here", [])]) is None and expected_score(None, (1, 2)) is None

@@ -29,7 +29,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
         repeats=args.repeats, orderings=args.orderings, options=args.options, pairs=args.pairs,
         listwise_size=args.listwise_size, allow_none=args.allow_none, rubric_id=args.rubric,
         limit_items=args.limit_items, replay_study=args.replay_study, template_text=template, simulated=simulated,
-        structured_output=args.structured_output,
+        structured_output=args.structured_output, logprobs=args.logprobs,
     )
 
 
@@ -93,6 +93,9 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--template", help="a file with the prompt template to use instead of the default")
     parser.add_argument("--structured-output", action="store_true",
                         help="openai: ask for a JSON reply following a schema (score or verdict), parsed as JSON")
+    parser.add_argument("--logprobs", action="store_true",
+                        help="openai rubric runs: store the G-Eval expected score (from the score token's "
+                        "log-probabilities)")
     parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout in seconds (default 60)")
     parser.add_argument("--sdk-retries", type=int, default=2, help="the SDK's own retries per attempt (default 2)")
     parser.add_argument("--attempts", type=int, default=3, help="engine attempts, with backoff between (default 3)")

@@ -126,7 +126,7 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
     pending = [c for c in plan.calls if c.call_id not in answered]
     cache_keys = {c.call_id: cache_key(spec, c) for c in pending} if client.paid else {}
     cached = {r.cache_key: {"text": r.raw_output, "input_tokens": _int(r.input_tokens),
-                            "output_tokens": _int(r.output_tokens)}
+                            "output_tokens": _int(r.output_tokens), "score_logprobs": _json_or_none(r.score_logprobs)}
               for r in run_queries.cached_replies(db_path, list(cache_keys.values())).itertuples()}
     budget = Budget(settings.max_cost_usd, price_of(spec.model) if client.paid else None, spec.max_tokens)
     base = run_queries.run_counts(db_path, plan.run_id)
@@ -155,6 +155,10 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
     counts = run_queries.run_counts(db_path, plan.run_id)
     return RunOutcome(plan.run_id, status, len(plan.calls), counts["completed"], counts["failed"],
                       counts["parse_failures"], counts["cost_usd"], len(pending), replayed)
+
+
+def _json_or_none(value: object) -> object:
+    return json.loads(value) if isinstance(value, str) else None
 
 
 def _int(value: object) -> int | None:

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from judgebias_core.judges.geval import expected_score
 from judgebias_core.models import NO_REPLY, PARSE_OK, ParsedVerdict
 from judgebias_core.parsing import PARSERS, parse_json_score, parse_listwise, parse_prometheus_score
 from judgebias_core.protocols.orderings import chosen_position
@@ -28,7 +29,7 @@ class RunContext:
 def cache_key(spec: RunSpec, call: PlannedCall) -> str:
     """Provider, model, endpoint, sampling parameters, the full prompt and the repetition index."""
     parts = [spec.provider, spec.model, spec.base_url or "", spec.temperature, spec.max_tokens, spec.seed,
-             call.system, call.user, call.repetition]
+             spec.structured_output, spec.logprobs, call.system, call.user, call.repetition]
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
@@ -57,6 +58,7 @@ def call_row(call: PlannedCall, record: dict[str, Any], context: RunContext) -> 
         "input_tokens": record.get("input_tokens"), "output_tokens": record.get("output_tokens"),
         "latency_ms": record.get("latency_ms"), "cost_usd": record.get("cost_usd"),
         "cached": bool(record.get("cached", False)),
+        "expected_score": expected_score(record.get("score_logprobs"), call.scores) if call.kind == "rubric" else None,
     }
     if text is None:
         return row | {"parse_status": NO_REPLY, "parser": context.parser, "error": record.get("error")}

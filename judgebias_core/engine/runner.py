@@ -156,7 +156,8 @@ class RunExecutor:
             return source | {"call_id": call.call_id}
         return {"call_id": call.call_id, "text": source["text"], "input_tokens": source.get("input_tokens"),
                 "output_tokens": source.get("output_tokens"), "latency_ms": 0.0, "cost_usd": 0.0, "cached": True,
-                "cache_key": key, "at": time.time()}
+                "cache_key": key, "at": time.time(),
+                **({"score_logprobs": source["score_logprobs"]} if source.get("score_logprobs") else {})}
 
     async def _send(self, call: PlannedCall, key: str | None) -> dict[str, Any]:
         params = self.client.request_params(call)
@@ -178,7 +179,8 @@ class RunExecutor:
                 self.budget.price and self.client.paid) else 0.0
             return {"call_id": call.call_id, "text": reply.text, "input_tokens": reply.input_tokens,
                     "output_tokens": reply.output_tokens, "latency_ms": (time.perf_counter() - started) * 1000,
-                    "cost_usd": cost, "cached": False, "cache_key": key, "attempts": attempt, "at": time.time()}
+                    "cost_usd": cost, "cached": False, "cache_key": key, "attempts": attempt, "at": time.time(),
+                    **({"score_logprobs": reply.score_logprobs} if reply.score_logprobs else {})}
         return {"call_id": call.call_id, "text": None, "error": str(error), "cost_usd": 0.0, "cached": False,
                 "latency_ms": (time.perf_counter() - started) * 1000, "at": time.time()}
 

@@ -6,6 +6,7 @@ dashboard and the CLI can read while a run writes. A batch the store refuses (bu
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Iterable, Mapping
@@ -30,7 +31,8 @@ def cache_frame(records: Iterable[dict[str, Any]], provider: str, model: str, ru
     return pd.DataFrame([
         {"cache_key": r["cache_key"], "provider": provider, "model": model, "raw_output": r["text"],
          "input_tokens": r.get("input_tokens"), "output_tokens": r.get("output_tokens"), "run_id": run_id,
-         "call_id": r["call_id"]}
+         "call_id": r["call_id"],
+         "score_logprobs": json.dumps(r["score_logprobs"]) if r.get("score_logprobs") else None}
         for r in records if r.get("text") is not None and r.get("cache_key") and not r.get("cached")
     ])
 

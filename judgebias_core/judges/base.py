@@ -22,6 +22,7 @@ class JudgeReply:
     text: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    score_logprobs: dict[str, float] | None = None  # top log-probabilities at the score token (G-Eval)
 
 
 class JudgeClient(ABC):

@@ -9,9 +9,13 @@ from openai.types.chat import ChatCompletion
 
 from judgebias_core.errors import JudgeCallError
 from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
+from judgebias_core.judges.geval import JSON_SCORE_MARKER, RESULT_MARKER, score_token_logprobs
 from judgebias_core.judges.sdk_errors import call_error, malformed
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+
+
+TOP_LOGPROBS = 10
 
 
 def reply_schema(call: PlannedCall) -> dict[str, Any]:
@@ -55,6 +59,8 @@ class OpenAIJudge(JudgeClient):
             params["seed"] = self._spec.seed
         if self._spec.structured_output:
             params["response_format"] = reply_schema(call)
+        if self._spec.logprobs:
+            params |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
         return params
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:
@@ -70,7 +76,15 @@ class OpenAIJudge(JudgeClient):
             raise JudgeCallError("malformed reply body: the completion has no message content", retryable=True)
         usage = completion.usage
         return JudgeReply(text=text, input_tokens=usage.prompt_tokens if usage else None,
-                          output_tokens=usage.completion_tokens if usage else None)
+                          output_tokens=usage.completion_tokens if usage else None,
+                          score_logprobs=self._score_logprobs(completion))
+
+    def _score_logprobs(self, completion: ChatCompletion) -> dict[str, float] | None:
+        logprobs = completion.choices[0].logprobs if self._spec.logprobs else None
+        if logprobs is None or not logprobs.content:
+            return None
+        tokens = [(t.token, [(alt.token, alt.logprob) for alt in t.top_logprobs]) for t in logprobs.content]
+        return score_token_logprobs(tokens, JSON_SCORE_MARKER if self._spec.structured_output else RESULT_MARKER)
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -144,6 +144,9 @@ def build_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str | None =
     """Every call the run makes, in order, with its rendered prompt."""
     run_id = run_id or spec.default_run_id()
     dataset = run_queries.dataset_row(path, spec.dataset_id)
+    if spec.logprobs and (spec.provider != "openai" or spec.protocol not in RUBRIC_PROTOCOLS):
+        raise InvalidArgument("log-probabilities (expected score) are available for rubric runs of OpenAI-compatible "
+                              "judges")
     if spec.protocol in RUBRIC_PROTOCOLS:
         if dataset["kind"] != "pointwise":
             raise InvalidArgument(f"{spec.protocol} needs a rubric-scored (pointwise) dataset; "

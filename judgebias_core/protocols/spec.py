@@ -67,6 +67,7 @@ class RunSpec(BaseModel):
     # except SummEval, whose references are not score-5 answers)
     simulated: SimulatedParams | None = None
     structured_output: bool = False  # OpenAI(-compatible): a JSON schema for the reply; parsed as JSON
+    logprobs: bool = False  # OpenAI(-compatible) rubric runs: keep the G-Eval expected score from log-probabilities
 
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:8]

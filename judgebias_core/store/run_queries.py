@@ -124,11 +124,11 @@ def set_run_status(path: str | os.PathLike[str], run_id: str, status: str, finis
 def cached_replies(path: str | os.PathLike[str], keys: Sequence[str]) -> pd.DataFrame:
     """Cached replies among ``keys`` (the response cache of every earlier run)."""
     if not keys:
-        return pd.DataFrame(columns=["cache_key", "raw_output", "input_tokens", "output_tokens"])
+        return pd.DataFrame(columns=["cache_key", "raw_output", "input_tokens", "output_tokens", "score_logprobs"])
     with connect(path, read_only=True) as con:
         con.register("_wanted_keys", pd.DataFrame({"cache_key": list(dict.fromkeys(keys))}))
         frame = con.execute(
-            "SELECT c.cache_key, c.raw_output, c.input_tokens, c.output_tokens FROM response_cache c "
+            "SELECT c.cache_key, c.raw_output, c.input_tokens, c.output_tokens, c.score_logprobs FROM response_cache c "
             "JOIN _wanted_keys w USING (cache_key)"
         ).df()
         con.unregister("_wanted_keys")

@@ -189,7 +189,12 @@ CREATE TABLE run_batches (
     PRIMARY KEY (run_id, batch_id)
 );
 """
-MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3]
+# G-Eval style expected score of a rubric call, from the provider's token log-probabilities (engine runs).
+MIGRATION_4 = """
+ALTER TABLE judge_calls ADD COLUMN expected_score DOUBLE;
+ALTER TABLE response_cache ADD COLUMN score_logprobs JSON;
+"""
+MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
