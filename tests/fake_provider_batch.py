@@ -180,6 +180,8 @@ class BatchFakeProvider(FakeProvider):
             return FakeResponse(200, self.files[parts[2]], {"content-type": "application/octet-stream"})
         if method == "GET" and parts[:2] == ["v1", "batches"] and len(parts) == 3:
             self._record(request)
+            if self.next_fault() is not None:  # an injected fault answers this poll with a server error
+                return _json({"error": {"type": "server_error", "message": "internal error"}}, 500)
             return self._openai_retrieve(self.batches[parts[2]])
         if method == "GET" and parts[:3] == ["v1", "messages", "batches"] and len(parts) >= 4:
             self._record(request)

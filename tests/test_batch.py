@@ -20,6 +20,7 @@ from judgebias_core.errors import InvalidArgument
 from judgebias_core.judges.prices import price_of
 from judgebias_core.store.batch_queries import run_batches
 from tests.engine_helpers import QUICK, SECRET, calls_of, rubric_spec
+from tests.fake_provider import Fault
 from tests.fake_provider_batch import BatchFakeProvider
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -96,6 +97,13 @@ def test_expired_requests_without_retries_are_failures_a_resume_sends_again(batc
     again = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-expired")
     assert (again.completed, again.failed, again.sent_this_session) == (20, 0, 2)
     assert len(fake.created) == 2 and len(calls_of(batch_db, "b-expired")) == 20
+
+
+def test_a_poll_that_fails_in_transit_is_asked_again(batch_db: Path, fake: BatchFakeProvider) -> None:
+    spec = rubric_spec(fake, OPENAI_MODEL, seed=19)
+    fake.inject(Fault("500"), Fault("500"))
+    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-poll-fault")
+    assert (outcome.status, outcome.completed) == ("complete", 20) and len(fake.created) == 1
 
 
 def test_retries_can_go_live(batch_db: Path, fake: BatchFakeProvider) -> None:

@@ -24,7 +24,7 @@ from judgebias_core.engine.progress import RunProgress, cancel_requested, clear_
 from judgebias_core.engine.records import RunContext, cache_key
 from judgebias_core.engine.runner import STOP_CANCEL, STOP_CAP, STOP_COMPLETE, Budget, RunExecutor
 from judgebias_core.engine.writer import StoreWriter
-from judgebias_core.errors import InvalidArgument
+from judgebias_core.errors import InvalidArgument, JudgeCallError
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import PlanEstimate, price_of
@@ -270,7 +270,13 @@ class BatchRunner:
             still: list[BatchRecord] = []
             ended: list[tuple[BatchRecord, list[PlannedCall]]] = []
             for record in in_flight:
-                state = await self.backend.state(record.batch_id)
+                try:
+                    state = await self.backend.state(record.batch_id)
+                except JudgeCallError as error:
+                    if not error.retryable:
+                        raise
+                    still.append(record)  # a poll that failed in transit: ask again at the next poll
+                    continue
                 self.states[record.batch_id] = state
                 if state.ended:
                     ended.append((record, await self._collect(record)))
