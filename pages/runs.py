@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
 from judgebias_core.engine.background import launch_background
@@ -43,12 +41,13 @@ if row["simulated"]:
     st.warning("**Simulated judge**: these judgments were made by a simulated judge, not a language model. "
                + str(params.get("judge_description", "")))
 
-cols = st.columns(5)
-cols[0].metric("Status", row["status"])
-cols[1].metric("Planned calls", f"{int(row['planned'] or 0):,}")
-cols[2].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")
-cols[3].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
-cols[4].metric("Cost", f"${float(row['cost_usd']):,.4f}")
+st.markdown(f"**Status:** {row['status']} · dataset `{row['dataset']}` · protocol `{row['protocol']}` · "
+            f"judge `{row['judge'] if isinstance(row['judge'], str) else '(several)'}`")
+cols = st.columns(4)
+cols[0].metric("Planned calls", f"{int(row['planned'] or 0):,}")
+cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")
+cols[2].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
+cols[3].metric("Cost", f"${float(row['cost_usd']):,.4f}")
 
 if row["origin"] == "engine":
     if row["status"] == "running":
@@ -60,7 +59,7 @@ if row["origin"] == "engine":
             st.toast(f"Resuming {run_id} in the background.")
 
 with st.expander("Parameters", expanded=True):
-    st.code(json.dumps(params, indent=2, default=str), language="json")
+    st.json(params, expanded=1)
 if record and isinstance(record.get("template_text"), str):
     with st.expander(f"Prompt template (sha256 {record['template_id'][:12]}…)"):
         st.text(record["template_text"])

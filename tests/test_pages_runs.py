@@ -84,5 +84,6 @@ def test_runs_page_lists_runs_and_opens_the_demo(app_env: Path) -> None:
     _select(at, "Open run", "demo-summeval-coherence-permutation")
     assert not at.exception
     assert any("Simulated judge" in w.value for w in at.warning)
-    assert any('"position_prob": 0.3' in c.value for c in at.code)
+    params = next(j.value for j in at.json)
+    assert '"position_prob": 0.3' in params and '"max_tokens": 1024' in params
     assert {m.label: m.value for m in at.metric}["With a reply"] == "400"
