@@ -114,3 +114,18 @@ def test_unreadable_file_and_rubric_upload(writable_app: Path) -> None:
     assert not at.exception
     assert rows(writable_app, "SELECT level, description FROM rubric_levels WHERE rubric_id = 'tidy-3' "
                               "ORDER BY level") == [(1, "messy"), (2, "so-so"), (3, "tidy")]
+
+
+def test_a_log_uploaded_through_the_panel_links_to_its_analysis(writable_app: Path) -> None:
+    at = open_page("data.py")
+    at.selectbox(key="upload_kind").set_value("pairwise-log").run()
+    log = (b"item,first,second,judge,reply\n81,vicuna-13b-v1.3,gpt-4,panel-judge,[[B]]\n"
+           b"81,gpt-4,vicuna-13b-v1.3,panel-judge,[[A]]\n")
+    at.file_uploader[0].set_value(("log.csv", log, "text/csv")).run()
+    _select(at, "Dataset the log's items belong to", "mtbench")
+    next(b for b in at.button if b.label == "Write to the store").click().run()
+    assert not at.exception
+    assert any("now in the analysis pages" in s.value for s in at.success)
+    assert [link.label for link in at.get("page_link")] == ["Open Pairwise bias to analyse the uploaded run"]
+    assert rows(writable_app, "SELECT classification, winner FROM pair_outcomes WHERE judge = 'panel-judge'") == [
+        ("consistent", "gpt-4")]

@@ -6,6 +6,7 @@ Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escap
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -24,6 +25,11 @@ from ui.share import escape_markdown
 from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings
 
 FLASH_KEY = "upload_flash"
+ANALYSIS_KEY = "upload_analysis_page"
+PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
+# Where an uploaded log's run is analysed.
+ANALYSIS_PAGES: dict[str, tuple[str, str]] = {"pairwise-log": ("pairwise_bias.py", "Pairwise bias"),
+                                              "rubric-log": ("rubric_bias.py", "Rubric bias")}
 # What a person checks first in each previewed table; the ids and bookkeeping columns follow.
 _FIRST_COLUMNS: dict[str, tuple[str, ...]] = {
     "judge_calls": ("item_id", "judge", "first_candidate", "second_candidate", "order_label", "ordering",
@@ -160,6 +166,8 @@ def _write(preview: UploadPreview) -> None:
         f"Upload to {result.dataset_id}: {added:,} new row(s) ({result.inserted})"
         + (f"; run {result.run_id}, now in the analysis pages" if result.run_id else "")
         + (" - already stored, nothing changed." if not added else "."))
+    if preview.spec.kind in ANALYSIS_PAGES:
+        st.session_state[ANALYSIS_KEY] = preview.spec.kind
     st.rerun()
 
 
@@ -234,6 +242,10 @@ def render_upload_panel() -> None:
                "reason); nothing is written unless the whole file is valid, and the same file twice changes nothing.")
     if FLASH_KEY in st.session_state:
         st.success(escape_markdown(st.session_state.pop(FLASH_KEY)))
+    page_file, title = ANALYSIS_PAGES.get(st.session_state.pop(ANALYSIS_KEY, ""), ("", ""))
+    if page_file and (PAGES_DIR / page_file).exists():
+        st.page_link(f"pages/{page_file}", label=f"Open {title} to analyse the uploaded run",
+                     icon=":material/insights:")
     kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
     labels: dict[str, str] = {**KIND_LABELS, "rubric": "Rubric (YAML or JSON)"}
     kind = st.selectbox("What are you uploading?", kinds, key="upload_kind", format_func=labels.__getitem__)
