@@ -105,6 +105,15 @@ def test_folder_export_writes_one_file_per_run(bundled_db: Path, tmp_path: Path)
     assert result.rows_read == 2_784 + 3_888 and len(result.files) == 2 and sum(result.inserted.values()) == 0
 
 
+def test_run_ids_that_clean_to_the_same_name_get_their_own_files(fresh_db: Path, tmp_path: Path) -> None:
+    runs = pd.DataFrame([{"run_id": run_id, "dataset_id": "toy", "study": "s", "origin": "engine",
+                          "protocol": "pairwise-swap", "provider": "simulated", "status": "complete"}
+                         for run_id in ("a:b", "a_b")])
+    write_batch(fresh_db, StoreBatch(runs=runs))
+    files = export_runs(fresh_db, ["a:b", "a_b"], tmp_path / "out")
+    assert len({f.path for f in files}) == 2 and [f.judge_calls for f in files] == [0, 0]
+
+
 def test_a_file_that_is_not_an_export_lists_every_problem(tmp_path: Path, fresh_db: Path) -> None:
     path = tmp_path / "other.parquet"
     pd.DataFrame({"call_id": ["a"], "kind": ["pairwise"]}).to_parquet(path)

@@ -7,6 +7,7 @@ template (``template_*``), the judge (``judge_*``) and the dataset reference (``
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -22,8 +23,6 @@ from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
 from judgebias_core.store.connection import connect
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
-
-EXPORT_FORMAT = "judgebias-runs/1"
 
 # store column -> exported column, per referenced table (the key column stays in the call's own columns)
 RUN_COLUMNS: dict[str, str] = {
@@ -98,8 +97,14 @@ class ImportResult:
     datasets_without_items: tuple[str, ...]
 
 
-def _file_name_for(run_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("_") + ".parquet"
+def _file_name_for(run_id: str, taken: set[str]) -> str:
+    """A file name from the run id; a short hash tells apart run ids that read the same once cleaned."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", run_id).strip("_") or "run"
+    name = f"{stem}.parquet"
+    if name in taken:
+        name = f"{stem}-{hashlib.sha256(run_id.encode()).hexdigest()[:8]}.parquet"
+    taken.add(name)
+    return name
 
 
 def _check_runs_exist(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> None:
@@ -134,8 +139,9 @@ def export_runs(path: str | os.PathLike[str], run_ids: list[str], out: str | os.
         if single_file:
             exported.append(ExportedFile(str(target), tuple(run_ids), _write_runs(con, run_ids, target)))
         else:
+            taken: set[str] = set()
             for run_id in run_ids:
-                file_path = target / _file_name_for(run_id)
+                file_path = target / _file_name_for(run_id, taken)
                 exported.append(ExportedFile(str(file_path), (run_id,), _write_runs(con, [run_id], file_path)))
     return exported
 
