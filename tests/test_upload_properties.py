@@ -19,9 +19,9 @@ from tests.upload_helpers import fingerprint, upload_db  # noqa: F401 - fixture
 
 SUFFIXES = ("csv", "tsv", "jsonl", "json", "parquet", "xlsx")
 # Examples that reach the store cost a few connections each: fewer of them than of the byte-level ones.
-PROPERTY_SETTINGS = settings(max_examples=30, deadline=None,
+PROPERTY_SETTINGS = settings(max_examples=25, deadline=None,
                              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-STORE_SETTINGS = settings(PROPERTY_SETTINGS, max_examples=12)
+STORE_SETTINGS = settings(PROPERTY_SETTINGS, max_examples=10)
 TARGETS = {"items": "prop-items", "pairs": "prop-pairs", "pairwise-log": "mtbench", "rubric-log": "summeval"}
 
 
