@@ -18,8 +18,9 @@ from judgebias_core.engine.batch import BatchSettings, batch_cost, describe_batc
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.judges.prices import price_of
+from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.store.batch_queries import run_batches
-from tests.engine_helpers import QUICK, SECRET, calls_of, rubric_spec
+from tests.engine_helpers import QUICK, SECRET, calls_of, query, rubric_spec
 from tests.fake_provider import Fault
 from tests.fake_provider_batch import BatchFakeProvider
 
@@ -97,6 +98,15 @@ def test_expired_requests_without_retries_are_failures_a_resume_sends_again(batc
     again = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-expired")
     assert (again.completed, again.failed, again.sent_this_session) == (20, 0, 2)
     assert len(fake.created) == 2 and len(calls_of(batch_db, "b-expired")) == 20
+
+
+def test_pairwise_batch_results_are_classified_into_pairs(batch_db: Path, fake: BatchFakeProvider) -> None:
+    spec = RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="anthropic", model=ANTHROPIC_MODEL,
+                   base_url=fake.anthropic_url, limit_items=1, max_tokens=50, seed=20)
+    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-pairs")
+    assert (outcome.completed, outcome.planned) == (60, 60)  # 30 candidates against the baseline, both orders
+    classes = query(batch_db, "SELECT classification, count(*) FROM pair_outcomes WHERE study = 'b-pairs' GROUP BY ALL")
+    assert classes == [("primacy", 30)]  # the fake always answers [[A]]
 
 
 def test_a_poll_that_fails_in_transit_is_asked_again(batch_db: Path, fake: BatchFakeProvider) -> None:
