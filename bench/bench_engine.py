@@ -24,6 +24,12 @@ from judgebias_core.protocols.spec import RunSettings, RunSpec  # noqa: E402
 from judgebias_core.sources.bundled import import_bundled  # noqa: E402
 
 
+def _process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a child process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=1200)
@@ -52,6 +58,7 @@ def main() -> None:
             outcome = start_run(db, spec, RunSettings(concurrency=args.concurrency, timeout_s=30),
                                 run_id="bench", on_progress=on_progress)
             cpu, wall = time.process_time() - cpu_start, time.perf_counter() - wall_start
+        server_cpu = _process_cpu(server.pid)
     finally:
         server.terminate()
         server.wait()
@@ -69,6 +76,7 @@ def main() -> None:
     run_cpu = cpu_marks[-1] - cpu_marks[0]
     print(f"CPU time: {cpu:.2f} s in all ({cpu / max(calls, 1) * 1000:.2f} ms per call, SDK import and planning "
           f"included); while sending: {run_cpu / max(sent, 1) * 1000:.2f} ms per call over {sent} calls")
+    print(f"loopback judge process (not counted above): {server_cpu / max(calls, 1) * 1000:.2f} ms CPU per call")
     print(f"machine load average (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
