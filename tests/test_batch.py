@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from judgebias_core.engine import start_run
+from judgebias_core.engine import read_progress, start_run
 from judgebias_core.engine.batch import BatchSettings, batch_cost, describe_batches, start_batch_run
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.judges.prices import price_of
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.store.batch_queries import run_batches
+from judgebias_core.store.connection import transaction
 from tests.engine_helpers import QUICK, SECRET, calls_of, query, rubric_spec
 from tests.fake_provider import Fault
 from tests.fake_provider_batch import BatchFakeProvider
@@ -146,6 +147,17 @@ def test_plan_shows_the_batch_price_and_other_providers_are_refused(batch_db: Pa
     assert batch_cost(estimate) == pytest.approx(estimate.cost_usd / 2)
     with pytest.raises(InvalidArgument, match="batch mode"):
         start_batch_run(batch_db, spec.model_copy(update={"provider": "simulated"}), QUICK, FAST)
+
+
+def test_a_batch_collected_just_before_a_crash_is_not_counted_twice(batch_db: Path, fake: BatchFakeProvider) -> None:
+    spec = rubric_spec(fake, OPENAI_MODEL, seed=21)
+    start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-recollect")
+    with transaction(batch_db) as con:  # as if the process died between storing the replies and marking the batch
+        con.execute("UPDATE run_batches SET status = 'submitted' WHERE run_id = 'b-recollect'")
+    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-recollect")
+    assert (outcome.completed, outcome.sent_this_session, len(fake.created)) == (20, 0, 1)
+    assert read_progress(batch_db, "b-recollect").completed == 20
+    assert [b.status for b in run_batches(batch_db, "b-recollect")] == ["collected"]
 
 
 KILLED_RUN = """

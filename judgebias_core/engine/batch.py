@@ -130,6 +130,7 @@ class BatchRunner:
         self.started = time.monotonic()
         self.submitted_now = 0
         self.errors: dict[str, str] = {}  # call id -> why its last batch request gave no reply
+        self.answered: set[str] = set()  # calls with a reply in the store or the journal when the session began
 
     # ---- landing replies ----
     def _land(self, record: dict[str, Any]) -> None:
@@ -176,6 +177,7 @@ class BatchRunner:
         self.writer.parse_failures = 0
         answered = set(stored.loc[stored["parse_status"] != NO_REPLY, "call_id"]) | {
             r["call_id"] for r in journaled.values() if r.get("text") is not None}
+        self.answered = answered
         pending = [c for c in self.plan.calls if c.call_id not in answered]
         self.cache_keys = {c.call_id: cache_key(self.spec, c) for c in pending}
         self.base = run_queries.run_counts(self.db_path, run_id)
@@ -301,6 +303,8 @@ class BatchRunner:
         results = {r.call_id: r for r in await self.backend.results(record.batch_id)}
         missing = []
         for call_id in record.call_ids:
+            if call_id in self.answered:  # collected before a crash, replayed from the journal since
+                continue
             result = results.get(call_id)
             if result is not None and result.text is not None:
                 self._land(self._record_of(call_id, result.text, result.input_tokens, result.output_tokens))
