@@ -27,7 +27,10 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
                 "swap_aggregated": "Swap-aggregated (order change = tie)"}

@@ -14,7 +14,10 @@ from judgebias_core.store.queries import (
     items_page,
 )
 from ui.share import escape_markdown
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 st.title("Data")
 try:

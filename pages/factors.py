@@ -24,7 +24,10 @@ from ui.share import (
     synced_radio,
     table_downloads,
 )
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 TARGET_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
 

@@ -21,7 +21,10 @@ from ui.share import (
     table_downloads,
 )
 from ui.judge_scope import pick_pairwise_dataset
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 st.title("Judges")
 st.caption("Judges compared on the same judge calls: one call is an item, the answer in the first slot, the answer "

@@ -18,7 +18,10 @@ from ui.share import (
     table_downloads,
 )
 from ui.judge_scope import pick_pairwise_dataset, pick_study
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 COLUMNS = {"rank_win_rate": "rank", "candidate": "candidate", "pairs": "pairs (n)", "wins": "wins",
            "ties": "ties or inconsistent", "losses": "losses", "win_rate": "win rate",

@@ -14,7 +14,10 @@ from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunS
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from judgebias_core.store.run_queries import replay_judges
 from ui.run_panel import key_available, provider_keys, show_progress
+from ui.shell import require_app_shell
 from ui.state import cached, db_path, show_error
+
+require_app_shell()
 
 st.title("New run")
 st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "

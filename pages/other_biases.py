@@ -20,7 +20,10 @@ from ui.share import (
     table_downloads,
 )
 from ui.judge_scope import pick_pairwise_dataset, pick_study
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 st.title("Other biases")
 st.caption("Biases besides position, measured on the same swap pairs: a preference for longer answers, and for "

@@ -7,7 +7,10 @@ from pathlib import Path
 import streamlit as st
 
 from judgebias_core.store.queries import dataset_summaries, store_overview
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 st.title("How far can an LLM judge be trusted?")
 st.markdown(

@@ -19,6 +19,7 @@ from judgebias_core.metrics.pairwise import (
     unit_metrics,
 )
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
+from judgebias_core.store.queries import dataset_summaries
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -28,7 +29,10 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 VERDICT_MEANING = {"A": "first slot better", "B": "second slot better", "C": "tie"}
 TABLE_COLUMNS = {
@@ -69,7 +73,10 @@ if scope.empty:
 
 top = st.columns(3)
 with top[0]:
-    dataset = synced_selectbox("Dataset", sorted(scope["dataset_id"].unique()), key="pw_dataset")
+    with_pairs = set(scope["dataset_id"])
+    # Datasets in the order the store lists them (the bundled MTBench first), not alphabetically.
+    dataset_options = [s.id for s in cached(dataset_summaries) if s.id in with_pairs]
+    dataset = synced_selectbox("Dataset", dataset_options, key="pw_dataset")
 in_dataset = scope[scope["dataset_id"] == dataset]
 with top[1]:
     study = synced_selectbox("Study (or run id)", sorted(in_dataset["study"].unique()), key="pw_study")

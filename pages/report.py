@@ -9,7 +9,10 @@ from judgebias_core.report import ReportRequest, build_report, render_html
 from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.report_queries import dataset_judges, dataset_runs
 from ui.share import escape_markdown, permalink_hint, synced_multiselect, synced_selectbox
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 st.title("Report")
 st.markdown(

@@ -42,7 +42,10 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
+from ui.shell import require_app_shell
 from ui.state import cached, show_error
+
+require_app_shell()
 
 NEW_RUN_PAGE = Path(__file__).resolve().parent / "new_run.py"
 DESIGN_NAMES = {"run": "the analysed run's orderings", "all": "all k! orderings", "balanced": "the balanced set (2k)",

@@ -10,7 +10,10 @@ from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.run_queries import run_calls_sample, run_record
 from ui.run_panel import TERMINAL, provider_keys, show_progress
+from ui.shell import require_app_shell
 from ui.state import cached, db_path, show_error
+
+require_app_shell()
 
 st.title("Runs")
 try:

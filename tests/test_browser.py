@@ -80,9 +80,11 @@ def _wait_until_idle(page: object, timeout_ms: int = 90_000) -> None:
     """Wait until the script run finished: the main block is rendered and no 'running' status is shown."""
     page.wait_for_selector('[data-testid="stMain"] h1', timeout=timeout_ms)  # type: ignore[attr-defined]
     # The app root carries the script state; wait for the run to finish (it may rerun once on first load).
-    page.wait_for_selector(  # type: ignore[attr-defined]
-        '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms
-    )
+    for _ in range(2):  # a page may rerun once right after its first render (widgets bound to the URL)
+        page.wait_for_selector(  # type: ignore[attr-defined]
+            '[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms
+        )
+        page.wait_for_timeout(700)  # type: ignore[attr-defined]
     # Visible plotly charts have drawn their SVG before the screenshot is taken (charts in closed tabs or
     # expanders draw only when opened, so this wait is best effort; the exception check is the assertion).
     try:
@@ -95,6 +97,26 @@ def _wait_until_idle(page: object, timeout_ms: int = 90_000) -> None:
     except PlaywrightTimeout:
         pass
     page.wait_for_timeout(500)  # type: ignore[attr-defined]
+
+
+def test_a_permalink_opened_first_on_a_fresh_server_keeps_the_app_shell_and_filters(dashboard: str) -> None:
+    """A shared link can be the very first request a newly started server sees (see ui/shell.py)."""
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - imported where the browser is needed
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1400})
+        page.goto(f"{dashboard}/pairwise_bias?pw_dataset=devbench&pw_study=repetition")
+        _wait_until_idle(page)
+        sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+        assert "judgebias" in sidebar and "Position bias" in sidebar, sidebar[:300]
+        main = page.locator('[data-testid="stMain"]').inner_text()
+        assert "Pairwise bias" in main
+        assert "devbench" in main and "repetition" in main
+        assert not page.locator('[data-testid="stException"]').count()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "permalink_first_request.png"))
+        browser.close()
 
 
 def test_every_page_renders_without_an_exception(dashboard: str) -> None:
