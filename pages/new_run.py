@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.preview import preview_run
-from judgebias_core.errors import JudgebiasError, MissingApiKey
-from judgebias_core.judges.base import KEY_VARIABLES
+from judgebias_core.errors import JudgebiasError
 from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from judgebias_core.store.run_queries import replay_judges
-from ui.run_panel import key_available, provider_keys, show_progress
+from ui.run_panel import launch_runs, show_progress
 from ui.shell import require_app_shell
-from ui.state import cached, db_path, show_error
+from ui.state import cached, show_error
 
 require_app_shell()
 
@@ -171,15 +169,10 @@ if any(p.existing_status for p in previews):
 with st.expander("First prompt of the plan"):
     st.text(previews[0].sample_prompt)
 
-if st.button("Launch run" if len(specs) == 1 else f"Launch {len(specs)} runs", type="primary"):
-    keys = provider_keys()
-    if provider in KEY_VARIABLES and not key_available(provider):
-        show_error(MissingApiKey(KEY_VARIABLES[provider]))
-    else:
-        for spec, preview in zip(specs, previews, strict=True):
-            launch_background(db_path(), spec, settings, preview.run_id, keys)
-        st.session_state["active_runs"] = [p.run_id for p in previews]
-        st.toast(f"{len(previews)} run(s) launched in the background.")
+st.button("Launch run" if len(specs) == 1 else f"Launch {len(specs)} runs", type="primary", key="launch_runs",
+          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews]))
+if "launch_error" in st.session_state:
+    show_error(st.session_state.pop("launch_error"))
 
 active = st.session_state.get("active_runs", [])
 if active:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.overview import run_parameters, runs_overview
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.run_queries import run_calls_sample, run_record
-from ui.run_panel import TERMINAL, provider_keys, show_progress
+from ui.run_panel import TERMINAL, launch_runs, show_progress
 from ui.shell import require_app_shell
-from ui.state import cached, db_path, show_error
+from ui.state import cached, show_error
 
 require_app_shell()
 
@@ -56,10 +55,12 @@ if row["origin"] == "engine":
     if row["status"] == "running":
         show_progress(run_id)
     elif row["status"] not in ("complete",) and row["status"] in TERMINAL and "spec" in params:
-        if st.button("Resume run", help="Sends only the calls with no stored reply."):
-            settings = RunSettings.model_validate(params.get("settings") or {})
-            launch_background(db_path(), RunSpec.model_validate(params["spec"]), settings, run_id, provider_keys())
-            st.toast(f"Resuming {run_id} in the background.")
+        spec = RunSpec.model_validate(params["spec"])
+        st.button("Resume run", help="Sends only the calls with no stored reply.", key=f"resume-{run_id}",
+                  on_click=launch_runs, args=(spec.provider, [spec],
+                                              RunSettings.model_validate(params.get("settings") or {}), [run_id]))
+        if "launch_error" in st.session_state:
+            show_error(st.session_state.pop("launch_error"))
 
 with st.expander("Parameters", expanded=True):
     st.json(params, expanded=1)

@@ -154,6 +154,7 @@ def test_a_cancel_request_stops_after_the_calls_in_flight(engine_db: Path, fake_
         return "[RESULT] 2"
 
     fake_provider.reply_with(reply)
+    fake_provider.latency_s = 0.1  # the run notices a cancel request within a quarter of a second
     outcome = start_run(engine_db, rubric_spec(fake_provider, "cancelled", limit_items=2),
                         QUICK.model_copy(update={"concurrency": 1}), run_id="t-cancel")
     assert outcome.status == "cancelled" and 3 <= outcome.completed < 20

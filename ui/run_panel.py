@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import streamlit as st
 
 from judgebias_core.engine import read_progress, request_cancel
+from judgebias_core.engine.background import launch_background
+from judgebias_core.errors import MissingApiKey
 from judgebias_core.judges.base import KEY_VARIABLES
+from judgebias_core.protocols.spec import RunSettings, RunSpec
 from ui.state import db_path
 
 TERMINAL = ("complete", "cancelled", "stopped: spending cap", "interrupted", "failed")
@@ -29,6 +33,20 @@ def provider_keys() -> dict[str, str]:
 def key_available(provider: str) -> bool:
     variable = KEY_VARIABLES.get(provider)
     return variable is None or bool(os.environ.get(variable) or provider_keys().get(variable))
+
+
+def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, run_ids: Sequence[str]) -> None:
+    """Button callback: launch each run in the background (callbacks run before the script, so a rerun of the
+    page cannot lose the click); a missing key is left in ``st.session_state['launch_error']``."""
+    variable = KEY_VARIABLES.get(provider)
+    if variable and not key_available(provider):
+        st.session_state["launch_error"] = MissingApiKey(variable)
+        return
+    keys = provider_keys()
+    for spec, run_id in zip(specs, run_ids, strict=True):
+        launch_background(db_path(), spec, settings, run_id, keys)
+    st.session_state["active_runs"] = list(run_ids)
+    st.toast(f"{len(run_ids)} run(s) launched in the background.")
 
 
 def show_progress(run_id: str) -> None:
@@ -53,9 +71,8 @@ def show_progress(run_id: str) -> None:
         left = progress.seconds_left
         cols[4].metric("Time left", "—" if left is None else f"{left:,.0f} s", help="At the rate so far.")
         if progress.status == "running":
-            if st.button("Cancel run", key=f"cancel-{run_id}", help="Stops after the calls in flight; "
-                         "everything received is kept. Launch it again to resume."):
-                request_cancel(db_path(), run_id)
-                st.toast("Cancel requested: the run stops after the calls in flight.")
+            st.button("Cancel run", key=f"cancel-{run_id}", help="Stops after the calls in flight; everything "
+                      "received is kept. Launch it again to resume.", on_click=request_cancel,
+                      args=(db_path(), run_id))
 
     _panel()
