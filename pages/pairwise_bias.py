@@ -75,7 +75,8 @@ top = st.columns(3)
 with top[0]:
     with_pairs = set(scope["dataset_id"])
     # Datasets in the order the store lists them (the bundled MTBench first), not alphabetically.
-    dataset_options = [s.id for s in cached(dataset_summaries) if s.id in with_pairs]
+    listed = [s.id for s in cached(dataset_summaries) if s.id in with_pairs]
+    dataset_options = listed + sorted(with_pairs - set(listed))
     dataset = synced_selectbox("Dataset", dataset_options, key="pw_dataset")
 in_dataset = scope[scope["dataset_id"] == dataset]
 with top[1]:
