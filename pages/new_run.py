@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from judgebias_core.engine.batch import BATCH_PROVIDERS, BatchSettings, batch_cost
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.judges.prices import plan_totals
@@ -54,6 +55,19 @@ with right:
                                            "anthropic": "claude-3-5-haiku-latest"}[provider],
                               help="Several models separated by commas: one run per model.")
         models = list(dict.fromkeys(m.strip() for m in typed.split(",") if m.strip()))
+    batch = None
+    if provider in BATCH_PROVIDERS:
+        mode = st.radio("Mode", ["live", "batch"], horizontal=True, key="run_mode",
+                        format_func=lambda m: {"live": "live calls", "batch": "batch API (about half price, "
+                                               "results within 24 h)"}[m],
+                        help="Batch mode hands the calls to the provider's batch API and polls until it ends.")
+        if mode == "batch":
+            cols = st.columns(3)
+            poll = cols[0].number_input("Poll every (s)", 1.0, 3600.0, 30.0, 5.0)
+            rounds = cols[1].number_input("Retry rounds", 0, 10, 1, help="For requests that came back errored or "
+                                          "expired.")
+            retry_live = cols[2].checkbox("Retry live", help="Send those retries as live calls instead.")
+            batch = BatchSettings(poll_interval_s=poll, retry_rounds=int(rounds), retry_live=retry_live)
     structured = logprobs = False
     if provider == "openai":
         base_url = st.text_input("Base URL (optional)", "", help="An OpenAI-compatible server, e.g. "
@@ -145,15 +159,19 @@ except JudgebiasError as error:
 
 st.subheader("Plan")
 estimate = plan_totals([p.estimate for p in previews])
-cols = st.columns(5)
+cols = st.columns(6 if provider in BATCH_PROVIDERS else 5)
 cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{len(previews)} run(s) over {previews[0].items:,} items.")
 cols[1].metric("Input tokens (estimate)", f"{estimate.input_tokens:,}", help="Characters / 4.")
 cols[2].metric("Output tokens (estimate)", f"{estimate.output_tokens:,}", help="Half the max tokens per call.")
 cols[3].metric("Cost (estimate)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.2f}",
                help="From the editable price table (JUDGEBIAS_PRICES); the real cost uses the provider's usage.")
-cols[4].metric("Time (estimate)", f"{estimate.seconds / 60:,.1f} min",
-               help=f"At {int(concurrency)} calls in flight per judge and an assumed latency per call; judges run "
-               "side by side.")
+if provider in BATCH_PROVIDERS:
+    in_batch = batch_cost(estimate)
+    cols[5].metric("Cost in batch mode (estimate)", "unknown" if in_batch is None else f"${in_batch:,.2f}",
+                   help="The provider's batch API bills half the live price; results come within 24 hours.")
+cols[4].metric("Time (estimate)", "up to 24 h" if batch else f"{estimate.seconds / 60:,.1f} min",
+               help="The provider's batch window." if batch else f"At {int(concurrency)} calls in flight per "
+               "judge and an assumed latency per call; judges run side by side.")
 st.caption("Figures before a run are estimates; after it, the provider's reported usage.")
 st.dataframe(
     [{"run id": p.run_id, "judge": p.judge_description, "calls": p.calls, "template": p.template_name,
@@ -170,7 +188,7 @@ with st.expander("First prompt of the plan"):
     st.text(previews[0].sample_prompt)
 
 st.button("Launch run" if len(specs) == 1 else f"Launch {len(specs)} runs", type="primary", key="launch_runs",
-          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews]))
+          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews], batch))
 if "launch_error" in st.session_state:
     show_error(st.session_state.pop("launch_error"))
 

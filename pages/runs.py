@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.overview import run_parameters, runs_overview
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
@@ -58,7 +59,9 @@ if row["origin"] == "engine":
         spec = RunSpec.model_validate(params["spec"])
         st.button("Resume run", help="Sends only the calls with no stored reply.", key=f"resume-{run_id}",
                   on_click=launch_runs, args=(spec.provider, [spec],
-                                              RunSettings.model_validate(params.get("settings") or {}), [run_id]))
+                                              RunSettings.model_validate(params.get("settings") or {}), [run_id],
+                                              BatchSettings.model_validate(params["batch"]) if params.get("batch")
+                                              else None))
         if "launch_error" in st.session_state:
             show_error(st.session_state.pop("launch_error"))
 

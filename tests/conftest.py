@@ -50,3 +50,23 @@ def fake_provider() -> Iterator[object]:
 
     with FakeProvider() as provider:
         yield provider
+
+
+@pytest.fixture
+def batch_fake_provider() -> Iterator[object]:
+    """The loopback fake with both providers' batch endpoints (tests/fake_provider_batch.py); batches end after
+    two polls."""
+    from tests.fake_provider_batch import BatchFakeProvider  # noqa: PLC0415
+
+    with BatchFakeProvider(polls_needed=2) as provider:
+        yield provider
+
+
+@pytest.fixture
+def provider_keys(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fake key for both providers in the environment (tests check it never leaks); returns it."""
+    from tests.engine_helpers import SECRET  # noqa: PLC0415
+
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    return SECRET

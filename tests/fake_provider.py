@@ -32,6 +32,7 @@ class FakeRequest:
     headers: dict[str, str]  # names in lower case
     body: Any  # parsed JSON, or None
     received_at: float = field(default_factory=time.monotonic)
+    raw: bytes = field(default=b"", repr=False)  # the body as sent (a multipart file upload is not JSON)
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ class FakeProvider:
                     body = None
                 path = self.path.split("?", 1)[0]
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                response = provider.respond(FakeRequest(self.command, path, headers, body))
+                response = provider.respond(FakeRequest(self.command, path, headers, body, raw=raw))
                 if response.delay_s:
                     time.sleep(response.delay_s)
                 try:

@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 from tests.fake_provider import FakeProvider, FakeRequest, FakeResponse, _json
@@ -79,9 +78,9 @@ class BatchFakeProvider(FakeProvider):
         return "\n".join([system] + [str(m.get("content", "")) for m in body.get("messages", [])])
 
     # ---- OpenAI ----
-    def _upload(self, request: FakeRequest, raw: bytes) -> FakeResponse:
+    def _upload(self, request: FakeRequest) -> FakeResponse:
         message = BytesParser(policy=HTTP).parsebytes(
-            f"content-type: {request.headers.get('content-type', '')}\r\n\r\n".encode() + raw)
+            f"content-type: {request.headers.get('content-type', '')}\r\n\r\n".encode() + request.raw)
         content = next(part.get_payload(decode=True) for part in message.iter_parts()
                        if part.get_param("name", header="content-disposition") == "file")
         file_id = f"file-{next(self._ids):04d}"
@@ -164,11 +163,12 @@ class BatchFakeProvider(FakeProvider):
         return FakeResponse(200, ("\n".join(lines) + "\n").encode(), {"content-type": "application/binary"})
 
     # ---- dispatch ----
-    def respond_raw(self, request: FakeRequest, raw: bytes) -> FakeResponse:
+    def respond(self, request: FakeRequest) -> FakeResponse:
+        """The batch endpoints first; everything else (live calls) as the parent answers it."""
         method, parts = request.method, request.path.strip("/").split("/")
         if (method, request.path) == ("POST", "/v1/files"):
             self._record(request)
-            return self._upload(request, raw)
+            return self._upload(request)
         if (method, request.path) == ("POST", "/v1/batches"):
             self._record(request)
             return self._openai_create(request)
@@ -190,44 +190,8 @@ class BatchFakeProvider(FakeProvider):
                 return self._anthropic_results(batch)
             self._poll(batch)
             return _json(self._anthropic_batch_json(batch))
-        return self.respond(request)
+        return super().respond(request)
 
     def _record(self, request: FakeRequest) -> None:
         with self._lock:
             self.requests.append(request)
-
-    def start(self) -> BatchFakeProvider:
-        provider = self
-
-        class _Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def _serve(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw) if raw and "json" in (self.headers.get("content-type") or "") else None
-                except ValueError:
-                    body = None
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                response = provider.respond_raw(FakeRequest(self.command, self.path.split("?", 1)[0], headers, body),
-                                                raw)
-                self.send_response(response.status)
-                for name, value in response.headers.items():
-                    self.send_header(name, value)
-                self.send_header("content-length", str(len(response.body)))
-                self.end_headers()
-                self.wfile.write(response.body)
-
-            do_POST = _serve  # noqa: N815
-            do_GET = _serve  # noqa: N815
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                return
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True,
-                                        name="fake-batch-provider")
-        self._thread.start()
-        return self

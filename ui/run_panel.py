@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import streamlit as st
 
 from judgebias_core.engine import read_progress, request_cancel
-from judgebias_core.engine.background import launch_background
+from judgebias_core.engine.background import launch_background, read_batch_progress
+from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.errors import MissingApiKey
 from judgebias_core.judges.base import KEY_VARIABLES
 from judgebias_core.protocols.spec import RunSettings, RunSpec
@@ -35,16 +36,18 @@ def key_available(provider: str) -> bool:
     return variable is None or bool(os.environ.get(variable) or provider_keys().get(variable))
 
 
-def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, run_ids: Sequence[str]) -> None:
-    """Button callback: launch each run in the background (callbacks run before the script, so a rerun of the
-    page cannot lose the click); a missing key is left in ``st.session_state['launch_error']``."""
+def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, run_ids: Sequence[str],
+                batch: BatchSettings | None = None) -> None:
+    """Button callback: launch each run in the background (through the batch API with ``batch``; callbacks run
+    before the script, so a rerun of the page cannot lose the click); a missing key is left in
+    ``st.session_state['launch_error']``."""
     variable = KEY_VARIABLES.get(provider)
     if variable and not key_available(provider):
         st.session_state["launch_error"] = MissingApiKey(variable)
         return
     keys = provider_keys()
     for spec, run_id in zip(specs, run_ids, strict=True):
-        launch_background(db_path(), spec, settings, run_id, keys)
+        launch_background(db_path(), spec, settings, run_id, keys, batch)
     st.session_state["active_runs"] = list(run_ids)
     st.toast(f"{len(run_ids)} run(s) launched in the background.")
 
@@ -70,6 +73,9 @@ def show_progress(run_id: str) -> None:
                        f"the price table; {progress.cached:,} calls came from the response cache at no cost.")
         left = progress.seconds_left
         cols[4].metric("Time left", "—" if left is None else f"{left:,.0f} s", help="At the rate so far.")
+        batches = read_batch_progress(db_path(), run_id)
+        if batches:
+            st.caption(f"Batch mode: {batches}")
         if progress.status == "running":
             st.button("Cancel run", key=f"cancel-{run_id}", help="Stops after the calls in flight; everything "
                       "received is kept. Launch it again to resume.", on_click=request_cancel,

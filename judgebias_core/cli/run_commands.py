@@ -7,6 +7,8 @@ import time
 
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.engine import RunProgress, start_run
+from judgebias_core.engine.batch import BATCH_PROVIDERS, BatchSettings, describe_batches, start_batch_run
+from judgebias_core.errors import InvalidArgument
 from judgebias_core.protocols.spec import PROTOCOLS, PROVIDERS, RunSettings, RunSpec, SimulatedParams
 
 
@@ -54,7 +56,16 @@ def _run(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     settings = RunSettings(concurrency=args.concurrency, max_cost_usd=args.max_cost, timeout_s=args.timeout,
                            sdk_max_retries=args.sdk_retries, max_attempts=args.attempts)
-    outcome = start_run(db_path(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
+    if args.mode == "batch":
+        if spec.provider not in BATCH_PROVIDERS:
+            raise InvalidArgument(f"--mode batch needs --provider {' or '.join(BATCH_PROVIDERS)} (their batch APIs); "
+                                  f"{spec.provider!r} runs live only: drop --mode batch")
+        batch = BatchSettings(poll_interval_s=args.poll_interval, retry_rounds=args.batch_retries,
+                              retry_live=args.retry_live, max_requests_per_batch=args.max_batch_requests)
+        outcome = start_batch_run(db_path(args), spec, settings, batch, run_id=args.run_id,
+                                  on_progress=_StderrProgress(), on_batches=lambda s: progress(describe_batches(s)))
+    else:
+        outcome = start_run(db_path(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
     emit(args, outcome, f"run {outcome.run_id}: {outcome.status}; {outcome.completed} of {outcome.planned} calls "
                         f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
                         f"${outcome.cost_usd:.4f}")
@@ -99,6 +110,15 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout in seconds (default 60)")
     parser.add_argument("--sdk-retries", type=int, default=2, help="the SDK's own retries per attempt (default 2)")
     parser.add_argument("--attempts", type=int, default=3, help="engine attempts, with backoff between (default 3)")
+    batch = parser.add_argument_group("batch mode (openai, anthropic: their batch APIs, about half the live price)")
+    batch.add_argument("--mode", choices=("live", "batch"), default="live",
+                       help="live calls, or one or more provider batches polled until they end (default live)")
+    batch.add_argument("--poll-interval", type=float, default=30.0, help="seconds between batch polls (default 30)")
+    batch.add_argument("--batch-retries", type=int, default=1,
+                       help="further rounds for requests a batch returned errored or expired (default 1)")
+    batch.add_argument("--retry-live", action="store_true", help="send those retries as live calls instead")
+    batch.add_argument("--max-batch-requests", type=int,
+                       help="requests per batch (default: the provider's limit, 50,000 or 100,000)")
     simulated = parser.add_argument_group("simulated judge")
     simulated.add_argument("--sim-q", type=float, default=0.3, help="probability of answering by position")
     simulated.add_argument("--sim-position-weights", help="weights per position, e.g. 0.4,0.2,0.15,0.15,0.1")

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgebias_core.engine.batch_types import BatchBackend, BatchRequest, BatchState
 from judgebias_core.engine.journal import Journal, journal_path, read_journal
-from judgebias_core.engine.launch import RunOutcome, _check_same_run, _int, _register, _replay_journal
-from judgebias_core.engine.progress import RunProgress, cancel_requested, clear_cancel, write_progress
+from judgebias_core.engine.launch import RunOutcome, check_same_run, int_or_none, register_run, replay_journal
+from judgebias_core.engine.progress import RunLock, RunProgress, cancel_requested, clear_cancel, write_progress
 from judgebias_core.engine.records import RunContext, cache_key
 from judgebias_core.engine.runner import STOP_CANCEL, STOP_CAP, STOP_COMPLETE, Budget, RunExecutor
 from judgebias_core.engine.writer import StoreWriter
@@ -104,14 +104,15 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
         raise InvalidArgument(f"batch mode needs provider {' or '.join(BATCH_PROVIDERS)}, not {spec.provider!r}")
     migrate(db_path)
     run_id = run_id or spec.default_run_id()
-    _check_same_run(db_path, spec, run_id)
+    check_same_run(db_path, spec, run_id)
     plan = build_plan(db_path, spec, run_id)
-    client = make_client(db_path, spec, settings, key)
-    backend = backend or make_backend(spec, settings, key)
-    _register(db_path, spec, plan, client)
-    clear_cancel(db_path, run_id)
-    runner = BatchRunner(db_path, spec, settings, batch, plan, client, backend, on_progress, on_batches)
-    return asyncio.run(runner.execute())
+    with RunLock(db_path, run_id):  # one process per run id, as for live runs (a resume from the page)
+        client = make_client(db_path, spec, settings, key)
+        backend = backend or make_backend(spec, settings, key)
+        register_run(db_path, spec, plan, client, settings, batch)
+        clear_cancel(db_path, run_id)
+        runner = BatchRunner(db_path, spec, settings, batch, plan, client, backend, on_progress, on_batches)
+        return asyncio.run(runner.execute())
 
 
 class BatchRunner:
@@ -173,7 +174,7 @@ class BatchRunner:
         self.writer = StoreWriter(self.db_path, self.calls, context, self.spec.provider, self.spec.model,
                                   no_reply_ids, self.settings.flush_every, self.settings.flush_interval_s)
         journaled = read_journal(journal_path(self.db_path, run_id))
-        replayed = _replay_journal(journaled, set(stored["call_id"]), no_reply_ids, self.calls, self.writer)
+        replayed = replay_journal(journaled, set(stored["call_id"]), no_reply_ids, self.calls, self.writer)
         self.writer.parse_failures = 0
         answered = set(stored.loc[stored["parse_status"] != NO_REPLY, "call_id"]) | {
             r["call_id"] for r in journaled.values() if r.get("text") is not None}
@@ -209,8 +210,9 @@ class BatchRunner:
             if hit is None:
                 rest.append(call)
                 continue
-            self._land({"call_id": call.call_id, "text": hit.raw_output, "input_tokens": _int(hit.input_tokens),
-                        "output_tokens": _int(hit.output_tokens), "latency_ms": 0.0, "cost_usd": 0.0,
+            self._land({"call_id": call.call_id, "text": hit.raw_output,
+                        "input_tokens": int_or_none(hit.input_tokens),
+                        "output_tokens": int_or_none(hit.output_tokens), "latency_ms": 0.0, "cost_usd": 0.0,
                         "cached": True, "cache_key": self.cache_keys[call.call_id], "at": time.time()})
         return rest
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
+from pydantic import BaseModel
 
 from judgebias_core.engine.journal import Journal, journal_path, read_journal
 from judgebias_core.engine.progress import RunLock, RunProgress, cancel_requested, clear_cancel, write_progress
@@ -48,23 +49,25 @@ class RunOutcome:
     replayed_from_journal: int
 
 
-def run_params(spec: RunSpec, plan: Plan, client: JudgeClient,
-               settings: RunSettings | None = None) -> dict[str, object]:
+def run_params(spec: RunSpec, plan: Plan, client: JudgeClient, settings: RunSettings | None = None,
+               batch: BaseModel | None = None) -> dict[str, object]:
     """What the runs table keeps: the whole spec, plus the sampling settings and judge description up front, and
-    the first launch's execution settings (a resume from the dashboard keeps its spending cap)."""
+    the first launch's execution settings (a resume from the dashboard keeps its spending cap and batch mode)."""
     return {"temperature": spec.temperature, "max_tokens": spec.max_tokens, "seed": spec.seed,
             "simulated": spec.simulated.model_dump() if spec.simulated else None,
             "orderings": [list(o) for o in plan.orderings] or None, "judge_description": client.describe(),
             "template_name": plan.template.name, "spec": spec.model_dump(mode="json"),
-            "settings": settings.model_dump(mode="json") if settings else None}
+            "settings": settings.model_dump(mode="json") if settings else None,
+            "batch": batch.model_dump(mode="json") if batch else None}
 
 
-def _register(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, client: JudgeClient,
-              settings: RunSettings | None = None) -> None:
+def register_run(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, client: JudgeClient,
+                 settings: RunSettings | None = None, batch: BaseModel | None = None) -> None:
+    """Write (or refresh) the run's row, its judge and its prompt template; ``batch`` marks a batch-mode run."""
     runs = pd.DataFrame([{
         "run_id": plan.run_id, "dataset_id": spec.dataset_id, "study": plan.run_id, "origin": "engine",
         "protocol": spec.protocol, "provider": spec.provider, "judge": client.name, "model": spec.model,
-        "simulated": client.simulated, "params": json.dumps(run_params(spec, plan, client, settings)),
+        "simulated": client.simulated, "params": json.dumps(run_params(spec, plan, client, settings, batch)),
         "template_id": plan.template_id, "rubric_id": plan.rubric_id, "status": "running",
         "planned": len(plan.calls),
     }])
@@ -76,7 +79,8 @@ def _register(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, client
     write_batch(db_path, StoreBatch(judges=judges, prompt_templates=templates, runs=runs))
 
 
-def _check_same_run(db_path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> None:
+def check_same_run(db_path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> None:
+    """Refuse a run id that exists with other settings (or was not made by the engine)."""
     record = run_queries.run_record(db_path, run_id)
     if record is None:
         return
@@ -96,14 +100,14 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
     settings = settings or RunSettings()
     migrate(db_path)
     run_id = run_id or spec.default_run_id()
-    _check_same_run(db_path, spec, run_id)
+    check_same_run(db_path, spec, run_id)
     if settings.max_cost_usd is not None and spec.provider in ("openai", "anthropic") and price_of(spec.model) is None:
         raise InvalidArgument(f"no price for {spec.model!r} in the price table: add it (JUDGEBIAS_PRICES) "
                               "to use a spending cap")
     plan = build_plan(db_path, spec, run_id)
     with RunLock(db_path, run_id):
         client = make_client(db_path, spec, settings, key)
-        _register(db_path, spec, plan, client, settings)
+        register_run(db_path, spec, plan, client, settings)
         clear_cancel(db_path, run_id)
         return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
 
@@ -119,14 +123,15 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
                          settings.flush_every, settings.flush_interval_s)
     journal_file = journal_path(db_path, plan.run_id)
     journaled = read_journal(journal_file)
-    replayed = _replay_journal(journaled, set(stored["call_id"]), no_reply_ids, calls, writer)
+    replayed = replay_journal(journaled, set(stored["call_id"]), no_reply_ids, calls, writer)
     writer.parse_failures = 0  # the replayed lines are in ``base`` below
     answered = set(stored.loc[stored["parse_status"] != NO_REPLY, "call_id"]) | {
         r["call_id"] for r in journaled.values() if r.get("text") is not None}
     pending = [c for c in plan.calls if c.call_id not in answered]
     cache_keys = {c.call_id: cache_key(spec, c) for c in pending} if client.paid else {}
-    cached = {r.cache_key: {"text": r.raw_output, "input_tokens": _int(r.input_tokens),
-                            "output_tokens": _int(r.output_tokens), "score_logprobs": _json_or_none(r.score_logprobs)}
+    cached = {r.cache_key: {"text": r.raw_output, "input_tokens": int_or_none(r.input_tokens),
+                            "output_tokens": int_or_none(r.output_tokens),
+                            "score_logprobs": _json_or_none(r.score_logprobs)}
               for r in run_queries.cached_replies(db_path, list(cache_keys.values())).itertuples()}
     budget = Budget(settings.max_cost_usd, price_of(spec.model) if client.paid else None, spec.max_tokens)
     base = run_queries.run_counts(db_path, plan.run_id)
@@ -161,11 +166,12 @@ def _json_or_none(value: object) -> object:
     return json.loads(value) if isinstance(value, str) else None
 
 
-def _int(value: object) -> int | None:
+def int_or_none(value: object) -> int | None:
+    """A stored count as int, None for NULL or NaN."""
     return None if value is None or value != value else int(value)  # noqa: PLR0124 - NaN check
 
 
-def _replay_journal(journal: dict[str, dict[str, object]], stored_ids: set[str], no_reply_ids: set[str],
+def replay_journal(journal: dict[str, dict[str, object]], stored_ids: set[str], no_reply_ids: set[str],
                     calls: dict[str, object], writer: StoreWriter) -> int:
     """Move journal lines the store does not hold yet (or holds only as 'no reply') into the store."""
     missing = [r for cid, r in journal.items() if cid in calls and (
