@@ -15,7 +15,12 @@ import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.sources.common import model_family
-from judgebias_core.store.agreement_queries import judge_families, pair_outcomes, pairwise_calls
+from judgebias_core.store.agreement_queries import (
+    judge_families,
+    pair_outcomes,
+    pairwise_calls,
+    verdict_code_matrix,
+)
 
 ENSEMBLE_JUDGE = "majority-vote"
 ENSEMBLE_FAMILY = "ensemble"
@@ -171,27 +176,65 @@ def _families_for(path: str | os.PathLike[str], judges: list[str]) -> dict[str, 
     return {judge: known.get(name) or model_family(name) for judge, name in plain.items()}
 
 
+TIE_CODE = VERDICTS.index("C") + 1  # codes from verdict_code_matrix: 0 missing, 1..3 for A, B, C
+
+
+def _code_majority(codes: np.ndarray) -> np.ndarray:
+    """:func:`majority_vote` on a code matrix: the plurality code of each row, 0 when shared or nothing parsed."""
+    counts = np.stack([(codes == code).sum(axis=1) for code in range(1, len(VERDICTS) + 1)], axis=1)
+    top = counts.max(axis=1)
+    unique_top = (counts == top[:, None]).sum(axis=1) == 1
+    return np.where(unique_top & (top > 0), counts.argmax(axis=1) + 1, 0).astype(np.int8)
+
+
+def _code_agreement(first: np.ndarray, second: np.ndarray, a: str, b: str) -> JudgePairAgreement:
+    """:func:`_agreement` on two code columns (0: no parsed verdict)."""
+    both = (first > 0) & (second > 0)
+    same = (first == second) & both
+    no_tie = both & (first != TIE_CODE) & (second != TIE_CODE)
+    n, n_no_tie = int(both.sum()), int(no_tie.sum())
+    return JudgePairAgreement(
+        a=a, b=b, n=n, agreement=float(same.sum() / n) if n else float("nan"),
+        n_without_ties=n_no_tie,
+        agreement_without_ties=float((same & no_tie).sum() / n_no_tie) if n_no_tie else float("nan"),
+    )
+
+
+def _code_disagreement(codes: np.ndarray) -> DisagreementDistribution:
+    """:func:`disagreement_distribution` on a code matrix."""
+    complete = codes[(codes > 0).all(axis=1)]
+    if len(complete) == 0:
+        return DisagreementDistribution(judges=codes.shape[1], instances=0, counts={}, mean=float("nan"))
+    top = np.stack([(complete == code).sum(axis=1) for code in range(1, len(VERDICTS) + 1)], axis=1).max(axis=1)
+    differing = complete.shape[1] - top
+    values, counts = np.unique(differing, return_counts=True)
+    return DisagreementDistribution(
+        judges=complete.shape[1], instances=len(complete),
+        counts={int(k): int(v) for k, v in zip(values, counts, strict=True)}, mean=float(differing.mean()),
+    )
+
+
 def agreement_report(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
                      repetition: int | None = None) -> AgreementResult:
     """Agreement of every pair of judges in the studies, the ensemble against each, and per-call disagreement."""
     if not studies:
         raise InvalidArgument("choose at least one study")
-    table = verdict_table(pairwise_calls(path, dataset_id, studies, repetition))
-    judges = sorted(table.columns)
-    table = table[judges]
+    # The verdict table is pivoted in SQL into small integer codes: the same counts as verdict_table's strings.
+    judges, _, codes = verdict_code_matrix(path, dataset_id, studies, repetition)
     families = _families_for(path, judges)
     notes = []
     if len(judges) < 2:
         notes.append("only one judge in the chosen studies: agreement needs two")
-    ensemble = majority_vote(table)
-    pairs = pairwise_agreements(table)
-    ensemble_pairs = [_agreement(table[judge], ensemble, judge, ENSEMBLE_JUDGE) for judge in judges]
+    ensemble = _code_majority(codes)
+    pairs = [_code_agreement(codes[:, i], codes[:, j], judges[i], judges[j])
+             for i, j in itertools.combinations(range(len(judges)), 2)]
+    ensemble_pairs = [_code_agreement(codes[:, i], ensemble, judge, ENSEMBLE_JUDGE) for i, judge in enumerate(judges)]
     return AgreementResult(
         dataset_id=dataset_id, studies=list(studies), repetition=repetition, judges=judges, families=families,
         pairs=pairs, ensemble_pairs=ensemble_pairs,
         family_agreement=family_agreements(pairs, families),
-        disagreement=disagreement_distribution(table), instances=len(table),
-        ensemble_instances=int(ensemble.notna().sum()), notes=notes,
+        disagreement=_code_disagreement(codes), instances=len(codes),
+        ensemble_instances=int((ensemble > 0).sum()), notes=notes,
     )
 
 

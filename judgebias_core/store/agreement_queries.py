@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pandas as pd
 
 from judgebias_core.errors import NotFoundError
@@ -52,6 +53,41 @@ def pairwise_calls(path: str | os.PathLike[str], dataset_id: str, studies: list[
     if frame.empty:
         raise NotFoundError(f"no pairwise judge call on {dataset_id!r} in studies {studies}")
     return frame
+
+
+CALL_SCOPE = ("dataset_id = ? AND kind = 'pairwise' AND list_contains(?, study) "
+              "AND (? IS NULL OR repetition = ?)")
+
+
+def verdict_code_matrix(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                        repetition: int | None = None) -> tuple[list[str], list[str], np.ndarray]:
+    """Instances x judge labels of parsed-verdict codes (0: not answered or not parsed), pivoted in SQL.
+
+    Returns the labels (sorted; ``name [study]`` when a judge is in several chosen studies), the verdicts (code
+    ``i + 1`` is ``verdicts[i]``; A, B, C first) and the int8 matrix, one row per (item, slots, repetition).
+    """
+    scope = [dataset_id, studies, repetition, repetition]
+    with connect(path, read_only=True) as con:
+        groups = con.execute(
+            "SELECT judge, study, count(*) OVER (PARTITION BY judge) AS studies FROM (SELECT DISTINCT judge, study "
+            f"FROM judge_calls WHERE {CALL_SCOPE})", scope).fetchall()
+        if not groups:
+            raise NotFoundError(f"no pairwise judge call on {dataset_id!r} in studies {studies}")
+        found = con.execute(f"SELECT DISTINCT verdict FROM judge_calls WHERE {CALL_SCOPE} AND parse_status = 'ok' "
+                            "AND verdict IS NOT NULL", scope).fetchall()
+        labelled = sorted((judge if count == 1 else f"{judge} [{study}]", judge, study)
+                          for judge, study, count in groups)
+        verdicts = ["A", "B", "C", *sorted({row[0] for row in found} - {"A", "B", "C"})]
+        columns = ", ".join(f"coalesce(max(code) FILTER (WHERE judge = ? AND study = ?), 0)::TINYINT AS c{i}"
+                            for i in range(len(labelled)))
+        matrix = con.execute(
+            f"SELECT {columns} FROM (SELECT item_id, first_candidate, second_candidate, repetition, judge, study, "
+            "CASE WHEN parse_status = 'ok' THEN list_position(?, verdict) END AS code "
+            f"FROM judge_calls WHERE {CALL_SCOPE}) GROUP BY item_id, first_candidate, second_candidate, repetition",
+            [value for _, judge, study in labelled for value in (judge, study)] + [verdicts, *scope],
+        ).fetchnumpy()
+    codes = np.column_stack([matrix[f"c{i}"] for i in range(len(labelled))]).astype(np.int8)
+    return [label for label, _, _ in labelled], verdicts, codes
 
 
 def pair_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
