@@ -65,6 +65,9 @@ def test_run_mode_batch_refuses_a_provider_without_a_batch_api(cli_db: Path,
     assert "--mode batch needs --provider openai or anthropic" in capsys.readouterr().err
     assert not query(cli_db, "SELECT 1 FROM runs WHERE provider = 'simulated' AND model = 'demo-judge' "
                              "AND dataset_id = 'summeval' AND protocol = 'rubric-repeat' AND planned = 10")
+    bad = _run_args(cli_db, "openai", "http://127.0.0.1:9/v1", "cli-bad-poll") + ["--poll-interval", "0"]
+    assert main(bad) == 2
+    assert "batch settings: poll_interval_s" in capsys.readouterr().err
 
 
 def test_background_launch_runs_the_batch_in_its_own_process(cli_db: Path,

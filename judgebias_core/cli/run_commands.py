@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from pydantic import ValidationError
+
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.engine import RunProgress, start_run
 from judgebias_core.engine.batch import BATCH_PROVIDERS, BatchSettings, describe_batches, start_batch_run
@@ -60,8 +62,12 @@ def _run(args: argparse.Namespace) -> int:
         if spec.provider not in BATCH_PROVIDERS:
             raise InvalidArgument(f"--mode batch needs --provider {' or '.join(BATCH_PROVIDERS)} (their batch APIs); "
                                   f"{spec.provider!r} runs live only: drop --mode batch")
-        batch = BatchSettings(poll_interval_s=args.poll_interval, retry_rounds=args.batch_retries,
-                              retry_live=args.retry_live, max_requests_per_batch=args.max_batch_requests)
+        try:
+            batch = BatchSettings(poll_interval_s=args.poll_interval, retry_rounds=args.batch_retries,
+                                  retry_live=args.retry_live, max_requests_per_batch=args.max_batch_requests)
+        except ValidationError as error:
+            problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors())
+            raise InvalidArgument(f"batch settings: {problems}") from None
         outcome = start_batch_run(db_path(args), spec, settings, batch, run_id=args.run_id,
                                   on_progress=_StderrProgress(), on_batches=lambda s: progress(describe_batches(s)))
     else:
@@ -77,7 +83,8 @@ def register(groups: CommandGroups) -> None:
         "run", help="launch a judge run (the same --run-id resumes it)",
         description="Plan a run, send its calls to a judge, store every judgment as it arrives. Running the same "
         "command (or --run-id) again resumes: the journal is replayed and only missing calls are sent. "
-        "Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY only.",
+        "--mode batch (openai, anthropic) sends the calls through the provider's batch API at about half the "
+        "price and polls until it ends. Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY only.",
     )
     parser.add_argument("--dataset", required=True, help="dataset id (see `datasets`)")
     parser.add_argument("--protocol", required=True, choices=PROTOCOLS, help="which calls to plan")
