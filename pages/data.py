@@ -13,7 +13,7 @@ from judgebias_core.store.queries import (
     item_labels,
     items_page,
 )
-from ui.share import escape_markdown
+from ui.share import code_span, escape_markdown
 from ui.shell import require_app_shell
 from ui.state import cached, show_error
 
@@ -85,7 +85,7 @@ with browse_tab:
             st.dataframe(labels, hide_index=True, width="stretch")
 
     calls = cached(calls_for_item, chosen, item_id)
-    st.subheader(f"Judge calls on item {item_id}")
+    st.subheader(f"Judge calls on item {code_span(item_id)}")
     if calls.empty:
         st.info("No judge call on this item yet. Launch a run from the New run page.")
         st.stop()
@@ -118,7 +118,7 @@ with browse_tab:
         if detail.raw_output is None:
             st.info("No raw reply is stored for this call: "
                     + ("its verdict was published pre-parsed, without the judge's text." if detail.parser == "pre-parsed"
-                       else "the call got no reply." + (f" ({detail.error})" if detail.error else "")))
+                       else "the call got no reply." + (f" ({escape_markdown(detail.error)})" if detail.error else "")))
         else:
             st.text(detail.raw_output)
         st.markdown("**Parsed**")

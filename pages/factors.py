@@ -18,9 +18,11 @@ from judgebias_core.metrics.stepwise import (
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
+    code_span,
     escape_markdown,
     explain,
     permalink_hint,
+    report_button,
     synced_radio,
     table_downloads,
 )
@@ -52,10 +54,11 @@ except JudgebiasError as error:
     show_error(error)
     st.stop()
 
-st.info(plain_summary(result))
-st.caption(f"Dataset `{dataset}`, study `{study}` (repetitions pooled): {result.units:,} units fitted, "
+st.info(plain_summary(result))  # names predictors and counts only, no data text
+st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)} (repetitions pooled): {result.units:,} units fitted, "
            f"{result.units_left_out:,} left out (no classified pair). Lengths are in characters; the prompt length "
            "is question + both answers where the store has no prompt text.")
+report_button(dataset, key="fx-report")
 set_aside = [f"{', '.join(result.constant_predictors)} (the same in every unit)"] if result.constant_predictors \
     else []
 if result.saturating_predictors:

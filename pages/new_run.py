@@ -13,6 +13,7 @@ from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunS
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from judgebias_core.store.run_queries import replay_judges
 from ui.run_panel import launch_runs, show_progress
+from ui.share import escape_markdown
 from ui.shell import require_app_shell
 from ui.state import cached, show_error
 
@@ -46,7 +47,7 @@ with right:
         study = st.selectbox("Recorded study", ["full", "repetition"])
         judges = cached(replay_judges, dataset, study)
         if not judges:
-            st.warning(f"No recorded replies to replay on {dataset}.")
+            st.warning(f"No recorded replies to replay on {escape_markdown(dataset)}.")
             st.stop()
         models = st.multiselect("Recorded judge(s)", judges, default=judges[:1], help="One run per judge.")
     else:
@@ -129,7 +130,7 @@ if provider == "simulated":
             parsed_weights = SimulatedParams().position_weights
         simulated = SimulatedParams(position_prob=q, position_weights=parsed_weights, noise=noise,
                                     verbosity=verbosity, seed=seed or 0)
-    st.warning(f"**Simulated judge**: not a language model. {simulated.describe()}.")
+    st.warning(f"**Simulated judge**: not a language model. {escape_markdown(simulated.describe())}.")
 
 template_kind = "rubric" if kind == "pointwise" else ("listwise" if protocol == "listwise" else "pairwise")
 default_text = default_template(template_kind, options or 3).text
@@ -181,7 +182,7 @@ st.dataframe(
 )
 unpriced = [s.model for s, p in zip(specs, previews, strict=True) if not p.price_known]
 if unpriced:
-    st.info(f"The price table does not know {', '.join(unpriced)}: cost cannot be estimated or capped.")
+    st.info(f"The price table does not know {escape_markdown(', '.join(unpriced))}: cost cannot be estimated or capped.")
 if any(p.existing_status for p in previews):
     st.info("A run that exists already is resumed on launch: only its missing calls are sent.")
 with st.expander("First prompt of the plan"):

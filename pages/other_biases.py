@@ -16,6 +16,7 @@ from ui.share import (
     escape_markdown,
     explain,
     permalink_hint,
+    report_button,
     synced_multiselect,
     table_downloads,
 )
@@ -37,6 +38,7 @@ permalink_hint()
 judges = judges or options
 st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · {len(judges)} judge(s)"
            + (f"; {ENSEMBLE_JUDGE} is the judges' majority vote on each call" if ENSEMBLE_JUDGE in judges else ""))
+report_button(dataset, [j for j in judges if j != ENSEMBLE_JUDGE], key="ob-report")
 
 verbosity_tab, self_tab = st.tabs(["Verbosity", "Self-preference"])
 
@@ -52,7 +54,10 @@ with verbosity_tab:
         "longer_win_share": "longer-answer win share", "longer_win_share_ci_low": "Wilson low",
         "longer_win_share_ci_high": "Wilson high", "binomial_p": "binomial p",
         "slope_per_1000_chars": "log-odds per 1,000 chars"})
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
+                                ("longer-answer win share", "Wilson low", "Wilson high", "log-odds per 1,000 chars")}
+                 | {"binomial p": st.column_config.NumberColumn(format="%.2g")})
     table_downloads(table, f"verbosity-{dataset}-{study}", key="ob-verbosity")
     st.caption("Share of consistent decisive pairs (the same answer wins in both orders) won by the longer answer; "
                "0.5 means no length preference. Pairs of equal length are left out of the share.")

@@ -22,9 +22,11 @@ from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
 from ui.share import (
     chart_downloads,
+    code_span,
     escape_markdown,
     explain,
     permalink_hint,
+    report_button,
     synced_multiselect,
     synced_selectbox,
     table_downloads,
@@ -34,6 +36,8 @@ from ui.state import cached, show_error
 
 require_app_shell()
 
+WIN_COLUMNS = {"classified": "classified pairs (n)", "candidate_wins": "candidate won",
+               "opponent_wins": "baseline won", "ties": "ties", "overall_win_rate": "overall win rate"}
 VERDICT_MEANING = {"A": "first slot better", "B": "second slot better", "C": "tie"}
 TABLE_COLUMNS = {
     "judge": "judge", "dataset": "dataset", "study": "study", "repetition": "rep", "pairs": "pairs",
@@ -123,7 +127,7 @@ st.dataframe(table, hide_index=True, width="stretch",
                             ["PC", "flip rate", "Wilson low", "Wilson high", "bootstrap low", "bootstrap high",
                              "first-slot share", "PF", "RS", "rep. floor", "flip rate - floor"]}
              | {c: st.column_config.NumberColumn(format="%.2g") for c in ["binomial p", "McNemar p"]})
-st.caption(f"Dataset `{dataset}`, study `{study}`. Counts are pairs (one pair = two judge calls). Rates are "
+st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)}. Counts are pairs (one pair = two judge calls). Rates are "
            "fractions over n = classified pairs (consistent + primacy + recency); pairs with a parse failure on "
            "either side are counted under 'failed pairs' and left out of the rates. Wilson = 95% interval treating "
            "pairs as independent; bootstrap = 95% percentile interval resampling items (all pairs of an item "
@@ -131,6 +135,7 @@ st.caption(f"Dataset `{dataset}`, study `{study}`. Counts are pairs (one pair = 
            "unweighted mean over (judge, candidate, task) units. RS and the floor ignore the task and candidate "
            "filters.")
 table_downloads(table, f"pairwise-{dataset}-{study}", key="pw_table")
+report_button(dataset, judges, key="pw-report")
 with st.expander("What each column means"):
     for key in ("position_consistency", "flip_rate", "first_slot_share", "preference_fairness", "mcnemar",
                 "repetition_stability", "repetition_floor"):
@@ -182,9 +187,12 @@ if not units.empty:
             continue
         (st.warning if safety.possibly_positional else st.success)(
             f"{escape_markdown(result.judge)}: {escape_markdown(safety.message)}")
-    st.dataframe(wins[["judge", "candidate", "classified", "candidate_wins", "opponent_wins", "ties",
-                       "overall_win_rate"]], hide_index=True, width="stretch", height=280,
-                 column_config={"overall_win_rate": st.column_config.NumberColumn(format="%.3f")})
+    win_table = wins[["judge", "candidate", "classified", "candidate_wins", "opponent_wins", "ties",
+                      "overall_win_rate"]].rename(columns=WIN_COLUMNS)
+    st.dataframe(win_table, hide_index=True, width="stretch", height=280,
+                 column_config={WIN_COLUMNS["overall_win_rate"]: st.column_config.NumberColumn(format="%.3f")})
+    st.caption("Against the baseline answer, over classified pairs; an inconsistent pair counts as a tie (half a "
+               "win) in the overall win rate.")
 
 st.subheader("Inconsistent pairs")
 st.caption("Pairs whose verdict changed when the answers swapped, with both raw replies side by side.")
@@ -215,7 +223,8 @@ else:
             st.markdown(f"**{order}**: A = {escape_markdown(first)}, B = {escape_markdown(second)}")
             if isinstance(verdict, str):
                 winner = {"A": first, "B": second}.get(verdict, "tie")
-                st.info(f"Verdict **{verdict}** ({VERDICT_MEANING.get(verdict, verdict)}): "
+                st.info(f"Verdict **{escape_markdown(verdict)}** "
+                        f"({escape_markdown(VERDICT_MEANING.get(verdict, verdict))}): "
                         f"{escape_markdown(winner)}")
             else:
                 st.error("No verdict could be parsed from this reply.")

@@ -10,6 +10,7 @@ from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.run_queries import run_calls_sample, run_record
 from ui.run_panel import TERMINAL, launch_runs, show_progress
+from ui.share import code_span, escape_markdown
 from ui.shell import require_app_shell
 from ui.state import cached, show_error
 
@@ -42,10 +43,11 @@ row = runs[runs["run_id"] == run_id].iloc[0]
 params = run_parameters(record.get("params") if record else None)
 if row["simulated"]:
     st.warning("**Simulated judge**: these judgments were made by a simulated judge, not a language model. "
-               + str(params.get("judge_description", "")))
+               + escape_markdown(str(params.get("judge_description", ""))))
 
-st.markdown(f"**Status:** {row['status']} · dataset `{row['dataset']}` · protocol `{row['protocol']}` · "
-            f"judge `{row['judge'] if isinstance(row['judge'], str) else '(several)'}`")
+st.markdown(f"**Status:** {escape_markdown(row['status'])} · dataset {code_span(row['dataset'])} · protocol "
+            f"{code_span(row['protocol'])} · judge "
+            f"{code_span(row['judge'] if isinstance(row['judge'], str) else '(several)')}")
 cols = st.columns(4)
 cols[0].metric("Planned calls", f"{int(row['planned'] or 0):,}")
 cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")

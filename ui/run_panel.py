@@ -13,6 +13,7 @@ from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.errors import MissingApiKey
 from judgebias_core.judges.base import KEY_VARIABLES
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from ui.share import code_span
 from ui.state import db_path
 
 TERMINAL = ("complete", "cancelled", "stopped: spending cap", "interrupted", "failed")
@@ -59,7 +60,7 @@ def show_progress(run_id: str) -> None:
     def _panel() -> None:
         progress = read_progress(db_path(), run_id)
         if progress is None:
-            st.info(f"Run `{run_id}` is starting…")
+            st.info(f"Run {code_span(run_id)} is starting…")
             return
         done = progress.completed + progress.failed
         st.progress(done / progress.planned if progress.planned else 1.0,

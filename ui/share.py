@@ -28,6 +28,12 @@ def escape_markdown(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
 
 
+def code_span(text: object) -> str:
+    """Dataset or judge text as a markdown code span: shown as written (backslash escapes would show literally)."""
+    literal = str(text).replace("`", "'").replace("\n", " ")
+    return f"`{literal}`" if literal.strip() else "` `"
+
+
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "export"
 

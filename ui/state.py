@@ -47,6 +47,8 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 def show_error(error: Exception) -> None:
     """Turn a named judgebias error into a message a person can act on."""
+    from ui.share import escape_markdown  # noqa: PLC0415 - ui.share imports this module
+
     if isinstance(error, ValidationFailed):
         st.error(f"Nothing was written: the file has {len(error.problems)} problem(s). Fix them and upload again.")
         st.dataframe(
@@ -54,9 +56,9 @@ def show_error(error: Exception) -> None:
             hide_index=True, width="stretch",
         )
     elif isinstance(error, StoreBusyError):
-        st.error(f"The store is busy: {error}. Try again in a moment.")
+        st.error(f"The store is busy: {escape_markdown(str(error))}. Try again in a moment.")
     elif isinstance(error, JudgebiasError):
-        st.error(str(error))
+        st.error(escape_markdown(str(error)))
     else:
         raise error
 

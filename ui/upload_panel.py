@@ -198,7 +198,8 @@ def _table_upload(kind: UploadKind) -> None:
     try:
         spec = UploadSpec.model_validate({**suggested.model_dump(), **target, **settings, "columns": columns})
     except ValidationError as error:
-        st.error("Settings: " + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()))
+        st.error("Settings: " + escape_markdown("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                                          for e in error.errors())))
         return
     preview = cached(prepare_upload, data, file.name, spec)
     _show_preview(preview)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.metrics.calibration import Correlation
 
 
@@ -16,13 +17,13 @@ def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[
     table = np.asarray(confusion, dtype=int)
     row_totals = table.sum(axis=1, keepdims=True)
     share = np.divide(table, row_totals, out=np.zeros(table.shape), where=row_totals > 0)
-    names = [str(label) for label in labels]
+    names = [plot_label(label) for label in labels]
     fig = go.Figure(go.Heatmap(
         z=share, x=names, y=names, zmin=0, zmax=1, colorscale="Blues", text=table, texttemplate="%{text:,}",
         customdata=table, colorbar={"title": "row share"},
-        hovertemplate=f"{human_label} %{{y}}, judge %{{x}}<br>%{{customdata:,}} (%{{z:.1%}} of the row)<extra></extra>",
+        hovertemplate=f"{plot_label(human_label)} %{{y}}, judge %{{x}}<br>%{{customdata:,}} (%{{z:.1%}} of the row)<extra></extra>",
     ))
-    fig.update_layout(title=title, xaxis_title="judge", yaxis_title=human_label, yaxis={"autorange": "reversed"},
+    fig.update_layout(title=plot_label(title), xaxis_title="judge", yaxis_title=plot_label(human_label), yaxis={"autorange": "reversed"},
                       xaxis={"type": "category"}, margin={"l": 10, "r": 10, "t": 40, "b": 10}, height=360)
     fig.update_yaxes(type="category")
     return fig
@@ -30,7 +31,7 @@ def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[
 
 def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
     """Each correlation with its 95% interval, the count behind it on hover."""
-    names = [f"{name} (n={c.n:,})" for name, c in named]
+    names = [f"{plot_label(name)} (n={c.n:,})" for name, c in named]
     values = np.array([c.statistic for _, c in named], dtype=float)
     fig = go.Figure(go.Scatter(
         x=values, y=names, mode="markers", marker={"size": 10},

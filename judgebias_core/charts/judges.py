@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.metrics.agreement import AgreementResult, DisagreementDistribution, FamilyAgreement
 from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.self_preference import SelfPreference
@@ -20,7 +21,8 @@ def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label
              zmin: float = 0.0, zmax: float = 1.0) -> go.Figure:
     text = np.where(np.isnan(values.to_numpy(float)), "", np.vectorize(lambda v: f"{v:.2f}")(values.to_numpy(float)))
     fig = go.Figure(go.Heatmap(
-        z=values.to_numpy(float), x=list(values.columns), y=list(values.index), zmin=zmin, zmax=zmax,
+        z=values.to_numpy(float), x=[plot_label(c) for c in values.columns], y=[plot_label(r) for r in values.index],
+        zmin=zmin, zmax=zmax,
         colorscale="Viridis", text=text, texttemplate="%{text}", customdata=counts.to_numpy(),
         hovertemplate=f"%{{y}} / %{{x}}<br>%{{z:.3f}} over %{{customdata:,}} {count_label}<extra></extra>",
     ))
@@ -70,9 +72,9 @@ def verbosity_curve(results: Sequence[VerbosityResult]) -> go.Figure:
             continue
         fig.add_trace(go.Scatter(
             x=[b.median for b in result.bins], y=[b.win_rate for b in result.bins],
-            mode="lines+markers", name=result.judge,
+            mode="lines+markers", name=plot_label(result.judge),
             customdata=[[b.low, b.high, b.candidate_wins, b.pairs] for b in result.bins],
-            hovertemplate=result.judge + "<br>difference %{customdata[0]:,.0f} to %{customdata[1]:,.0f} chars"
+            hovertemplate="%{fullData.name}<br>difference %{customdata[0]:,.0f} to %{customdata[1]:,.0f} chars"
                           "<br>candidate won %{customdata[2]} of %{customdata[3]} pairs (%{y:.2f})<extra></extra>",
         ))
     fig.add_hline(y=0.5, line_dash="dot", line_color="grey")
@@ -101,7 +103,7 @@ def leaderboard_forest(board: Leaderboard, measure: str = "win_rate") -> go.Figu
     low, high = frame[f"{measure}_ci_low"], frame[f"{measure}_ci_high"]
     colours = np.where(frame["position_artefact"], "#d62728", "#1f77b4")
     fig = go.Figure(go.Scatter(
-        x=frame[measure], y=frame["candidate"], mode="markers", marker={"size": 9, "color": colours},
+        x=frame[measure], y=frame["candidate"].map(plot_label), mode="markers", marker={"size": 9, "color": colours},
         error_x={"type": "data", "symmetric": False, "array": high - frame[measure],
                  "arrayminus": frame[measure] - low},
         customdata=np.column_stack([frame["pairs"], low, high, frame["position_artefact"]]),
@@ -109,9 +111,9 @@ def leaderboard_forest(board: Leaderboard, measure: str = "win_rate") -> go.Figu
                       "<br>%{customdata[0]} pairs · order could be positional: %{customdata[3]}<extra></extra>",
     ))
     label = "win rate (inconsistent pairs count as ties)" if measure == "win_rate" \
-        else f"Bradley-Terry strength (log-odds against {board.reference})"
+        else f"Bradley-Terry strength (log-odds against {plot_label(board.reference)})"
     fig.update_layout(xaxis_title=label, yaxis={"autorange": "reversed"}, margin=_MARGIN,
                       height=max(300, 24 * len(frame) + 120),
-                      title=f"{board.judge}: red = within the flip-rate upper bound "
+                      title=f"{plot_label(board.judge)}: red = within the flip-rate upper bound "
                             f"({board.flip_rate_ci_high:.3f}) of a neighbour")
     return fig

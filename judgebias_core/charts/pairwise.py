@@ -1,4 +1,8 @@
-"""Plotly figures of pairwise position bias: flip-rate forest plot, judge x task heatmaps, quality-gap scatter."""
+"""Plotly figures of pairwise position bias: flip-rate forest plot, judge x task heatmaps, quality-gap scatter.
+
+Names from data (judges, datasets, studies, tasks, candidates) go through ``plot_label``: plotly reads markup in
+labels and hover text. Hover templates name a trace with ``%{fullData.name}`` rather than pasting a name in.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +12,16 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 
 METRIC_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
 
 
 def _row_label(result: PairwiseJudgeMetrics, with_scope: bool) -> str:
-    label = result.judge
+    label = plot_label(result.judge)
     if with_scope:
-        label += f" · {result.dataset}/{result.study}"
+        label += f" · {plot_label(result.dataset)}/{plot_label(result.study)}"
         if result.study == "repetition" or result.repetition > 1:
             label += f" rep {result.repetition}"
     return label
@@ -66,7 +71,7 @@ def judge_task_heatmap(breakdown: pd.DataFrame, metric: str, by: str = "task") -
     diverging = metric == "preference_fairness"
     span = float(np.nanmax(np.abs(values.to_numpy()))) if diverging and values.size else 1.0
     fig = go.Figure(go.Heatmap(
-        z=values.to_numpy(), x=list(values.columns), y=list(values.index),
+        z=values.to_numpy(), x=[plot_label(c) for c in values.columns], y=[plot_label(j) for j in values.index],
         colorscale="RdBu" if diverging else "Viridis",
         zmid=0 if diverging else None, zmin=-span if diverging else None, zmax=span if diverging else None,
         text=np.vectorize(lambda v: "" if pd.isna(v) else f"{v:.2f}")(values.to_numpy()),
@@ -76,7 +81,8 @@ def judge_task_heatmap(breakdown: pd.DataFrame, metric: str, by: str = "task") -
                       "<br>%{customdata[0]} classified pairs, %{customdata[1]} units<extra></extra>",
         colorbar={"title": METRIC_LABELS.get(metric, metric)},
     ))
-    fig.update_layout(height=max(260, 34 * len(values.index) + 160), margin={"l": 10, "r": 10, "t": 30, "b": 10})
+    fig.update_layout(height=max(260, 34 * len(values.index) + 160), margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      xaxis_title=by, yaxis_title="judge")
     return fig
 
 
@@ -85,9 +91,10 @@ def quality_gap_scatter(units: pd.DataFrame, metric: str) -> go.Figure:
     fig = go.Figure()
     for judge, group in units.groupby("judge"):
         fig.add_trace(go.Scatter(
-            x=group["quality_gap"], y=group[metric], mode="markers", name=str(judge), opacity=0.75,
-            customdata=group[["candidate", "task", "classified", "overall_win_rate"]].to_numpy(),
-            hovertemplate=f"{judge}<br>%{{customdata[0]}} · %{{customdata[1]}}"
+            x=group["quality_gap"], y=group[metric], mode="markers", name=plot_label(judge), opacity=0.75,
+            customdata=group[["candidate", "task", "classified", "overall_win_rate"]]
+            .assign(candidate=group["candidate"].map(plot_label), task=group["task"].map(plot_label)).to_numpy(),
+            hovertemplate="%{fullData.name}<br>%{customdata[0]} · %{customdata[1]}"
                           f"<br>{METRIC_LABELS.get(metric, metric)} %{{y:.3f}}"
                           "<br>quality gap %{x:.3f} (win rate %{customdata[3]:.3f})"
                           "<br>%{customdata[2]} classified pairs<extra></extra>",

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.metrics.bias_cost import OrderingCost
 from judgebias_core.metrics.rubric import PositionShare, ScorePositionTable
 from judgebias_core.metrics.rubric_correlation import HumanCorrelation
@@ -69,7 +70,7 @@ def score_position_heatmap(table: ScorePositionTable, title: str = "P(position |
 
 def score_position_grid(tables: Sequence[tuple[str, ScorePositionTable]]) -> go.Figure:
     """The same heatmap side by side, one panel per labelled run (e.g. one per judge)."""
-    figure = make_subplots(rows=1, cols=len(tables), subplot_titles=[label for label, _ in tables],
+    figure = make_subplots(rows=1, cols=len(tables), subplot_titles=[plot_label(label) for label, _ in tables],
                            horizontal_spacing=0.06)
     for column, (_, table) in enumerate(tables, start=1):
         figure.add_trace(_heatmap_trace(table, show_scale=column == len(tables)), row=1, col=column)

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import plotly.graph_objects as go
 
+from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.metrics.stepwise import StepwiseResult
 
 _MARGIN = {"l": 10, "r": 10, "t": 30, "b": 10}
+# statsmodels names a treatment-coded level "C(judge)[T.gpt-4]"; people read "judge = gpt-4".
+_LEVEL_TERM = re.compile(r"^C\((\w+)\)\[T\.(.*)\]$")
+
+
+def _term_label(term: str) -> str:
+    match = _LEVEL_TERM.match(term)
+    return plot_label(f"{match[1]} = {match[2]}" if match else term.replace("_", " "))
 
 
 def aic_path(result: StepwiseResult) -> go.Figure:
     """AIC after every step, starting from the start model."""
-    labels = ["start"] + [f"{n}. {s.action} {s.variable}" for n, s in enumerate(result.steps, start=1)]
+    labels = ["start"] + [f"{n}. {s.action} {s.variable.replace('_', ' ')}" for n, s in enumerate(result.steps, start=1)]
     values = [result.start_aic] + [s.aic_after for s in result.steps]
     fig = go.Figure(go.Scatter(x=labels, y=values, mode="lines+markers",
                                hovertemplate="%{x}<br>AIC %{y:.2f}<extra></extra>"))
@@ -24,7 +34,7 @@ def coefficient_chart(result: StepwiseResult) -> go.Figure:
     """Final-model coefficients (intercept left out) with their 95% intervals."""
     table = result.coefficients[result.coefficients["term"] != "Intercept"]
     fig = go.Figure(go.Scatter(
-        x=table["coef"], y=table["term"], mode="markers",
+        x=table["coef"], y=table["term"].map(_term_label), mode="markers",
         error_x={"type": "data", "symmetric": False, "array": table["ci_high"] - table["coef"],
                  "arrayminus": table["coef"] - table["ci_low"]},
         customdata=table[["ci_low", "ci_high", "p_value"]].to_numpy(),
@@ -32,7 +42,7 @@ def coefficient_chart(result: StepwiseResult) -> go.Figure:
                       "<br>p = %{customdata[2]:.3g}<extra></extra>",
     ))
     fig.add_vline(x=0, line_dash="dot", line_color="grey")
-    fig.update_layout(xaxis_title="coefficient (95% CI)",
+    fig.update_layout(xaxis_title="coefficient (95% CI; a level is compared with the first level of its factor)",
                       yaxis={"autorange": "reversed"}, height=max(260, 22 * len(table) + 120), margin=_MARGIN)
     return fig
 
