@@ -290,5 +290,10 @@ def load_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[s
         return classify_pairs(ensemble_calls(pairwise_calls(path, dataset_id, studies)))
     outcomes = pair_outcomes(path, dataset_id, studies, judge)
     if outcomes.empty:
-        raise InvalidArgument(f"judge {judge!r} has no classified pair on {dataset_id!r} in studies {studies}")
+        raise no_outcomes_error(dataset_id, studies, judge)
     return outcomes
+
+
+def no_outcomes_error(dataset_id: str, studies: list[str], judge: str) -> InvalidArgument:
+    """What :func:`load_outcomes` raises for a judge without a classified pair."""
+    return InvalidArgument(f"judge {judge!r} has no classified pair on {dataset_id!r} in studies {studies}")

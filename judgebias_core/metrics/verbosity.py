@@ -14,8 +14,8 @@ import statsmodels.api as sm
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from judgebias_core.metrics.agreement import load_outcomes
-from judgebias_core.store.agreement_queries import answer_lengths
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
+from judgebias_core.store.agreement_queries import answer_lengths, decisive_pair_lengths, judges_with_outcomes
 
 DEFAULT_BINS = 8
 PER_CHARACTERS = 1000
@@ -107,12 +107,23 @@ def verbosity_from_pairs(pairs: pd.DataFrame, judge: str, bins: int = DEFAULT_BI
 def verbosity(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judges: list[str],
               bins: int = DEFAULT_BINS) -> list[VerbosityResult]:
     """Verbosity bias of each judge (the majority-vote ensemble included when asked for) on a dataset."""
-    lengths = answer_lengths(path, dataset_id)
-    return [
-        verbosity_from_pairs(decisive_pairs_with_lengths(load_outcomes(path, dataset_id, studies, judge), lengths),
-                             judge, bins)
-        for judge in judges
-    ]
+    stored = [judge for judge in judges if judge != ENSEMBLE_JUDGE]
+    # Stored judges' decisive pairs come joined with their lengths from one query, in load_outcomes' row order.
+    found = judges_with_outcomes(path, dataset_id, studies, stored)
+    decisive = decisive_pair_lengths(path, dataset_id, studies, stored)
+    by_judge = {judge: rows.drop(columns="judge").reset_index(drop=True)
+                for judge, rows in decisive.groupby("judge", sort=False)}
+    results = []
+    for judge in judges:
+        if judge == ENSEMBLE_JUDGE:
+            pairs = decisive_pairs_with_lengths(load_outcomes(path, dataset_id, studies, judge),
+                                                answer_lengths(path, dataset_id))
+        elif judge not in found:
+            raise no_outcomes_error(dataset_id, studies, judge)
+        else:
+            pairs = by_judge.get(judge, decisive.iloc[:0].drop(columns="judge"))
+        results.append(verbosity_from_pairs(pairs, judge, bins))
+    return results
 
 
 def verbosity_frame(results: list[VerbosityResult]) -> pd.DataFrame:

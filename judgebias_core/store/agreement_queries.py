@@ -45,7 +45,7 @@ def pairwise_calls(path: str | os.PathLike[str], dataset_id: str, studies: list[
             "SELECT j.judge, j.study, j.item_id, i.task, j.first_candidate, j.second_candidate, j.repetition, "
             "j.order_label, j.options, CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict "
             "FROM judge_calls j LEFT JOIN items i USING (dataset_id, item_id) "
-            "WHERE j.dataset_id = ? AND j.kind = 'pairwise' AND list_contains(?, j.study) "
+            "WHERE j.dataset_id = ? AND j.kind = 'pairwise' AND j.study IN (SELECT unnest(?)) "
             "AND (? IS NULL OR j.repetition = ?) "
             "ORDER BY j.judge, j.study, j.item_id, j.first_candidate, j.second_candidate, j.repetition",
             [dataset_id, studies, repetition, repetition],
@@ -55,7 +55,8 @@ def pairwise_calls(path: str | os.PathLike[str], dataset_id: str, studies: list[
     return frame
 
 
-CALL_SCOPE = ("dataset_id = ? AND kind = 'pairwise' AND list_contains(?, study) "
+# IN (SELECT unnest(?)) rather than list_contains(?, column): DuckDB pushes the former into the scan.
+CALL_SCOPE = ("dataset_id = ? AND kind = 'pairwise' AND study IN (SELECT unnest(?)) "
               "AND (? IS NULL OR repetition = ?)")
 
 
@@ -97,9 +98,51 @@ def pair_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[s
         return con.execute(
             "SELECT judge, study, repetition, item_id, task, candidate, opponent, verdict_original, "
             "verdict_swapped, classification, winner FROM pair_outcomes "
-            "WHERE dataset_id = ? AND list_contains(?, study) AND (? IS NULL OR judge = ?) "
+            "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND (? IS NULL OR judge = ?) "
             "ORDER BY judge, study, item_id, candidate, opponent, repetition",
             [dataset_id, studies, judge, judge],
+        ).df()
+
+
+OUTCOME_SCOPE = "p.dataset_id = ? AND p.study IN (SELECT unnest(?)) AND p.judge IN (SELECT unnest(?))"
+
+
+def judges_with_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                         judges: list[str]) -> set[str]:
+    """The judges among ``judges`` with at least one classified pair (failed ones included) in the studies."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute(f"SELECT DISTINCT p.judge FROM pair_outcomes p WHERE {OUTCOME_SCOPE}",
+                           [dataset_id, studies, judges]).fetchall()
+    return {row[0] for row in rows}
+
+
+def decisive_pair_lengths(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                          judges: list[str]) -> pd.DataFrame:
+    """Consistent pairs with a winner, both answers' lengths known: ``judge``, ``difference`` (candidate minus
+    opponent, characters) and ``candidate_won`` (0/1), in :func:`pair_outcomes` order within each judge."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "WITH lengths AS (SELECT item_id, candidate, length(answer) AS length FROM answers WHERE dataset_id = ?) "
+            "SELECT p.judge, c.length - o.length AS difference, (p.winner = p.candidate)::BIGINT AS candidate_won "
+            "FROM pair_outcomes p JOIN lengths c ON c.item_id = p.item_id AND c.candidate = p.candidate "
+            "JOIN lengths o ON o.item_id = p.item_id AND o.candidate = p.opponent "
+            f"WHERE {OUTCOME_SCOPE} AND p.classification = 'consistent' AND p.winner != 'tie' "
+            "ORDER BY p.judge, p.study, p.item_id, p.candidate, p.opponent, p.repetition",
+            [dataset_id, dataset_id, studies, judges],
+        ).df()
+
+
+def pair_score_totals(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                      judges: list[str]) -> pd.DataFrame:
+    """Per judge, candidate and opponent: classified (non-failed) pairs and the candidate's summed score
+    (1 win, 1/2 tie or position-inconsistent, 0 loss)."""
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            "SELECT p.judge, p.candidate, p.opponent, count(*) AS pairs, sum(CASE WHEN p.winner = p.candidate "
+            "THEN 1.0::DOUBLE WHEN p.winner = p.opponent THEN 0.0::DOUBLE ELSE 0.5::DOUBLE END) AS score_sum "
+            f"FROM pair_outcomes p WHERE {OUTCOME_SCOPE} AND p.classification != 'failed' "
+            "GROUP BY p.judge, p.candidate, p.opponent ORDER BY p.judge, p.candidate, p.opponent",
+            [dataset_id, studies, judges],
         ).df()
 
 
