@@ -12,10 +12,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from judgebias_core.metrics.agreement import ENSEMBLE_FAMILY, ENSEMBLE_JUDGE, load_outcomes
+from judgebias_core.metrics.agreement import ENSEMBLE_FAMILY, ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
 from judgebias_core.metrics.leaderboard import pair_scores, side_scores
 from judgebias_core.sources.common import model_family
-from judgebias_core.store.agreement_queries import dataset_candidates, judge_families
+from judgebias_core.store.agreement_queries import (
+    dataset_candidates,
+    judge_families,
+    judges_with_outcomes,
+    pair_score_totals,
+)
 
 
 @dataclass(frozen=True)
@@ -64,33 +69,68 @@ def default_family_mapping(path: str | os.PathLike[str], dataset_id: str, judges
     return mapping
 
 
+def side_totals(sides: pd.DataFrame) -> pd.DataFrame:
+    """Per-candidate pair scores with a ``judge`` column summed per (judge, player): ``pairs``, ``score_sum``."""
+    return sides.groupby(["judge", "player"], as_index=False)["score"].agg(pairs="size", score_sum="sum")
+
+
 def self_preference_from_sides(sides: pd.DataFrame, families: Mapping[str, str], dataset_id: str,
                                studies: list[str]) -> SelfPreference:
     """Win-rate matrix from per-candidate pair scores with a ``judge`` column."""
+    return self_preference_from_totals(side_totals(sides), families, dataset_id, studies)
+
+
+def self_preference_from_totals(totals: pd.DataFrame, families: Mapping[str, str], dataset_id: str,
+                                studies: list[str]) -> SelfPreference:
+    """Win-rate matrix from (judge, player) totals of pairs and summed scores (scores are 0, 1/2 or 1, so the
+    sums are exact and each mean equals the mean over the pairs themselves)."""
     def family_of(name: str) -> str:
         if name == ENSEMBLE_JUDGE:
             return ENSEMBLE_FAMILY
         return families.get(name) or model_family(name)
 
-    frame = sides.assign(judge_family=sides["judge"].map(family_of), candidate_family=sides["player"].map(family_of))
-    grouped = frame.groupby(["judge_family", "candidate_family"])["score"].agg(["size", "mean"]).reset_index()
-    cells = [FamilyCell(r.judge_family, r.candidate_family, int(r.size), float(r.mean))
+    frame = totals.assign(judge_family=totals["judge"].map(family_of),
+                          candidate_family=totals["player"].map(family_of))
+    grouped = frame.groupby(["judge_family", "candidate_family"])[["pairs", "score_sum"]].sum().reset_index()
+    cells = [FamilyCell(r.judge_family, r.candidate_family, int(r.pairs), float(r.score_sum / r.pairs))
              for r in grouped.itertuples(index=False)]
     gaps = []
     for family, rows in frame[frame["judge_family"] != ENSEMBLE_FAMILY].groupby("candidate_family"):
         own, other = rows[rows["judge_family"] == family], rows[rows["judge_family"] != family]
         if own.empty or other.empty:
             continue
-        gaps.append(FamilyGap(str(family), len(own), float(own["score"].mean()), len(other),
-                              float(other["score"].mean()), float(own["score"].mean() - other["score"].mean())))
+        own_rate = float(own["score_sum"].sum() / own["pairs"].sum())
+        other_rate = float(other["score_sum"].sum() / other["pairs"].sum())
+        gaps.append(FamilyGap(str(family), int(own["pairs"].sum()), own_rate, int(other["pairs"].sum()),
+                              other_rate, own_rate - other_rate))
     return SelfPreference(dataset_id=dataset_id, studies=list(studies),
-                          judges=sorted(sides["judge"].unique()), cells=cells, gaps=gaps)
+                          judges=sorted(totals["judge"].unique()), cells=cells, gaps=gaps)
+
+
+def _stored_side_totals(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                        judges: list[str]) -> pd.DataFrame:
+    """(judge, player) totals of the stored judges' classified pairs, both sides of each pair, from SQL."""
+    combos = pair_score_totals(path, dataset_id, studies, judges)
+    sides = pd.concat([
+        combos.rename(columns={"candidate": "player"})[["judge", "player", "pairs", "score_sum"]],
+        combos.rename(columns={"opponent": "player"}).assign(score_sum=combos["pairs"] - combos["score_sum"])[
+            ["judge", "player", "pairs", "score_sum"]],
+    ], ignore_index=True)
+    return sides.groupby(["judge", "player"], as_index=False)[["pairs", "score_sum"]].sum()
 
 
 def self_preference(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judges: list[str],
                     families: Mapping[str, str] | None = None) -> SelfPreference:
     """Judge family x candidate family win rates over the judges' classified pairs."""
     families = dict(families) if families else default_family_mapping(path, dataset_id, judges)
-    sides = pd.concat([side_scores(pair_scores(load_outcomes(path, dataset_id, studies, judge))).assign(judge=judge)
-                       for judge in judges], ignore_index=True)
-    return self_preference_from_sides(sides, families, dataset_id, studies)
+    stored = [judge for judge in judges if judge != ENSEMBLE_JUDGE]
+    found = judges_with_outcomes(path, dataset_id, studies, stored)
+    parts = []
+    for judge in judges:  # in order, so the first judge without pairs raises as load_outcomes would
+        if judge == ENSEMBLE_JUDGE:
+            outcomes = load_outcomes(path, dataset_id, studies, judge)
+            parts.append(side_totals(side_scores(pair_scores(outcomes)).assign(judge=judge)))
+        elif judge not in found:
+            raise no_outcomes_error(dataset_id, studies, judge)
+    totals = pd.concat([_stored_side_totals(path, dataset_id, studies, stored), *parts], ignore_index=True)
+    return self_preference_from_totals(totals, families, dataset_id, studies)
