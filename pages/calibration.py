@@ -80,7 +80,8 @@ def _class_table(table: AgreementTable) -> pd.DataFrame:
 
 
 def _agreement_summary(name: str, table: AgreementTable) -> None:
-    st.metric(f"Cohen's kappa, {ORDER_TITLES[name].lower()}", f"{table.kappa:.3f}")
+    st.metric(f"Cohen's kappa, {ORDER_TITLES[name].split(' (')[0].lower()}", f"{table.kappa:.3f}",
+              help=ORDER_TITLES[name])
     st.caption(f"95%: {table.kappa_ci_low:.3f} to {table.kappa_ci_high:.3f} (asymptotic) · accuracy "
                f"{table.accuracy:.3f} ({round(table.accuracy * table.n):,} of {table.n:,})")
 

@@ -66,6 +66,7 @@ with browse_tab:
     st.dataframe(
         shown.assign(question=shown["question"].str.slice(0, 160)).dropna(axis=1, how="all"),
         hide_index=True, width="stretch",
+        column_config={"item_id": "item", "reference_answer": "reference answer", "rubric_id": "rubric"},
     )
     item_id = st.selectbox("Open item", shown["item_id"].tolist())
     row = frame[frame["item_id"] == item_id].iloc[0]

@@ -94,6 +94,8 @@ if result.final_variables:
         st.markdown("**Coefficients with 95% intervals**")
         coefficients = coefficient_chart(result)
         st.plotly_chart(coefficients, width="stretch", key="fx-coef")
+        st.caption("A row 'factor = level' is that level's difference from the factor's first level (in sorted "
+                   "order), the other predictors held fixed.")
         chart_downloads(coefficients, f"stepwise-coefficients-{dataset}-{study}-{target}", key="fx_coef")
     with right:
         st.markdown("**How much AIC rises when a predictor alone is removed**")

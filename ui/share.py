@@ -38,11 +38,18 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "export"
 
 
+def _mid_sentence(name: str) -> str:
+    """A metric name as it reads inside a sentence: "flip rate", but "Cohen's kappa" and "McNemar test" kept."""
+    first = name.split()[0]
+    keep = "'" in first or any(c.isupper() for c in first[1:]) or first in ("Pearson", "Spearman")
+    return name if keep else name[0].lower() + name[1:]
+
+
 def explain(metric_key: str) -> None:
     """A one-line "what this means" caption and an expandable "how it is computed" with the formula."""
     entry = explanation(metric_key)
     st.caption(f"**{entry.name}**: {escape_markdown(entry.meaning)}")
-    with st.expander(f"How {entry.name[0].lower() + entry.name[1:]} is computed"):
+    with st.expander(f"How {_mid_sentence(entry.name)} is computed"):
         for paragraph in entry.formula.split("\n"):
             st.markdown(escape_markdown(paragraph))
         st.caption(f"Source: {escape_markdown(entry.source)}")

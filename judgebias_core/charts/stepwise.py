@@ -42,7 +42,7 @@ def coefficient_chart(result: StepwiseResult) -> go.Figure:
                       "<br>p = %{customdata[2]:.3g}<extra></extra>",
     ))
     fig.add_vline(x=0, line_dash="dot", line_color="grey")
-    fig.update_layout(xaxis_title="coefficient (95% CI; a level is compared with the first level of its factor)",
+    fig.update_layout(xaxis_title="coefficient (95% CI)",
                       yaxis={"autorange": "reversed"}, height=max(260, 22 * len(table) + 120), margin=_MARGIN)
     return fig
 
