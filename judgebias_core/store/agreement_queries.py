@@ -116,18 +116,19 @@ def judges_with_outcomes(path: str | os.PathLike[str], dataset_id: str, studies:
     return {row[0] for row in rows}
 
 
-def decisive_pair_lengths(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
-                          judges: list[str]) -> pd.DataFrame:
-    """Consistent pairs with a winner, both answers' lengths known: ``judge``, ``difference`` (candidate minus
-    opponent, characters) and ``candidate_won`` (0/1), in :func:`pair_outcomes` order within each judge."""
+def decisive_length_counts(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                           judges: list[str]) -> pd.DataFrame:
+    """Consistent pairs with a winner and both answers' lengths known, counted per ``judge``, ``difference``
+    (candidate minus opponent, characters) and ``candidate_won`` (0/1), in that order: ``pairs``."""
     with connect(path, read_only=True) as con:
         return con.execute(
             "WITH lengths AS (SELECT item_id, candidate, length(answer) AS length FROM answers WHERE dataset_id = ?) "
-            "SELECT p.judge, c.length - o.length AS difference, (p.winner = p.candidate)::BIGINT AS candidate_won "
-            "FROM pair_outcomes p JOIN lengths c ON c.item_id = p.item_id AND c.candidate = p.candidate "
+            "SELECT p.judge, c.length - o.length AS difference, (p.winner = p.candidate)::BIGINT AS candidate_won, "
+            "count(*) AS pairs FROM pair_outcomes p "
+            "JOIN lengths c ON c.item_id = p.item_id AND c.candidate = p.candidate "
             "JOIN lengths o ON o.item_id = p.item_id AND o.candidate = p.opponent "
             f"WHERE {OUTCOME_SCOPE} AND p.classification = 'consistent' AND p.winner != 'tie' "
-            "ORDER BY p.judge, p.study, p.item_id, p.candidate, p.opponent, p.repetition",
+            "GROUP BY ALL ORDER BY ALL",
             [dataset_id, dataset_id, studies, judges],
         ).df()
 
