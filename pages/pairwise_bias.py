@@ -189,7 +189,7 @@ if not units.empty:
             f"{escape_markdown(result.judge)}: {escape_markdown(safety.message)}")
     win_table = wins[["judge", "candidate", "classified", "candidate_wins", "opponent_wins", "ties",
                       "overall_win_rate"]].rename(columns=WIN_COLUMNS)
-    st.dataframe(win_table, hide_index=True, width="stretch", height=280,
+    st.dataframe(win_table, hide_index=True, width="stretch", height=min(280, 35 * (len(win_table) + 1) + 3),
                  column_config={WIN_COLUMNS["overall_win_rate"]: st.column_config.NumberColumn(format="%.3f")})
     st.caption("Against the baseline answer, over classified pairs; an inconsistent pair counts as a tie (half a "
                "win) in the overall win rate.")

@@ -31,11 +31,8 @@ def _verdicts(item: int, judge: int, candidate: int) -> tuple[str, str]:
     return [("A", "B"), ("B", "A"), ("A", "A"), ("B", "B"), ("C", "C"), ("A", "C")][(item + judge + 2 * candidate) % 6]
 
 
-@pytest.fixture(scope="module")
-def hostile_db(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The first-launch store plus a small pairwise dataset whose every name is hostile markup."""
-    path = tmp_path_factory.mktemp("polish") / "hostile.duckdb"
-    path.write_bytes(bundled_db_master.read_bytes())
+def write_hostile_dataset(path: Path) -> None:
+    """Add to the store at ``path`` a small pairwise dataset whose every name is hostile markup."""
     items = [f"item{n}" for n in range(12)]
     calls = []
     for j, judge in enumerate(JUDGES):
@@ -67,6 +64,14 @@ def hostile_db(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory
                             "simulated": False, "status": "complete"}]),
         judge_calls=pd.DataFrame(calls),
     ))
+
+
+@pytest.fixture(scope="module")
+def hostile_db(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first-launch store plus the hostile dataset."""
+    path = tmp_path_factory.mktemp("polish") / "hostile.duckdb"
+    path.write_bytes(bundled_db_master.read_bytes())
+    write_hostile_dataset(path)
     return path
 
 

@@ -99,7 +99,7 @@ def quality_gap_scatter(units: pd.DataFrame, metric: str) -> go.Figure:
                           "<br>quality gap %{x:.3f} (win rate %{customdata[3]:.3f})"
                           "<br>%{customdata[2]} classified pairs<extra></extra>",
         ))
-    fig.update_layout(xaxis_title="answer quality gap |overall win rate - 1/2|",
+    fig.update_layout(xaxis_title="answer quality gap |overall win rate - 1/2|", xaxis_tickformat=".2f",
                       yaxis_title=METRIC_LABELS.get(metric, metric),
                       height=420, margin={"l": 10, "r": 10, "t": 30, "b": 10})
     return fig
