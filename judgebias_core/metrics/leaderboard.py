@@ -173,7 +173,12 @@ def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: 
     draws = np.random.default_rng(seed).multinomial(len(items), np.full(len(items), 1 / len(items)), size=resamples)
     combo_key = pd.MultiIndex.from_frame(combos[["candidate", "opponent"]])
     per_item_wins, per_item_n = _per_item(scores, ["candidate", "opponent"], items, combo_key)
-    boot_wins, boot_n = draws @ per_item_wins, draws @ per_item_n
+    player_sum, player_n = _per_item(sides, ["player"], items, pd.Index(players, name="player"))
+    # One float matrix product for all four per-item tables (an int @ float product skips BLAS). Counts times
+    # sums of 0, 1/2 and 1 are exact in float64, so the totals do not depend on the order of summation.
+    blocks = [per_item_wins, per_item_n, player_sum, player_n]
+    totals = np.split(draws.astype(float) @ np.hstack(blocks), np.cumsum([b.shape[1] for b in blocks])[:-1], axis=1)
+    boot_wins, boot_n, boot_player_sum, boot_player_n = (np.ascontiguousarray(t) for t in totals)
     if star:
         others = np.where(combos["candidate"] == reference, combos["opponent"], combos["candidate"])
         sign = np.where(combos["candidate"] == reference, -1.0, 1.0)
@@ -181,9 +186,8 @@ def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: 
         boot_strength = _star_strengths(boot_wins, boot_n, sign)[:, order]
     else:
         boot_strength = _bt_fit_resamples(design, boot_wins, boot_n, point)
-    player_sum, player_n = _per_item(sides, ["player"], items, pd.Index(players, name="player"))
     with np.errstate(divide="ignore", invalid="ignore"):
-        boot_rate = (draws @ player_sum) / (draws @ player_n)
+        boot_rate = boot_player_sum / boot_player_n
 
     flip_rate, flip_high = flip_rate_bound(outcomes)
     table = sides.groupby("player")["score"].agg(
