@@ -12,8 +12,9 @@ import pandas as pd
 from judgebias_core.metrics.pairwise_intervals import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
+    Interval,
     first_slot_test,
-    item_bootstrap_rate,
+    item_bootstrap_rates,
     mcnemar_slots,
     wilson_interval,
 )
@@ -106,17 +107,22 @@ def candidate_win_rates(units: pd.DataFrame) -> pd.DataFrame:
     return unit_rates(pooled).sort_values(["judge", "overall_win_rate"], ascending=[True, False])
 
 
+def _bootstrap_counts(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: flips and classified pairs (items whose pairs all failed to parse hold nothing to resample)."""
+    items = items[items["classified"] > 0]
+    return (items["classified"] - items["consistent"]).to_numpy(), items["classified"].to_numpy()
+
+
 def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd.DataFrame,
-                 repetition: RepetitionMetrics | None, resamples: int, seed: int) -> PairwiseJudgeMetrics:
+                 repetition: RepetitionMetrics | None, resamples: int, seed: int,
+                 boot: Interval) -> PairwiseJudgeMetrics:
     dataset, study, judge, rep = key
     consistent, primacy, recency = int(counts["consistent"]), int(counts["primacy"]), int(counts["recency"])
     classified = consistent + primacy + recency
     flips = primacy + recency
     flip_rate = flips / classified if classified else float("nan")
     wilson = wilson_interval(flips, classified)
-    items = items[items["classified"] > 0]  # an item whose pairs all failed to parse holds nothing to resample
-    boot = item_bootstrap_rate((items["classified"] - items["consistent"]).to_numpy(),
-                               items["classified"].to_numpy(), resamples=resamples, seed=seed)
+    items = items[items["classified"] > 0]
     share, binomial_p = first_slot_test(primacy, recency)
     test = mcnemar_slots(*(int(counts[c]) for c in MCNEMAR_COLUMNS))
     floor = repetition.repetition_floor if repetition else None
@@ -154,10 +160,13 @@ def pairwise_metrics(path: str | os.PathLike[str], dataset_id: str | None = None
     items_by_row = dict(iter(items.groupby(ROW_KEYS)))
     stability = {(r.dataset, r.study, r.judge): r for r in repetition_results(repetitions)}
     empty_items = items.iloc[0:0]
+    # Rows with as many items share the bootstrap's picks: draw them once for all such rows.
+    boots = item_bootstrap_rates([_bootstrap_counts(items_by_row.get(key, empty_items)) for key in per_row.index],
+                                 resamples=resamples, seed=seed)
     return [
         _row_metrics(key, counts, float(fairness.loc[key, "mean"]), int(fairness.loc[key, "size"]),
-                     items_by_row.get(key, empty_items), stability.get(key[:3]), resamples, seed)
-        for key, counts in per_row.iterrows()
+                     items_by_row.get(key, empty_items), stability.get(key[:3]), resamples, seed, boot)
+        for (key, counts), boot in zip(per_row.iterrows(), boots, strict=True)
     ]
 
 

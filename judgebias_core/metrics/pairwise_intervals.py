@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -69,11 +70,52 @@ def item_bootstrap_rate(successes: np.ndarray, trials: np.ndarray, resamples: in
     if len(trials) == 0 or trials.sum() == 0:
         return Interval(float("nan"), float("nan"))
     drawn_successes, drawn_trials = _resampled_sums(successes, trials, resamples, seed)
+    return _percentile_rate(drawn_successes, drawn_trials, confidence)
+
+
+def _resampled_columns(columns: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Per resample, the sums of each column (items x columns) over the drawn items: the same picks as
+    :func:`_resampled_sums`, turned into per-item counts and multiplied (exact for integer counts)."""
+    n_items = len(columns)
+    if n_items * resamples <= _MAX_BLOCK_CELLS:
+        return _resample_counts(n_items, resamples, seed) @ columns
+    rng = np.random.default_rng(seed)
+    block = max(1, _MAX_BLOCK_CELLS // n_items)
+    drawn = []
+    for start in range(0, resamples, block):
+        size = min(block, resamples - start)
+        picks = rng.integers(0, n_items, size=(size, n_items))
+        offsets = (np.arange(size, dtype=np.int64) * n_items)[:, None]
+        counts = np.bincount((picks + offsets).ravel(), minlength=size * n_items).reshape(size, n_items)
+        drawn.append(counts.astype(np.float64) @ columns)
+    return np.concatenate(drawn)
+
+
+def _percentile_rate(successes: np.ndarray, trials: np.ndarray, confidence: float) -> Interval:
     with np.errstate(invalid="ignore", divide="ignore"):
-        rates = drawn_successes / drawn_trials
+        rates = successes / trials
     tail = (1 - confidence) / 2 * 100
     low, high = np.nanpercentile(rates, [tail, 100 - tail])
     return Interval(float(low), float(high))
+
+
+def item_bootstrap_rates(rows: Sequence[tuple[np.ndarray, np.ndarray]], resamples: int = BOOTSTRAP_RESAMPLES,
+                         seed: int = BOOTSTRAP_SEED, confidence: float = CONFIDENCE) -> list[Interval]:
+    """:func:`item_bootstrap_rate` of several (successes, trials) rows of integer counts; rows with as many items
+    draw the same picks, so they are drawn once and every such row's sums come from one matrix product."""
+    intervals: list[Interval | None] = [None] * len(rows)
+    by_size: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    for index, (successes, trials) in enumerate(rows):
+        successes, trials = np.asarray(successes, dtype=np.float64), np.asarray(trials, dtype=np.float64)
+        if len(trials) == 0 or trials.sum() == 0:
+            intervals[index] = Interval(float("nan"), float("nan"))
+        else:
+            by_size.setdefault(len(trials), []).append((index, successes, trials))
+    for group in by_size.values():
+        drawn = _resampled_columns(np.column_stack([c for _, s, t in group for c in (s, t)]), resamples, seed)
+        for position, (index, _, _) in enumerate(group):
+            intervals[index] = _percentile_rate(drawn[:, 2 * position], drawn[:, 2 * position + 1], confidence)
+    return [interval for interval in intervals if interval is not None]
 
 
 def first_slot_test(primacy: int, recency: int, expected: float = 0.5) -> tuple[float, float]:
