@@ -84,7 +84,10 @@ with agreement_tab:
                "by the two families (ratio of sums). A diagonal cell needs two judges of that family.")
     if result.family_agreement:
         st.plotly_chart(family_heatmap(result.family_agreement), width="stretch")
-        st.dataframe(pd.DataFrame([f.__dict__ for f in result.family_agreement]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame([f.__dict__ for f in result.family_agreement]), hide_index=True, width="stretch",
+                     column_config={"family_a": "family A", "family_b": "family B", "judge_pairs": "judge pairs",
+                                    "n": "calls compared (n)",
+                                    "agreement": st.column_config.NumberColumn("agreement", format="%.3f")})
     st.dataframe(pd.DataFrame({"judge": list(result.families), "family": list(result.families.values())}),
                  hide_index=True)
 

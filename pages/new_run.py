@@ -130,7 +130,8 @@ if provider == "simulated":
             parsed_weights = SimulatedParams().position_weights
         simulated = SimulatedParams(position_prob=q, position_weights=parsed_weights, noise=noise,
                                     verbosity=verbosity, seed=seed or 0)
-    st.warning(f"**Simulated judge**: not a language model. {escape_markdown(simulated.describe())}.")
+    st.warning("**Simulated judge**: not a language model; "
+               f"{escape_markdown(simulated.describe().removeprefix('simulated judge: '))}.")
 
 template_kind = "rubric" if kind == "pointwise" else ("listwise" if protocol == "listwise" else "pairwise")
 default_text = default_template(template_kind, options or 3).text

@@ -43,11 +43,13 @@ calls_of = dict(zip(judges_frame["judge"], judges_frame["calls"], strict=True))
 left, right = st.columns(2)
 with left:
     judges = synced_multiselect("Judges (none chosen: every judge)", list(calls_of), key="judges",
-                                help="Calls per judge: " + ", ".join(f"{j} {n:,}" for j, n in calls_of.items()))
+                                placeholder="every judge", help="Calls per judge: " + escape_markdown(
+                                    ", ".join(f"{j} {n:,}" for j, n in calls_of.items())))
 with right:
     run_calls = dict(zip(runs_frame["run_id"], runs_frame["calls"], strict=True))
     runs = synced_multiselect("Runs (none chosen: every run)", list(run_calls), key="runs",
-                              help="Calls per run: " + ", ".join(f"{r} {n:,}" for r, n in run_calls.items()))
+                              placeholder="every run", help="Calls per run: " + escape_markdown(
+                                  ", ".join(f"{r} {n:,}" for r, n in run_calls.items())))
 permalink_hint()
 
 request = ReportRequest(dataset_id=dataset_id, judges=tuple(judges), runs=tuple(runs))

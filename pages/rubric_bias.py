@@ -73,7 +73,8 @@ def show_run_card(report: RubricReport) -> None:
     if run.simulated:
         st.warning("**Simulated judge**, not a real model: these trials show how the charts read, not how any real "
                    "judge behaves. Its stated behaviour: "
-                   + escape_markdown(str(run.params.get("judge_description", "see the run parameters"))))
+                   + escape_markdown(str(run.params.get("judge_description", "see the run parameters"))
+                                   .removeprefix("simulated judge: ")))
     with st.expander("Run parameters"):
         st.json(run.params)
 

@@ -43,7 +43,7 @@ row = runs[runs["run_id"] == run_id].iloc[0]
 params = run_parameters(record.get("params") if record else None)
 if row["simulated"]:
     st.warning("**Simulated judge**: these judgments were made by a simulated judge, not a language model. "
-               + escape_markdown(str(params.get("judge_description", ""))))
+               + escape_markdown(str(params.get("judge_description", "")).removeprefix("simulated judge: ")))
 
 st.markdown(f"**Status:** {escape_markdown(row['status'])} · dataset {code_span(row['dataset'])} · protocol "
             f"{code_span(row['protocol'])} · judge "
