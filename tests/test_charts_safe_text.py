@@ -16,6 +16,7 @@ from judgebias_core.charts.stepwise import _term_label
 from judgebias_core.metrics.calibration import Correlation
 from judgebias_core.metrics.pairwise import pairwise_metrics, task_breakdown, unit_metrics
 from judgebias_core.metrics.verbosity import verbosity
+from judgebias_core.store.schema import migrate
 from tests.hostile_store import CANDIDATE, DATASET_ID, HOSTILE_STRINGS, JUDGE, TASK, build_hostile_store
 
 BOLD = "<b>bold</b>"
@@ -45,9 +46,9 @@ def _assert_literal(fig: go.Figure, *names: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def hostile_db(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("charts") / "hostile.duckdb"
-    path.write_bytes(bundled_db_master.read_bytes())
+    migrate(path)
     return build_hostile_store(path)
 
 
