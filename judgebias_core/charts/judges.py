@@ -37,7 +37,9 @@ def agreement_heatmap(result: AgreementResult, without_ties: bool = False) -> go
     counts = result.counts_matrix(without_ties=without_ties)
     title = "Agreement without ties (calls where either judge said tie left out)" if without_ties \
         else "Agreement (share of shared calls with the same verdict)"
-    return _heatmap(values, counts, title, "calls both answered")
+    fig = _heatmap(values, counts, title, "calls both answered")
+    fig.update_layout(xaxis_title="judge", yaxis_title="judge")
+    return fig
 
 
 def family_heatmap(cells: Sequence[FamilyAgreement]) -> go.Figure:
@@ -47,7 +49,9 @@ def family_heatmap(cells: Sequence[FamilyAgreement]) -> go.Figure:
     mirrored = mirrored.drop_duplicates(["family_a", "family_b"])
     values = mirrored.pivot(index="family_a", columns="family_b", values="agreement")
     counts = mirrored.pivot(index="family_a", columns="family_b", values="n").fillna(0).astype(int)
-    return _heatmap(values, counts, "Agreement pooled by judge family", "calls")
+    fig = _heatmap(values, counts, "Agreement pooled by judge family", "calls")
+    fig.update_layout(xaxis_title="judge family", yaxis_title="judge family")
+    return fig
 
 
 def disagreement_bars(distribution: DisagreementDistribution) -> go.Figure:
