@@ -55,7 +55,8 @@ except JudgebiasError as error:
     st.stop()
 
 st.info(plain_summary(result))  # names predictors and counts only, no data text
-st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)} (repetitions pooled): {result.units:,} units fitted, "
+st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)} (repetitions pooled): "
+           f"{result.units:,} units fitted, "
            f"{result.units_left_out:,} left out (no classified pair). Lengths are in characters; the prompt length "
            "is question + both answers where the store has no prompt text.")
 report_button(dataset, key="fx-report")

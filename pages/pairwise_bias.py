@@ -127,7 +127,8 @@ st.dataframe(table, hide_index=True, width="stretch",
                             ["PC", "flip rate", "Wilson low", "Wilson high", "bootstrap low", "bootstrap high",
                              "first-slot share", "PF", "RS", "rep. floor", "flip rate - floor"]}
              | {c: st.column_config.NumberColumn(format="%.2g") for c in ["binomial p", "McNemar p"]})
-st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)}. Counts are pairs (one pair = two judge calls). Rates are "
+st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)}. Counts are pairs (one pair = two judge calls). "
+           "Rates are "
            "fractions over n = classified pairs (consistent + primacy + recency); pairs with a parse failure on "
            "either side are counted under 'failed pairs' and left out of the rates. Wilson = 95% interval treating "
            "pairs as independent; bootstrap = 95% percentile interval resampling items (all pairs of an item "

@@ -66,8 +66,9 @@ def ci_text(estimate: CorrelationEstimate, which: str) -> str:
 def show_run_card(report: RubricReport) -> None:
     run = report.run
     st.caption(
-        f"Dataset **{escape_markdown(run.dataset_name)}** ({code_span(run.dataset_id)}) · judge {code_span(run.judge)} · run "
-        f"{code_span(run.run_id)} ({escape_markdown(run.protocol)}) · rubric {code_span(run.rubric_id)} · k = {report.k} · {report.trials:,} trials on {run.items} items, "
+        f"Dataset **{escape_markdown(run.dataset_name)}** ({code_span(run.dataset_id)}) · judge "
+        f"{code_span(run.judge)} · run {code_span(run.run_id)} ({escape_markdown(run.protocol)}) · rubric "
+        f"{code_span(run.rubric_id)} · k = {report.k} · {report.trials:,} trials on {run.items} items, "
         f"{report.parsed:,} parsed, {report.parse_failures} parse failures, {report.no_reply} without reply"
     )
     if run.simulated:
@@ -217,14 +218,16 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
         show_error(error)
         return
     if result.probe.parsed == 0:
-        st.warning(f"The probe run {code_span(probe_id)} has no parsed trial, so it says nothing about position: pick another.")
+        st.warning(f"The probe run {code_span(probe_id)} has no parsed trial, so it says nothing about position: "
+                   "pick another.")
         return
     best = result.recommended
     rank = report.correlation_rank(best.ordering)
     rank_text = (f"; among this run's orderings it ranks **{rank} of {len(report.orderings)}** by correlation"
                  if rank is not None else "; it is not among this run's orderings, so it has no correlation rank here")
     st.success(f"Recommended ordering: **{ordering_label(best.ordering)}** (scores in position order), Bias Cost "
-               f"{best.bias_cost:.3f}, the lowest of {len(result.ranking)} candidates under probe {code_span(probe_id)} "
+               f"{best.bias_cost:.3f}, the lowest of {len(result.ranking)} candidates under probe "
+               f"{code_span(probe_id)} "
                f"({result.probe.parsed} parsed trials){rank_text if report.human is not None else ''}. "
                f"For the full run, enter `{ordering_label(best.ordering)}` under Orderings on the New run page.")
     figure = bias_cost_figure(result.ranking)
@@ -294,9 +297,9 @@ show_permutation_vs_repeat(report)
 show_ordering_ranks(report)
 show_probe_then_choose(report, runs)
 with st.expander(f"Every trial of this run ({report.trials:,})"):
-    st.caption(f"The ordering shown and the position chosen, as stored per trial. Also from the command line: "
-               f"{code_span(f'python -m judgebias_core export trials --run-id {run_id} --format csv --out trials.csv')} "
-               "(or jsonl, parquet).")
+    command = f"python -m judgebias_core export trials --run-id {run_id} --format csv --out trials.csv"
+    st.caption("The ordering shown and the position chosen, as stored per trial. Also from the command line: "
+               f"{code_span(command)} (or jsonl, parquet).")
     trials = cached(run_calls_for_export, run_id, True)
     st.dataframe(trials.head(200), hide_index=True, width="stretch")
     table_downloads(trials, f"trials-{run_id}")

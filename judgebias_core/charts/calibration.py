@@ -21,9 +21,11 @@ def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[
     fig = go.Figure(go.Heatmap(
         z=share, x=names, y=names, zmin=0, zmax=1, colorscale="Blues", text=table, texttemplate="%{text:,}",
         customdata=table, colorbar={"title": "row share"},
-        hovertemplate=f"{plot_label(human_label)} %{{y}}, judge %{{x}}<br>%{{customdata:,}} (%{{z:.1%}} of the row)<extra></extra>",
+        hovertemplate=f"{plot_label(human_label)} %{{y}}, judge %{{x}}"
+                      "<br>%{customdata:,} (%{z:.1%} of the row)<extra></extra>",
     ))
-    fig.update_layout(title=plot_label(title), xaxis_title="judge", yaxis_title=plot_label(human_label), yaxis={"autorange": "reversed"},
+    fig.update_layout(title=plot_label(title), xaxis_title="judge", yaxis_title=plot_label(human_label),
+                      yaxis={"autorange": "reversed"},
                       xaxis={"type": "category"}, margin={"l": 10, "r": 10, "t": 40, "b": 10}, height=360)
     fig.update_yaxes(type="category")
     return fig

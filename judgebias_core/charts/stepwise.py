@@ -22,7 +22,8 @@ def _term_label(term: str) -> str:
 
 def aic_path(result: StepwiseResult) -> go.Figure:
     """AIC after every step, starting from the start model."""
-    labels = ["start"] + [f"{n}. {s.action} {s.variable.replace('_', ' ')}" for n, s in enumerate(result.steps, start=1)]
+    labels = ["start"] + [f"{n}. {s.action} {s.variable.replace('_', ' ')}"
+                          for n, s in enumerate(result.steps, start=1)]
     values = [result.start_aic] + [s.aic_after for s in result.steps]
     fig = go.Figure(go.Scatter(x=labels, y=values, mode="lines+markers",
                                hovertemplate="%{x}<br>AIC %{y:.2f}<extra></extra>"))
