@@ -9,6 +9,7 @@ import streamlit as st
 from judgebias_core import __version__
 from judgebias_core.bootstrap import ensure_store_ready
 from judgebias_core.store.queries import store_overview
+from ui.share import code_span
 from ui.state import cached, db_path, show_error
 
 st.set_page_config(page_title="judgebias", page_icon="⚖️", layout="wide")
@@ -52,7 +53,7 @@ with st.sidebar:
     try:
         overview = cached(store_overview)
         st.caption(
-            f"Store: `{db_path().name}` · {overview.datasets} datasets · {overview.judge_calls:,} judge calls · "
+            f"Store: {code_span(db_path().name)} · {overview.datasets} datasets · {overview.judge_calls:,} judge calls · "
             f"{overview.runs} runs · schema v{overview.schema_version}"
         )
     except Exception as error:  # noqa: BLE001

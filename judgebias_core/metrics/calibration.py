@@ -72,7 +72,7 @@ class PairwiseCalibration:
     position_consistency: float
     rule: str = ("swap-aggregated verdict: the candidate chosen in both orders, or a tie when the verdict changes "
                  "with the order; pairs with a parse failure in either order are left out of it and counted apart; "
-                 "both_orders_correct_rate is over every pair, a failed order counting as not correct")
+                 "the share correct in both orders is over every pair, a failed order counting as not correct")
 
 
 @dataclass(frozen=True)
