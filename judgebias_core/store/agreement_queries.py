@@ -87,7 +87,9 @@ def verdict_code_matrix(path: str | os.PathLike[str], dataset_id: str, studies: 
             f"FROM judge_calls WHERE {CALL_SCOPE}) GROUP BY item_id, first_candidate, second_candidate, repetition",
             [value for _, judge, study in labelled for value in (judge, study)] + [verdicts, *scope],
         ).fetchnumpy()
-    codes = np.column_stack([matrix[f"c{i}"] for i in range(len(labelled))]).astype(np.int8)
+    codes = np.empty((len(matrix["c0"]), len(labelled)), dtype=np.int8, order="F")  # judge columns contiguous
+    for i in range(len(labelled)):
+        codes[:, i] = matrix[f"c{i}"]
     return [label for label, _, _ in labelled], verdicts, codes
 
 
