@@ -296,7 +296,8 @@ show_score_position(report, runs)
 show_permutation_vs_repeat(report)
 show_ordering_ranks(report)
 show_probe_then_choose(report, runs)
-with st.expander(f"Every trial of this run ({report.trials:,})"):
+# Loaded only on request: on a large run this table is the page's slowest part.
+if st.toggle(f"Show every trial of this run ({report.trials:,})", key="rb_show_trials"):
     command = f"python -m judgebias_core export trials --run-id {run_id} --format csv --out trials.csv"
     st.caption("The ordering shown and the position chosen, as stored per trial. Also from the command line: "
                f"{code_span(command)} (or jsonl, parquet).")
