@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import duckdb
 import numpy as np
 import pandas as pd
 
@@ -60,6 +61,14 @@ CALL_SCOPE = ("dataset_id = ? AND kind = 'pairwise' AND study IN (SELECT unnest(
               "AND (? IS NULL OR repetition = ?)")
 
 
+# Verdict codes packed PACKED_BITS to a judge into unsigned 64-bit words: one bit_or per word per (item, slots,
+# repetition) costs two thirds of one filtered max per judge at 10M calls. Shift amounts are cast to UBIGINT, or
+# DuckDB widens the result to HUGEINT (fetched as float).
+PACKED_BITS = 4
+LABELS_PER_WORD = 64 // PACKED_BITS
+MAX_PACKED_LABELS = 64  # the presence mask that proves one call per judge is one 64-bit word
+
+
 def verdict_code_matrix(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
                         repetition: int | None = None) -> tuple[list[str], list[str], np.ndarray]:
     """Instances x judge labels of parsed-verdict codes (0: not answered or not parsed), pivoted in SQL.
@@ -79,18 +88,45 @@ def verdict_code_matrix(path: str | os.PathLike[str], dataset_id: str, studies: 
         labelled = sorted((judge if count == 1 else f"{judge} [{study}]", judge, study)
                           for judge, study, count in groups)
         verdicts = ["A", "B", "C", *sorted({row[0] for row in found} - {"A", "B", "C"})]
-        columns = ", ".join(f"coalesce(max(code) FILTER (WHERE judge = ? AND study = ?), 0)::TINYINT AS c{i}"
-                            for i in range(len(labelled)))
-        matrix = con.execute(
-            f"SELECT {columns} FROM (SELECT item_id, first_candidate, second_candidate, repetition, judge, study, "
-            "CASE WHEN parse_status = 'ok' THEN list_position(?, verdict) END AS code "
-            f"FROM judge_calls WHERE {CALL_SCOPE}) GROUP BY item_id, first_candidate, second_candidate, repetition",
-            [value for _, judge, study in labelled for value in (judge, study)] + [verdicts, *scope],
-        ).fetchnumpy()
-    codes = np.empty((len(matrix["c0"]), len(labelled)), dtype=np.int8, order="F")  # judge columns contiguous
-    for i in range(len(labelled)):
+        label_params = [value for _, judge, study in labelled for value in (judge, study)]
+        calls = ("SELECT item_id, first_candidate, second_candidate, repetition, CASE "
+                 + " ".join(f"WHEN judge = ? AND study = ? THEN {i}" for i in range(len(labelled)))
+                 + " END AS label, CASE WHEN parse_status = 'ok' THEN coalesce(list_position(?, verdict), 0) "
+                 f"ELSE 0 END AS code FROM judge_calls WHERE {CALL_SCOPE}")
+        packed = None
+        if len(verdicts) < 2 ** PACKED_BITS and len(labelled) <= MAX_PACKED_LABELS:
+            packed = _packed_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
+        if packed is None:
+            packed = _filtered_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
+    return [label for label, _, _ in labelled], verdicts, packed
+
+
+def _packed_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list, labels: int) -> np.ndarray | None:
+    """The code matrix from packed words, or None when some judge has two calls of one (item, slots, repetition)."""
+    words = range((labels + LABELS_PER_WORD - 1) // LABELS_PER_WORD)
+    columns = ", ".join(f"coalesce(bit_or(code::UBIGINT << ({PACKED_BITS} * (label % {LABELS_PER_WORD}))::UBIGINT) "
+                        f"FILTER (WHERE label // {LABELS_PER_WORD} = {w}), 0::UBIGINT) AS w{w}" for w in words)
+    matrix = con.execute(
+        f"SELECT count(*) AS calls, bit_count(bit_or(1::UBIGINT << label::UBIGINT)) AS judges, {columns} "
+        f"FROM ({calls}) GROUP BY item_id, first_candidate, second_candidate, repetition", params).fetchnumpy()
+    if not np.array_equal(matrix["calls"], matrix["judges"]):
+        return None
+    codes = np.empty((len(matrix["calls"]), labels), dtype=np.int8, order="F")  # judge columns contiguous
+    for i in range(labels):
+        word = matrix[f"w{i // LABELS_PER_WORD}"]
+        codes[:, i] = (word >> np.uint64(PACKED_BITS * (i % LABELS_PER_WORD))) & np.uint64(2 ** PACKED_BITS - 1)
+    return codes
+
+
+def _filtered_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list, labels: int) -> np.ndarray:
+    """The code matrix from one filtered max per judge label (repeated calls keep the highest code)."""
+    columns = ", ".join(f"coalesce(max(code) FILTER (WHERE label = {i}), 0)::TINYINT AS c{i}" for i in range(labels))
+    matrix = con.execute(f"SELECT {columns} FROM ({calls}) GROUP BY item_id, first_candidate, second_candidate, "
+                         "repetition", params).fetchnumpy()
+    codes = np.empty((len(matrix["c0"]), labels), dtype=np.int8, order="F")  # judge columns contiguous
+    for i in range(labels):
         codes[:, i] = matrix[f"c{i}"]
-    return [label for label, _, _ in labelled], verdicts, codes
+    return codes
 
 
 def pair_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
