@@ -37,14 +37,20 @@ def calibration_targets(path: str | os.PathLike[str]) -> pd.DataFrame:
         return con.execute(TARGETS_SQL).df()
 
 
+# Per labelled item: the most common preference among its raters (ties broken by name), how many, their source.
+PAIR_LABELS_SQL = (
+    "SELECT item_id, mode(preference ORDER BY preference) AS human, count(*) AS raters, "
+    "min(label_source) AS label_source FROM human_labels "
+    "WHERE dataset_id = ? AND preference IS NOT NULL GROUP BY item_id"
+)
+
+
 def pairwise_calls_with_labels(path: str | os.PathLike[str], dataset_id: str, judge: str,
                                study: str | None = None) -> pd.DataFrame:
     """A judge's pairwise calls on labelled items, with the most common preference among the item's raters."""
     with connect(path, read_only=True) as con:
         return con.execute(
-            "WITH labels AS (SELECT item_id, mode(preference ORDER BY preference) AS human, count(*) AS raters, "
-            "  min(label_source) AS label_source FROM human_labels "
-            "  WHERE dataset_id = ? AND preference IS NOT NULL GROUP BY item_id) "
+            f"WITH labels AS ({PAIR_LABELS_SQL}) "
             "SELECT j.study, j.item_id, j.repetition, j.order_label, j.first_candidate, j.second_candidate, "
             "CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict, l.human, l.raters, l.label_source "
             "FROM judge_calls j JOIN labels l USING (item_id) "
@@ -57,12 +63,7 @@ def pairwise_calls_with_labels(path: str | os.PathLike[str], dataset_id: str, ju
 def pair_preferences(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
     """Per labelled item: the most common preference among its raters, how many raters, and their source."""
     with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT item_id, mode(preference ORDER BY preference) AS human, count(*) AS raters, "
-            "min(label_source) AS label_source FROM human_labels "
-            "WHERE dataset_id = ? AND preference IS NOT NULL GROUP BY item_id",
-            [dataset_id],
-        ).df()
+        return con.execute(PAIR_LABELS_SQL, [dataset_id]).df()
 
 
 def rubric_trials_with_labels(path: str | os.PathLike[str], dataset_id: str, judge: str,
