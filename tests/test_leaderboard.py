@@ -13,14 +13,18 @@ from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
 from judgebias_core.cli import main
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, load_outcomes
 from judgebias_core.metrics.leaderboard import (
     _bt_fit,
     _bt_fit_resamples,
     flip_rate_bound,
+    item_score_counts_from_outcomes,
     leaderboard,
     leaderboard_from_outcomes,
+    pair_scores,
 )
+from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
+from judgebias_core.store.agreement_queries import item_score_counts
 
 
 def _outcome(item: str, candidate: str, opponent: str, classification: str, winner: str | None) -> dict:
@@ -93,10 +97,23 @@ def test_round_robin_strengths_solve_the_bradley_terry_equations() -> None:
             assert row.strength_ci_low <= row.strength <= row.strength_ci_high
 
 
+def baseline_case(items: int = 40, seed: int = 4) -> pd.DataFrame:
+    """c1 and c2 against the baseline on every item, winners drawn at random (some ties and flips)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(items):
+        for candidate in ("c1", "c2"):
+            kind = rng.choice(["win", "loss", "tie", "primacy"], p=[0.45, 0.3, 0.1, 0.15])
+            winner = {"win": candidate, "loss": "base", "tie": "tie", "primacy": None}[kind]
+            rows.append(_outcome(f"i{k:02d}", candidate, "base", "primacy" if kind == "primacy" else "consistent",
+                                 winner))
+    return pd.DataFrame(rows)
+
+
 def test_bootstrap_is_reproducible_by_seed() -> None:
-    first = leaderboard_from_outcomes(star_case(), "toy", ["s"], "j", resamples=200, seed=0)
-    again = leaderboard_from_outcomes(star_case(), "toy", ["s"], "j", resamples=200, seed=0)
-    other = leaderboard_from_outcomes(star_case(), "toy", ["s"], "j", resamples=200, seed=1)
+    first = leaderboard_from_outcomes(baseline_case(), "toy", ["s"], "j", resamples=200, seed=0)
+    again = leaderboard_from_outcomes(baseline_case(), "toy", ["s"], "j", resamples=200, seed=0)
+    other = leaderboard_from_outcomes(baseline_case(), "toy", ["s"], "j", resamples=200, seed=1)
     pd.testing.assert_frame_equal(first.frame(), again.frame())
     assert [r.win_rate for r in first.rows] == [r.win_rate for r in other.rows]
     intervals = ["win_rate_ci_low", "win_rate_ci_high", "strength_ci_low", "strength_ci_high"]
@@ -161,3 +178,31 @@ def test_batched_bootstrap_fit_matches_statsmodels() -> None:
     reference = _bt_fit(design, wins, totals)
     batched = _bt_fit_resamples(design, np.vstack([wins, wins]), np.vstack([totals, totals]), np.zeros(2))
     np.testing.assert_allclose(batched, np.vstack([reference, reference]), atol=1e-6)
+
+
+def test_win_rate_interval_uses_the_shared_item_picks() -> None:
+    """A baseline-design win-rate interval is the flip-rate bootstrap's interval of the same per-item sums."""
+    outcomes = baseline_case()
+    board = leaderboard_from_outcomes(outcomes, "toy", ["s"], "j", resamples=500, seed=0)
+    scores = pair_scores(outcomes)
+    items = sorted(scores["item_id"].unique())
+    for candidate in ("c1", "c2"):
+        mine = scores[scores["candidate"] == candidate].groupby("item_id")["score"].agg(["sum", "size"])
+        mine = mine.reindex(items, fill_value=0)
+        expected = item_bootstrap_rate(mine["sum"].to_numpy(), mine["size"].to_numpy(), resamples=500, seed=0)
+        [row] = [row for row in board.rows if row.candidate == candidate]
+        assert (row.win_rate_ci_low, row.win_rate_ci_high) == pytest.approx((expected.low, expected.high))
+
+
+@pytest.mark.parametrize(("dataset", "judge"), [("mtbench", "gemini-pro"), ("devbench", "gpt-3.5-turbo-1106"),
+                                                ("autoj", "auto-j-13b")])
+def test_store_counts_match_the_outcome_rows(bundled_db_master: Path, dataset: str, judge: str) -> None:
+    """The per-item counts the store aggregates give the leaderboard the classified pairs give."""
+    outcomes = load_outcomes(bundled_db_master, dataset, ["full"], judge)
+    stored = item_score_counts(bundled_db_master, dataset, ["full"], judge)
+    pd.testing.assert_frame_equal(stored, item_score_counts_from_outcomes(outcomes), check_dtype=False)
+    from_store = leaderboard(bundled_db_master, dataset, ["full"], judge, resamples=300)
+    from_rows = leaderboard_from_outcomes(outcomes, dataset, ["full"], judge, resamples=300)
+    pd.testing.assert_frame_equal(from_store.frame(), from_rows.frame())
+    assert (from_store.failed_pairs, from_store.items) == (from_rows.failed_pairs, from_rows.items)
+    assert from_store.failed_pairs == int((outcomes["classification"] == "failed").sum())

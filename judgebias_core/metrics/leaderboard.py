@@ -16,7 +16,9 @@ import statsmodels.api as sm
 from statsmodels.stats.proportion import proportion_confint
 
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.agreement import load_outcomes
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
+from judgebias_core.metrics.pairwise_intervals import resampled_column_sums, wilson_interval
+from judgebias_core.store.agreement_queries import item_score_counts
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
@@ -138,47 +140,74 @@ def _star_strengths(wins: np.ndarray, totals: np.ndarray, sign: np.ndarray) -> n
     return sign * np.log(share / (1 - share))
 
 
-def _per_item(frame: pd.DataFrame, keys: list[str], items: list[str],
-              columns: pd.Index) -> tuple[np.ndarray, np.ndarray]:
-    """Per item (rows) and key (columns): the summed score and the number of pairs."""
-    grouped = frame.groupby(["item_id", *keys])["score"].agg(["sum", "size"])
-    sums = grouped["sum"].unstack(keys, fill_value=0).reindex(index=items, columns=columns, fill_value=0)
-    sizes = grouped["size"].unstack(keys, fill_value=0).reindex(index=items, columns=columns, fill_value=0)
-    return sums.to_numpy(float), sizes.to_numpy(float)
+COUNT_COLUMNS = ["pairs", "score_sum", "wins", "losses", "flips", "failed"]
 
 
-def _reference(scores: pd.DataFrame) -> str:
-    counts = pd.concat([scores["candidate"], scores["opponent"]]).value_counts()
-    return str(counts.index[0])
+def item_score_counts_from_outcomes(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Classified pairs counted per item, candidate and opponent, as :func:`item_score_counts` reads them from
+    the store: ``pairs`` (not failed), ``score_sum``, ``wins``, ``losses``, ``flips`` (inconsistent) and
+    ``failed``."""
+    kept = (outcomes["classification"] != "failed").to_numpy()
+    winner = outcomes["winner"]
+    won, lost = (winner == outcomes["candidate"]).to_numpy(), (winner == outcomes["opponent"]).to_numpy()
+    frame = outcomes[["item_id", "candidate", "opponent"]].assign(
+        pairs=kept.astype(int), score_sum=np.where(kept, np.select([won, lost], [1.0, 0.0], 0.5), 0.0),
+        wins=(kept & won).astype(int), losses=(kept & lost).astype(int),
+        flips=(kept & (outcomes["classification"] != "consistent").to_numpy()).astype(int),
+        failed=(~kept).astype(int))
+    return frame.groupby(["item_id", "candidate", "opponent"], as_index=False, sort=True)[COUNT_COLUMNS].sum()
+
+
+def _reference(combos: pd.DataFrame) -> str:
+    """The candidate in the most classified pairs (ties: the first by name)."""
+    appearances = pd.concat([combos.groupby("candidate")["pairs"].sum(), combos.groupby("opponent")["pairs"].sum()])
+    totals = appearances.groupby(level=0).sum()
+    return str(totals[totals == totals.max()].index.min())
+
+
+def _one_hot(labels: pd.Series, players: list[str]) -> np.ndarray:
+    """combos x players: 1 where the combo's label is the player."""
+    matrix = np.zeros((len(labels), len(players)))
+    matrix[np.arange(len(labels)), pd.Index(players).get_indexer(labels)] = 1.0
+    return matrix
 
 
 def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: list[str], judge: str,
                               resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Leaderboard:
     """Rank the candidates of one judge's classified pairs; bootstrap over items for intervals."""
-    scores = pair_scores(outcomes)
-    if scores.empty:
-        raise InvalidArgument(f"judge {judge!r} has no classified pair to rank candidates with")
-    reference = _reference(scores)
-    sides = side_scores(scores)
-    players = sorted(sides["player"].unique())
-    combos = scores.groupby(["candidate", "opponent"], as_index=False).agg(wins=("score", "sum"), n=("score", "size"))
-    design = _bt_design(combos, players, reference)
-    free = [p for p in players if p != reference]
-    star = bool(((combos["candidate"] == reference) | (combos["opponent"] == reference)).all())
-    point = _bt_fit(design, combos["wins"].to_numpy(), combos["n"].to_numpy().astype(float))
+    return leaderboard_from_counts(item_score_counts_from_outcomes(outcomes), dataset_id, studies, judge,
+                                   resamples, seed)
 
-    # Per-item sums make every resample a matrix product: totals = item_counts @ per_item.
-    items = sorted(scores["item_id"].unique())
-    item_index = {item: i for i, item in enumerate(items)}
-    draws = np.random.default_rng(seed).multinomial(len(items), np.full(len(items), 1 / len(items)), size=resamples)
-    combo_key = pd.MultiIndex.from_frame(combos[["candidate", "opponent"]])
-    per_item_wins, per_item_n = _per_item(scores, ["candidate", "opponent"], items, combo_key)
-    player_sum, player_n = _per_item(sides, ["player"], items, pd.Index(players, name="player"))
-    # One float matrix product for all four per-item tables (an int @ float product skips BLAS). Counts times
-    # sums of 0, 1/2 and 1 are exact in float64, so the totals do not depend on the order of summation.
-    blocks = [per_item_wins, per_item_n, player_sum, player_n]
-    totals = np.split(draws.astype(float) @ np.hstack(blocks), np.cumsum([b.shape[1] for b in blocks])[:-1], axis=1)
-    boot_wins, boot_n, boot_player_sum, boot_player_n = (np.ascontiguousarray(t) for t in totals)
+
+def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list[str], judge: str,
+                            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Leaderboard:
+    """Rank the candidates from per-item pair counts (:func:`item_score_counts_from_outcomes`).
+
+    The bootstrap draws whole items with the same picks as every other item bootstrap of the project
+    (:func:`resampled_column_sums`); a player's resampled totals are sums of its combos' totals, so one matrix
+    product over the (candidate, opponent) columns gives everything.
+    """
+    kept = counts[counts["pairs"] > 0]
+    if kept.empty:
+        raise InvalidArgument(f"judge {judge!r} has no classified pair to rank candidates with")
+    combos = kept.groupby(["candidate", "opponent"], as_index=False, sort=True)[
+        ["pairs", "score_sum", "wins", "losses"]].sum()
+    players = sorted(set(combos["candidate"]) | set(combos["opponent"]))
+    reference = _reference(combos)
+    free = [p for p in players if p != reference]
+    design = _bt_design(combos, players, reference)
+    star = bool(((combos["candidate"] == reference) | (combos["opponent"] == reference)).all())
+    point = _bt_fit(design, combos["score_sum"].to_numpy(), combos["pairs"].to_numpy().astype(float))
+
+    item_codes, items = pd.factorize(kept["item_id"], sort=True)
+    combo_codes = pd.MultiIndex.from_frame(combos[["candidate", "opponent"]]).get_indexer(
+        pd.MultiIndex.from_frame(kept[["candidate", "opponent"]]))
+    per_item = np.zeros((len(items), 2 * len(combos)))  # summed scores, then pair counts, per item and combo
+    per_item[item_codes, combo_codes] = kept["score_sum"].to_numpy(float)
+    per_item[item_codes, len(combos) + combo_codes] = kept["pairs"].to_numpy(float)
+    drawn = resampled_column_sums(per_item, resamples, seed)
+    boot_wins, boot_n = drawn[:, :len(combos)], drawn[:, len(combos):]
+    as_candidate, as_opponent = _one_hot(combos["candidate"], players), _one_hot(combos["opponent"], players)
     if star:
         others = np.where(combos["candidate"] == reference, combos["opponent"], combos["candidate"])
         sign = np.where(combos["candidate"] == reference, -1.0, 1.0)
@@ -187,12 +216,17 @@ def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: 
     else:
         boot_strength = _bt_fit_resamples(design, boot_wins, boot_n, point)
     with np.errstate(divide="ignore", invalid="ignore"):
-        boot_rate = boot_player_sum / boot_player_n
+        boot_rate = (boot_wins @ as_candidate + (boot_n - boot_wins) @ as_opponent) / (boot_n @ (as_candidate +
+                                                                                               as_opponent))
 
-    flip_rate, flip_high = flip_rate_bound(outcomes)
-    table = sides.groupby("player")["score"].agg(
-        pairs="size", win_rate="mean", wins=lambda s: int((s == 1).sum()), losses=lambda s: int((s == 0).sum()))
-    table = table.reindex(players)
+    flips, classified = int(counts["flips"].sum()), int(kept["pairs"].sum())
+    flip_rate, flip_high = flips / classified, wilson_interval(flips, classified).high
+    pairs, score, wins, losses = (combos[c].to_numpy(float) for c in ("pairs", "score_sum", "wins", "losses"))
+    table = pd.DataFrame({
+        "pairs": pairs @ (as_candidate + as_opponent),
+        "win_rate": (score @ as_candidate + (pairs - score) @ as_opponent) / (pairs @ (as_candidate + as_opponent)),
+        "wins": wins @ as_candidate + losses @ as_opponent, "losses": losses @ as_candidate + wins @ as_opponent,
+    }, index=pd.Index(players, name="player"))
     if star:  # every pair involves the reference: rank on the win rate against it, its own is 1/2 by definition
         table.loc[reference, "win_rate"] = 0.5
         boot_rate[:, players.index(reference)] = 0.5
@@ -219,7 +253,7 @@ def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: 
     ]
     return Leaderboard(
         dataset_id=dataset_id, studies=list(studies), judge=judge, reference=reference, rows=rows,
-        pairs=len(scores), failed_pairs=int((outcomes["classification"] == "failed").sum()), items=len(items),
+        pairs=classified, failed_pairs=int(counts["failed"].sum()), items=len(items),
         flip_rate=flip_rate, flip_rate_ci_high=flip_high, resamples=resamples, seed=seed, baseline_design=star,
     )
 
@@ -227,5 +261,10 @@ def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: 
 def leaderboard(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judge: str,
                 resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Leaderboard:
     """The leaderboard one judge (or the majority-vote ensemble) gives the candidates of a dataset."""
-    outcomes = load_outcomes(path, dataset_id, studies, judge)
-    return leaderboard_from_outcomes(outcomes, dataset_id, studies, judge, resamples, seed)
+    if judge == ENSEMBLE_JUDGE:
+        return leaderboard_from_outcomes(load_outcomes(path, dataset_id, studies, judge), dataset_id, studies,
+                                         judge, resamples, seed)
+    counts = item_score_counts(path, dataset_id, studies, judge)
+    if counts.empty:
+        raise no_outcomes_error(dataset_id, studies, judge)
+    return leaderboard_from_counts(counts, dataset_id, studies, judge, resamples, seed)

@@ -73,7 +73,7 @@ def item_bootstrap_rate(successes: np.ndarray, trials: np.ndarray, resamples: in
     return _percentile_rate(drawn_successes, drawn_trials, confidence)
 
 
-def _resampled_columns(columns: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+def resampled_column_sums(columns: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Per resample, the sums of each column (items x columns) over the drawn items: the same picks as
     :func:`_resampled_sums`, turned into per-item counts and multiplied (exact for integer counts)."""
     n_items = len(columns)
@@ -112,7 +112,7 @@ def item_bootstrap_rates(rows: Sequence[tuple[np.ndarray, np.ndarray]], resample
         else:
             by_size.setdefault(len(trials), []).append((index, successes, trials))
     for group in by_size.values():
-        drawn = _resampled_columns(np.column_stack([c for _, s, t in group for c in (s, t)]), resamples, seed)
+        drawn = resampled_column_sums(np.column_stack([c for _, s, t in group for c in (s, t)]), resamples, seed)
         for position, (index, _, _) in enumerate(group):
             intervals[index] = _percentile_rate(drawn[:, 2 * position], drawn[:, 2 * position + 1], confidence)
     return [interval for interval in intervals if interval is not None]

@@ -142,6 +142,27 @@ def pair_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[s
         ).df()
 
 
+def item_score_counts(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+                      judge: str) -> pd.DataFrame:
+    """One judge's classified pairs counted per ``item_id``, ``candidate`` and ``opponent``: ``pairs`` (not
+    failed), ``score_sum`` (1 win, 1/2 tie or position-inconsistent, 0 loss), ``wins``, ``losses``, ``flips``
+    (inconsistent pairs) and ``failed``; in item, candidate, opponent order."""
+    kept = "classification != 'failed'"
+    with connect(path, read_only=True) as con:
+        return con.execute(
+            f"SELECT item_id, candidate, opponent, count(*) FILTER (WHERE {kept}) AS pairs, "
+            "coalesce(sum(CASE WHEN winner = candidate THEN 1.0::DOUBLE WHEN winner = opponent THEN 0.0::DOUBLE "
+            f"ELSE 0.5::DOUBLE END) FILTER (WHERE {kept}), 0.0) AS score_sum, "
+            f"count(*) FILTER (WHERE {kept} AND winner = candidate) AS wins, "
+            f"count(*) FILTER (WHERE {kept} AND winner = opponent) AS losses, "
+            "count(*) FILTER (WHERE classification NOT IN ('failed', 'consistent')) AS flips, "
+            "count(*) FILTER (WHERE classification = 'failed') AS failed FROM pair_outcomes "
+            "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND judge = ? "
+            "GROUP BY item_id, candidate, opponent ORDER BY item_id, candidate, opponent",
+            [dataset_id, studies, judge],
+        ).df()
+
+
 OUTCOME_SCOPE = "p.dataset_id = ? AND p.study IN (SELECT unnest(?)) AND p.judge IN (SELECT unnest(?))"
 
 
