@@ -158,6 +158,28 @@ def test_bootstrap_matches_resampling_item_indexes(monkeypatch: pytest.MonkeyPat
     assert blocked.spearman_ci == pytest.approx(estimate.spearman_ci, abs=1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(1, 3), st.integers(0, 3)), min_size=2, max_size=12),
+       st.integers(0, 2**32 - 1))
+def test_weighted_spearman_is_spearman_of_the_expanded_sample(rows: list[tuple[int, int, int]], seed: int) -> None:
+    """Per-level rank sums give scipy's Spearman of the items the counts stand for (rows repeated by weight)."""
+    x, y = np.array([r[0] for r in rows], float) / 2, np.array([r[1] for r in rows], float)
+    weights = np.random.default_rng(seed).integers(0, 4, size=(3, len(rows))).astype(float)
+    weights[:, 0] += 1  # at least one item per resample
+    weights = np.vstack([weights, np.array([r[2] for r in rows], float) + 1])
+    rho = rubric_bootstrap.weighted_spearman(weights, x, y)
+    via_ranks = rubric_bootstrap.weighted_pearson(weights, rubric_bootstrap.weighted_ranks(weights, x),
+                                                  rubric_bootstrap.weighted_ranks(weights, y))
+    for row, expected_by_ranks in zip(range(len(weights)), via_ranks, strict=True):
+        expanded = np.repeat(np.arange(len(rows)), weights[row].astype(int))
+        ex, ey = x[expanded], y[expanded]
+        if np.ptp(ex) == 0 or np.ptp(ey) == 0:
+            assert np.isnan(rho[row]) and np.isnan(expected_by_ranks)
+        else:
+            assert rho[row] == pytest.approx(spearmanr(ex, ey).statistic, abs=1e-9)
+            assert rho[row] == pytest.approx(expected_by_ranks, abs=1e-12)
+
+
 def test_unknown_run_and_mismatched_probe(toy_db: Path, tmp_path: Path) -> None:
     with pytest.raises(NotFoundError):
         rubric_report(toy_db, "no-such-run")
