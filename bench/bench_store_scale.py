@@ -1,10 +1,15 @@
 """How judgebias holds up at scale: fill stores with synthetic judge calls and time every step that reads them.
 
     python bench/bench_store_scale.py --calls 1000000 10000000 [--dir /tmp/judgebias-bench] [--json out.json]
+    python bench/bench_store_scale.py --calls 10000000 --keep            # keep the store, then time it again:
+    python bench/bench_store_scale.py --calls 10000000 --reuse --no-import
 
 Per store size it prints: generation and import rate (Parquet through ``write_batch``), pair classification
 (full refresh vs the incremental one a write does), the time of every pairwise and rubric metric, and the time
-to render each analysis page with AppTest. Metrics or pages not in this build are reported as skipped.
+to render each analysis page with AppTest. Metrics and pages are timed twice: "first" is the first call in this
+process (it pays module imports and cold file pages), "again" a second call with Streamlit's cache cleared, with
+its CPU time (DuckDB and BLAS threads included, so it can exceed the wall time). Metrics or pages not in this
+build are reported as skipped.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from bench.synthetic import (  # noqa: E402
     RUBRIC_DATASET,
     SyntheticPlan,
     SyntheticStore,
+    describe_store,
     generate_store,
 )
 from judgebias_core.store.connection import connect, transaction  # noqa: E402
@@ -44,6 +50,8 @@ class Timing:
     name: str
     seconds: float | None
     note: str = ""
+    again_seconds: float | None = None  # a second call in the same process
+    again_cpu_seconds: float | None = None
 
 
 def timed(name: str, action: Callable[[], Any]) -> Timing:
@@ -58,6 +66,17 @@ def timed(name: str, action: Callable[[], Any]) -> Timing:
     elapsed = time.perf_counter() - started
     size = len(result) if hasattr(result, "__len__") and not isinstance(result, str) else None
     return Timing(name, elapsed, f"{size} rows/results" if size is not None else "")
+
+
+def timed_twice(name: str, action: Callable[[], Any]) -> Timing:
+    """:func:`timed`, then the same call again with its wall and CPU time."""
+    first = timed(name, action)
+    if first.seconds is None or first.note.startswith("error"):
+        return first
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    first.again_seconds, first.again_cpu_seconds = time.perf_counter() - wall, time.process_time() - cpu
+    return first
 
 
 def metric_actions(path: str, store: SyntheticStore) -> list[tuple[str, Callable[[], Any]]]:
@@ -100,26 +119,32 @@ def metric_actions(path: str, store: SyntheticStore) -> list[tuple[str, Callable
     ]
 
 
-def time_pages(path: str) -> list[Timing]:
-    """Render each analysis page once with AppTest, from a cold cache."""
+def _render(page: str) -> tuple[float, float, list[str]]:
+    """Open the app, switch to the page with Streamlit's cache cleared, and time that run (wall, CPU)."""
     import streamlit as st  # noqa: PLC0415
     from streamlit.testing.v1 import AppTest  # noqa: PLC0415
 
+    st.cache_data.clear()
+    app = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=600)
+    app.run()
+    app.switch_page(str(PROJECT_ROOT / "pages" / page))
+    wall, cpu = time.perf_counter(), time.process_time()
+    app.run()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return wall, cpu, [str(e.value)[:160] for e in app.exception] + [str(e.value)[:160] for e in app.error]
+
+
+def time_pages(path: str) -> list[Timing]:
+    """Render each analysis page with AppTest from a cold cache: first (pays its imports), then again."""
     os.environ["JUDGEBIAS_DB"] = path
     timings = []
     for page in ANALYSIS_PAGES:
         if not (PROJECT_ROOT / "pages" / page).exists():
             timings.append(Timing(f"page {page}", None, "skipped: page not in this build"))
             continue
-        st.cache_data.clear()
-        app = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=600)
-        app.run()
-        app.switch_page(str(PROJECT_ROOT / "pages" / page))
-        started = time.perf_counter()
-        app.run()
-        elapsed = time.perf_counter() - started
-        problems = [str(e.value)[:160] for e in app.exception] + [str(e.value)[:160] for e in app.error]
-        timings.append(Timing(f"page {page}", elapsed, "; ".join(problems)))
+        first, _, problems = _render(page)
+        again, again_cpu, _ = _render(page)
+        timings.append(Timing(f"page {page}", first, "; ".join(problems), again, again_cpu))
     return timings
 
 
@@ -167,27 +192,35 @@ def time_incremental_write(path: str, store: SyntheticStore) -> list[Timing]:
     with transaction(path) as con:
         refresh_pair_outcomes(con, PAIRWISE_DATASET, run_id)
     full = time.perf_counter() - started
+    with transaction(path) as con:  # leave the store as generated, so it can be timed again (--reuse)
+        con.execute("DELETE FROM judge_calls WHERE call_id LIKE 'bench-extra-%'")
+        refresh_pair_outcomes(con, PAIRWISE_DATASET, run_id)
     return [
         Timing("write_batch of 1,000 new calls (incremental pair classification)", incremental),
         Timing(f"full reclassification of one run ({run_calls:,} calls; the old per-write cost)", full),
     ]
 
 
-def bench_size(calls: int, work: Path, import_cap: int, pages: bool) -> dict[str, Any]:
+def bench_size(calls: int, work: Path, import_cap: int, pages: bool, reuse: bool = False) -> dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
     path = work / f"synthetic-{calls}.duckdb"
-    if path.exists():
-        path.unlink()
-    plan = SyntheticPlan(calls=calls)
-    store = generate_store(path, plan)
-    size_mb = path.stat().st_size / 1e6
-    rows = [
-        Timing("generate (DuckDB SQL)", store.generate_s, f"{store.calls:,} calls, "
-               f"{store.calls / store.generate_s:,.0f} calls/s, store {size_mb:,.0f} MB"),
-        Timing("classify every pair (full refresh of every run)", store.classify_s, f"{store.pair_outcomes:,} pairs"),
-        *time_import(str(path), store, work, import_cap),
-        *(timed(name, action) for name, action in metric_actions(str(path), store)),
-    ]
+    if reuse and path.exists():
+        store = describe_store(path)
+        size_mb = path.stat().st_size / 1e6
+        rows = [Timing("generate (DuckDB SQL)", None, f"reused {path}: {store.calls:,} calls, store {size_mb:,.0f} MB")]
+    else:
+        path.unlink(missing_ok=True)
+        store = generate_store(path, SyntheticPlan(calls=calls))
+        size_mb = path.stat().st_size / 1e6
+        rows = [
+            Timing("generate (DuckDB SQL)", store.generate_s, f"{store.calls:,} calls, "
+                   f"{store.calls / store.generate_s:,.0f} calls/s, store {size_mb:,.0f} MB"),
+            Timing("classify every pair (full refresh of every run)", store.classify_s,
+                   f"{store.pair_outcomes:,} pairs"),
+        ]
+    if import_cap > 0:
+        rows += time_import(str(path), store, work, import_cap)
+    rows += [timed_twice(name, action) for name, action in metric_actions(str(path), store)]
     if pages:
         rows += time_pages(str(path))
     rows += time_incremental_write(str(path), store)  # last: it adds a repetition the metrics above must not see
@@ -200,7 +233,9 @@ def print_report(result: dict[str, Any]) -> None:
           f"{result['rubric_calls']:,} rubric); store {result['store_mb']:,.0f} MB")
     for row in result["timings"]:
         seconds = "      -  " if row["seconds"] is None else f"{row['seconds']:8.2f}s"
-        print(f"{seconds}  {row['name']}" + (f"  [{row['note']}]" if row["note"] else ""))
+        again = ("" if row.get("again_seconds") is None else
+                 f"  again {row['again_seconds']:.2f}s wall / {row['again_cpu_seconds']:.2f}s CPU")
+        print(f"{seconds}  {row['name']}{again}" + (f"  [{row['note']}]" if row["note"] else ""))
     sys.stdout.flush()
 
 
@@ -210,6 +245,9 @@ def main() -> int:
                         help="store sizes in judge calls (default: 1,000,000 and 10,000,000)")
     parser.add_argument("--dir", default="/tmp/judgebias-bench", help="where the store files go (deleted after)")
     parser.add_argument("--import-calls", type=int, default=1_000_000, help="calls to export and re-import")
+    parser.add_argument("--no-import", action="store_true", help="skip the Parquet export and import")
+    parser.add_argument("--reuse", action="store_true", help="time the store already in --dir instead of "
+                        "generating it (keeps it)")
     parser.add_argument("--no-pages", action="store_true", help="skip the AppTest page renders")
     parser.add_argument("--keep", action="store_true", help="keep the store files")
     parser.add_argument("--json", help="also write the figures to this JSON file")
@@ -217,10 +255,11 @@ def main() -> int:
     logging.getLogger("streamlit").setLevel(logging.ERROR)
     results = []
     for calls in args.calls:
-        result = bench_size(calls, Path(args.dir), args.import_calls, not args.no_pages)
+        result = bench_size(calls, Path(args.dir), 0 if args.no_import else args.import_calls, not args.no_pages,
+                            args.reuse)
         print_report(result)
         results.append(result)
-        if not args.keep:
+        if not (args.keep or args.reuse):
             (Path(args.dir) / f"synthetic-{calls}.duckdb").unlink(missing_ok=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))

@@ -269,3 +269,23 @@ def generate_store(path: str | os.PathLike[str], plan: SyntheticPlan, memory_lim
         rubric_permutation_runs=tuple(rubric_run_id("rubric-permutation", j) for j in judges),
         rubric_repeat_runs=tuple(rubric_run_id("rubric-repeat", j) for j in judges),
     )
+
+
+def describe_store(path: str | os.PathLike[str]) -> SyntheticStore:
+    """What an existing synthetic store holds, to time it again without generating it (no generation times)."""
+    with connect(path, read_only=True) as con:
+        kinds = dict(con.execute("SELECT kind, count(*) FROM judge_calls WHERE run_id LIKE 'synthetic:%' "
+                                 "GROUP BY kind").fetchall())
+        runs = con.execute("SELECT protocol, list(run_id ORDER BY run_id) FROM runs WHERE run_id LIKE 'synthetic:%' "
+                           "GROUP BY protocol").fetchall()
+        pair_rows = con.execute("SELECT count(*) FROM pair_outcomes").fetchall()[0][0]
+    by_protocol = {protocol: tuple(run_ids) for protocol, run_ids in runs}
+    if not by_protocol.get("pairwise-swap"):
+        raise ValueError(f"{path} holds no synthetic benchmark runs")
+    return SyntheticStore(
+        path=str(path), pairwise_calls=int(kinds.get("pairwise", 0)), rubric_calls=int(kinds.get("rubric", 0)),
+        pair_outcomes=int(pair_rows), generate_s=math.nan, classify_s=math.nan,
+        pairwise_runs=by_protocol["pairwise-swap"],
+        rubric_permutation_runs=by_protocol.get("rubric-permutation", ()),
+        rubric_repeat_runs=by_protocol.get("rubric-repeat", ()),
+    )

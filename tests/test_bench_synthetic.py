@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from bench.synthetic import PAIRWISE_DATASET, SyntheticPlan, generate_store
+from bench.synthetic import PAIRWISE_DATASET, SyntheticPlan, describe_store, generate_store
 from judgebias_core.protocols.orderings import is_balanced
 
 
@@ -30,3 +30,12 @@ def test_synthetic_store_is_well_formed(tmp_path: Path) -> None:
     assert unmirrored == 0 and positions == 0
     assert all(len(o) == 10 and is_balanced([tuple(x) for x in o]) for (o,) in orderings)
     assert set(classes) >= {"consistent", "primacy", "recency"}
+
+
+def test_an_existing_store_is_described_as_generated(tmp_path: Path) -> None:
+    store = generate_store(tmp_path / "synthetic.duckdb", SyntheticPlan(calls=2_000, judges=2, candidates=3))
+    again = describe_store(tmp_path / "synthetic.duckdb")
+    assert (again.pairwise_calls, again.rubric_calls, again.pair_outcomes) == (
+        store.pairwise_calls, store.rubric_calls, store.pair_outcomes)
+    assert (again.pairwise_runs, again.rubric_permutation_runs, again.rubric_repeat_runs) == (
+        store.pairwise_runs, store.rubric_permutation_runs, store.rubric_repeat_runs)
