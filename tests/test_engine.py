@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -210,25 +212,61 @@ def test_structured_output_sends_a_schema_and_parses_json(engine_db: Path, fake_
         start_run(engine_db, spec.model_copy(update={"provider": "anthropic"}), QUICK, run_id="t-structured-2")
 
 
-def test_a_run_still_going_in_another_process_is_not_started_twice(engine_db: Path, tmp_path: Path) -> None:
+HOLD_RUN_LOCK = ("import sys, time\nfrom judgebias_core.engine.progress import RunLock\n"
+                 "with RunLock(sys.argv[1], sys.argv[2]):\n    print('held', flush=True)\n    time.sleep(60)\n")
+
+
+def test_a_run_still_going_in_another_process_is_not_started_twice(engine_db: Path) -> None:
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
-    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
-
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # noqa: S603
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_RUN_LOCK, str(engine_db), "t-locked"],  # noqa: S603
+                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
+    spec = RunSpec(dataset_id="summeval", protocol="rubric-repeat", provider="simulated", model="s", limit_items=1)
     try:
-        lock = run_file(engine_db, "t-locked", ".lock")
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        lock.write_text(str(holder.pid))
-        spec = RunSpec(dataset_id="summeval", protocol="rubric-repeat", provider="simulated", model="s",
-                       limit_items=1)
-        with pytest.raises(InvalidArgument, match="already running"):
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(InvalidArgument, match=f"already running \\(process {holder.pid}\\)"):
             start_run(engine_db, spec, QUICK, run_id="t-locked")
     finally:
-        holder.kill()
+        holder.kill()  # SIGKILL: no clean-up runs, the OS drops the lock with the process
         holder.wait()
-    assert start_run(engine_db, spec, QUICK, run_id="t-locked").status == "complete"  # a dead holder's lock
+    assert start_run(engine_db, spec, QUICK, run_id="t-locked").status == "complete"
+
+
+def test_launches_racing_for_one_run_get_the_lock_once(engine_db: Path) -> None:
+    import threading  # noqa: PLC0415
+
+    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
+    from judgebias_core.engine.progress import RunLock  # noqa: PLC0415
+
+    lock_file = run_file(engine_db, "t-race", ".lock")
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    lock_file.write_text("999999999")  # a pid left by some earlier process: the content decides nothing
+    start, release = threading.Barrier(8), threading.Event()
+    outcomes: list[str] = []
+
+    def launch() -> None:
+        start.wait()
+        try:
+            with RunLock(engine_db, "t-race"):
+                outcomes.append("held")
+                release.wait(10)
+        except InvalidArgument:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=launch) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 10
+    while outcomes.count("refused") < 7 and time.monotonic() < deadline:  # the holder waits for the others
+        time.sleep(0.01)
+    release.set()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["held"] + ["refused"] * 7
+    with RunLock(engine_db, "t-race"):  # released on exit, taken again
+        assert lock_file.read_text() == str(os.getpid())
+    assert lock_file.exists() and lock_file.read_text() == ""
 
 
 def test_logprobs_give_the_expected_score_and_survive_the_cache(engine_db: Path, fake_provider: FakeProvider) -> None:

@@ -10,6 +10,7 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import IO
 
 from judgebias_core.engine.journal import cancel_path, progress_path
 
@@ -81,27 +82,71 @@ def clear_cancel(db_path: str | os.PathLike[str], run_id: str) -> None:
 
 
 class RunLock:
-    """One process per run id: a second launch of a run that is still going is refused, a dead holder's lock
-    (a killed process) is taken over."""
+    """One process per run id: a second launch of a run that is still going is refused.
+
+    The lock is an exclusive OS lock on ``<run>.lock`` (``flock``; ``msvcrt.locking`` on Windows), taken in one
+    system call, so two launches racing for the same run cannot both get it; the OS drops it when its process
+    dies, so a killed run never leaves a stale lock. The file keeps the holder's pid for the message, and stays
+    when the lock is released: removing it would let a launch that opened it a moment before lock an orphaned
+    file while a third launch locks a new one.
+    """
 
     def __init__(self, db_path: str | os.PathLike[str], run_id: str) -> None:
         from judgebias_core.engine.journal import run_file  # noqa: PLC0415
 
         self.path = run_file(db_path, run_id, ".lock")
         self.run_id = run_id
+        self._file: IO[str] | None = None
 
     def __enter__(self) -> RunLock:
         from judgebias_core.errors import InvalidArgument  # noqa: PLC0415
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until __exit__
         try:
-            holder = int(self.path.read_text(encoding="utf-8") or 0)
-        except (OSError, ValueError):
-            holder = 0
-        if holder and holder != os.getpid() and process_alive(holder):
-            raise InvalidArgument(f"run {self.run_id!r} is already running (process {holder})")
-        self.path.write_text(str(os.getpid()), encoding="utf-8")
+            _lock(handle)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise InvalidArgument(f"run {self.run_id!r} is already running (process {holder})") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._file = handle
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.path.unlink(missing_ok=True)
+        if self._file is None:
+            return
+        self._file.seek(0)
+        self._file.truncate()
+        _unlock(self._file)
+        self._file.close()
+        self._file = None
+
+
+def _lock(handle: IO[str]) -> None:
+    """Take the exclusive lock without waiting; OSError when another process holds it."""
+    if os.name == "nt":
+        import msvcrt  # noqa: PLC0415
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl  # noqa: PLC0415
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _unlock(handle: IO[str]) -> None:
+    if os.name == "nt":
+        import msvcrt  # noqa: PLC0415
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+    else:
+        import fcntl  # noqa: PLC0415
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
