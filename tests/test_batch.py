@@ -16,6 +16,7 @@ import pytest
 from judgebias_core.engine import read_progress, start_run
 from judgebias_core.engine.batch import BatchSettings, batch_cost, describe_batches, start_batch_run
 from judgebias_core.engine.preview import preview_run
+from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.judges.prices import price_of
 from judgebias_core.protocols.spec import RunSpec
@@ -96,9 +97,16 @@ def test_expired_requests_without_retries_are_failures_a_resume_sends_again(batc
     assert (outcome.completed, outcome.failed) == (18, 2)
     calls = calls_of(batch_db, "b-expired")
     assert calls.loc[calls["parse_status"] == "no_reply", "error"].str.contains("batch_expired").all()
+    first_line = read_batch_line(batch_db, "b-expired")
+    assert first_line is not None and first_line.startswith("1 batch(es), 20/20 requests done")
     again = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-expired")
     assert (again.completed, again.failed, again.sent_this_session) == (20, 0, 2)
     assert len(fake.created) == 2 and len(calls_of(batch_db, "b-expired")) == 20
+    # The Runs page shows the resumed session's batch, not the first session's line.
+    assert read_batch_line(batch_db, "b-expired") == (
+        f"1 batch(es), 2/2 requests done at the provider: {fake.created[1].batch_id} completed 2/2")
+    assert start_run(batch_db, spec, QUICK, run_id="b-expired").sent_this_session == 0  # a live session
+    assert read_batch_line(batch_db, "b-expired") is None
 
 
 def test_pairwise_batch_results_are_classified_into_pairs(batch_db: Path, fake: BatchFakeProvider) -> None:

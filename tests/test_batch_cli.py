@@ -11,7 +11,8 @@ import pytest
 
 from judgebias_core.cli import main
 from judgebias_core.engine import read_progress
-from judgebias_core.engine.background import launch_background, read_batch_progress
+from judgebias_core.engine.background import launch_background
+from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.engine.batch import BATCH_PRICE_FACTOR, BatchSettings
 from judgebias_core.judges.prices import price_of
 from tests.app_helpers import open_page
@@ -82,7 +83,7 @@ def test_background_launch_runs_the_batch_in_its_own_process(cli_db: Path,
         time.sleep(0.2)
     assert progress is not None and progress.status == "complete" and progress.completed == 20
     assert [b.provider for b in batch_fake_provider.created] == ["anthropic"]  # the batch API, not live calls
-    assert "20/20 requests done" in (read_batch_progress(cli_db, "bg-batch") or "")
+    assert "20/20 requests done" in (read_batch_line(cli_db, "bg-batch") or "")
     params = json.loads(str(query(cli_db, "SELECT params FROM runs WHERE run_id = 'bg-batch'")[0][0]))
     assert params["batch"]["poll_interval_s"] == 0.05  # kept, so a resume from the Runs page stays in batch mode
 

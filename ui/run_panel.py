@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import streamlit as st
 
 from judgebias_core.engine import read_progress, request_cancel
-from judgebias_core.engine.background import launch_background, read_batch_progress
+from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.batch import BatchSettings
+from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.errors import MissingApiKey
 from judgebias_core.judges.base import KEY_VARIABLES
 from judgebias_core.protocols.spec import RunSettings, RunSpec
@@ -74,7 +75,7 @@ def show_progress(run_id: str) -> None:
                        f"the price table; {progress.cached:,} calls came from the response cache at no cost.")
         left = progress.seconds_left
         cols[4].metric("Time left", "—" if left is None else f"{left:,.0f} s", help="At the rate so far.")
-        batches = read_batch_progress(db_path(), run_id)
+        batches = read_batch_line(db_path(), run_id)
         if batches:
             st.caption(f"Batch mode: {batches}")
         if progress.status == "running":

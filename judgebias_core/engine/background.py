@@ -1,8 +1,8 @@
 """Launch a run in its own process, so it goes on when the browser tab (or the dashboard) closes.
 
 The spec is written next to the run's journal and the child process runs ``start_run`` on it (``start_batch_run``
-when batch settings are given; the batches' provider progress goes to ``<run>.batches.txt``); its log (no keys,
-ever) goes to ``<run>.log``. Keys reach the child through its environment only.
+when batch settings are given); its log (no keys, ever) goes to ``<run>.log``. Keys reach the child through its
+environment only.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
-from judgebias_core.engine.batch import BatchSettings, describe_batches
-from judgebias_core.engine.batch_types import BatchState
+from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.journal import run_file, run_folder
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.connection import PROJECT_ROOT
@@ -27,7 +26,6 @@ def launch_background(db_path: str | os.PathLike[str], spec: RunSpec, settings: 
     pid."""
     run_folder(db_path).mkdir(parents=True, exist_ok=True)
     launch = run_file(db_path, run_id, ".launch.json")
-    run_file(db_path, run_id, ".batches.txt").unlink(missing_ok=True)  # an earlier session's batch line
     launch.write_text(json.dumps({"db": str(db_path), "run_id": run_id, "spec": spec.model_dump(mode="json"),
                                   "settings": settings.model_dump(mode="json"),
                                   "batch": batch.model_dump(mode="json") if batch else None}), encoding="utf-8")
@@ -42,22 +40,6 @@ def launch_background(db_path: str | os.PathLike[str], spec: RunSpec, settings: 
     return process.pid
 
 
-def read_batch_progress(db_path: str | os.PathLike[str], run_id: str) -> str | None:
-    """The last batch progress line a background batch run wrote (None for live runs or before the first poll)."""
-    path = run_file(db_path, run_id, ".batches.txt")
-    return path.read_text(encoding="utf-8") if path.exists() else None
-
-
-def _batch_progress_writer(db_path: str | os.PathLike[str], run_id: str) -> Callable[[dict[str, BatchState]], None]:
-    path = run_file(db_path, run_id, ".batches.txt")
-
-    def write(states: dict[str, BatchState]) -> None:
-        if states:
-            path.write_text(describe_batches(states), encoding="utf-8")
-
-    return write
-
-
 def _main(launch_file: str) -> int:
     from judgebias_core.engine.batch import start_batch_run  # noqa: PLC0415
     from judgebias_core.engine.launch import start_run  # noqa: PLC0415
@@ -66,8 +48,7 @@ def _main(launch_file: str) -> int:
     db, run_id = values["db"], values["run_id"]
     spec, settings = RunSpec.model_validate(values["spec"]), RunSettings.model_validate(values["settings"])
     if values.get("batch"):
-        outcome = start_batch_run(db, spec, settings, BatchSettings.model_validate(values["batch"]), run_id=run_id,
-                                  on_batches=_batch_progress_writer(db, run_id))
+        outcome = start_batch_run(db, spec, settings, BatchSettings.model_validate(values["batch"]), run_id=run_id)
     else:
         outcome = start_run(db, spec, settings, run_id=run_id)
     print(f"run {outcome.run_id}: {outcome.status}", flush=True)

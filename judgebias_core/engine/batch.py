@@ -20,7 +20,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from judgebias_core.engine.batch_types import BatchBackend, BatchRequest, BatchState
 from judgebias_core.engine.journal import Journal, journal_path, read_journal
 from judgebias_core.engine.launch import RunOutcome, check_same_run, int_or_none, register_run, replay_journal
-from judgebias_core.engine.progress import RunLock, RunProgress, cancel_requested, clear_cancel, write_progress
+from judgebias_core.engine.progress import (
+    RunLock,
+    RunProgress,
+    cancel_requested,
+    clear_batch_line,
+    clear_cancel,
+    write_batch_line,
+    write_progress,
+)
 from judgebias_core.engine.records import RunContext, cache_key
 from judgebias_core.engine.runner import STOP_CANCEL, STOP_CAP, STOP_COMPLETE, Budget, RunExecutor
 from judgebias_core.engine.writer import StoreWriter
@@ -111,6 +119,7 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
         backend = backend or make_backend(spec, settings, key)
         register_run(db_path, spec, plan, client, settings, batch)
         clear_cancel(db_path, run_id)
+        clear_batch_line(db_path, run_id)
         runner = BatchRunner(db_path, spec, settings, batch, plan, client, backend, on_progress, on_batches)
         return asyncio.run(runner.execute())
 
@@ -159,6 +168,8 @@ class BatchRunner:
             cached=self.counts["cached"], cost_usd=float(self.base["cost_usd"]) + self.counts["cost_usd"],
             elapsed_s=time.monotonic() - self.started, seconds_left=None, pid=os.getpid(), updated_at=time.time())
         write_progress(self.db_path, progress)
+        if self.states:
+            write_batch_line(self.db_path, self.plan.run_id, describe_batches(self.states))
         if self.on_progress:
             self.on_progress(progress)
         if self.on_batches:

@@ -43,6 +43,35 @@ def write_progress(db_path: str | os.PathLike[str], progress: RunProgress) -> No
     temporary.replace(path)
 
 
+def write_batch_line(db_path: str | os.PathLike[str], run_id: str, line: str) -> None:
+    """The batch run's latest provider progress line, next to its progress file (read by the Runs page)."""
+    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
+
+    path = run_file(db_path, run_id, ".batches.txt")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp-batches")
+    temporary.write_text(line, encoding="utf-8")
+    temporary.replace(path)
+
+
+def read_batch_line(db_path: str | os.PathLike[str], run_id: str) -> str | None:
+    """The last batch progress line of the run's current session (None for live runs or before the first poll)."""
+    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
+
+    path = run_file(db_path, run_id, ".batches.txt")
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def clear_batch_line(db_path: str | os.PathLike[str], run_id: str) -> None:
+    """Forget an earlier session's batch line: each session, live or batch, starts without one."""
+    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
+
+    run_file(db_path, run_id, ".batches.txt").unlink(missing_ok=True)
+
+
 def process_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
