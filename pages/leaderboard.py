@@ -57,7 +57,8 @@ cols[3].metric("Flip rate, Wilson upper bound", f"{board.flip_rate_ci_high:.3f}"
 cols[3].caption(f"flip rate {board.flip_rate:.3f} over {board.pairs:,} pairs")
 st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · judge {escape_markdown(judge)} · "
            f"{board.failed_pairs:,} pairs with a parse failure left out · bootstrap over items, {board.resamples:,} "
-           f"resamples, seed {board.seed} · reference (strength 0): {escape_markdown(board.reference)}.")
+           f"resamples, seed {board.seed} · reference (strength 0): {escape_markdown(board.reference)}, the candidate "
+           "in the most classified pairs (ties broken by name).")
 if board.baseline_design:
     st.caption("Every pair includes the reference candidate, so each win rate is against it (its own is 1/2 by "
                "definition) and the Bradley-Terry strength is the log-odds of beating it.")

@@ -62,7 +62,8 @@ class Leaderboard:
     rule: str = ("ranking-safety: neighbours whose win rates differ by less than the judge's flip-rate Wilson upper "
                  "bound are flagged, their order could be an artefact of position; intervals are bootstrap "
                  "percentiles over items (all pairs of an item resampled together); in a baseline design win "
-                 "rates are against the baseline, whose own is 1/2 by definition")
+                 "rates are against the baseline, whose own is 1/2 by definition; the reference (strength 0) is the "
+                 "candidate in the most classified pairs, ties broken by name")
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame([row.__dict__ for row in self.rows])
