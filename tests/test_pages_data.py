@@ -47,7 +47,9 @@ def test_upload_tab_lists_every_kind(app_env: Path) -> None:
     kinds = at.selectbox(key="upload_kind")
     assert kinds.options == ["Pointwise items (instruction, response, optional human scores)",
                              "Pairwise items (prompt, two or more candidate answers, optional human preference)",
-                             "Judge log: pairwise calls", "Judge log: rubric trials", "Rubric (YAML or JSON)"]
+                             "Judge log: pairwise calls", "Judge log: rubric trials",
+                             "Judge log: list-wise calls (one pick among 3 or more candidates)",
+                             "Rubric (YAML or JSON)"]
     assert len(at.file_uploader) == 1
 
 
@@ -129,3 +131,49 @@ def test_a_log_uploaded_through_the_panel_links_to_its_analysis(writable_app: Pa
     assert [link.label for link in at.get("page_link")] == ["Open Pairwise bias to analyse the uploaded run"]
     assert rows(writable_app, "SELECT classification, winner FROM pair_outcomes WHERE judge = 'panel-judge'") == [
         ("consistent", "gpt-4")]
+
+
+def test_a_listwise_log_through_the_panel(writable_app: Path) -> None:
+    at = open_page("data.py")
+    at.selectbox(key="upload_kind").set_value("listwise-log").run()
+    log = (b"item_id,slots,judge,reply,pick\n"
+           b'81,"vicuna-13b-v1.3,gpt-4,claude-v1",panel-lw,[[B]],\n'
+           b'81,"gpt-4,claude-v1,vicuna-13b-v1.3",panel-lw,,gpt-4\n'
+           b'81,"[""claude-v1"", ""vicuna-13b-v1.3"", ""gpt-4""]",panel-lw,,3\n'
+           b'82,"vicuna-13b-v1.3,gpt-4,nobody",panel-lw,no pick here,\n')
+    at.file_uploader[0].set_value(("lw.csv", log, "text/csv")).run()
+    assert not at.exception
+    _select(at, "Dataset the log's items belong to", "mtbench")
+    labels = {box.label: box.value for box in at.selectbox}
+    assert labels["Candidates in slot order *"] == "slots" and labels["Parsed pick"] == "pick"
+    assert labels["Parser for raw replies"] == "listwise"
+    # A candidate without an answer blocks the write, with its row and column.
+    problems = next(f.value for f in at.dataframe if list(f.value.columns) == ["row", "column", "problem"])
+    assert [(r.row, r.column, r.problem) for r in problems.itertuples()] == [
+        (4, "slots", "candidate 'nobody' has no answer to item '82' in 'mtbench'")]
+    assert next(b for b in at.button if b.label == "Write to the store").disabled
+    fixed = log.replace(b"nobody", b"claude-v1")
+    at.file_uploader[0].set_value(("lw.csv", fixed, "text/csv")).run()
+    _select(at, "Dataset the log's items belong to", "mtbench")
+    assert not at.error
+    preview = next(f.value for f in at.dataframe if "verdict" in f.value.columns)
+    assert list(preview["verdict"].fillna("-")) == ["B", "A", "C", "-"]
+    assert list(preview["parse_status"]) == ["ok", "ok", "ok", "failed"]
+    assert any("rotation-k" in c.value for c in at.caption)
+    next(b for b in at.button if b.label == "Write to the store").click().run()
+    assert not at.exception
+    assert any("now in the analysis pages" in s.value for s in at.success)
+    assert [link.label for link in at.get("page_link")] == ["Open Pairwise bias to analyse the uploaded run"]
+    assert rows(writable_app, "SELECT order_label, verdict, parser FROM judge_calls WHERE judge = 'panel-lw' "
+                              "AND item_id = '81' ORDER BY order_label") == [
+        ("original", "B", "listwise"), ("rotation-1", "A", "pre-parsed"), ("rotation-2", "C", "pre-parsed")]
+    # The uploaded run is a study of the Pairwise bias page, whose list-wise section counts its groups.
+    [(run_id,)] = rows(writable_app, "SELECT DISTINCT run_id FROM judge_calls WHERE judge = 'panel-lw'")
+    page = open_page("pairwise_bias.py")
+    next(box for box in page.selectbox if box.label == "Dataset").set_value("mtbench").run()
+    next(box for box in page.selectbox if box.label == "Study (or run id)").set_value(run_id).run()
+    assert not page.exception and "List-wise calls" in [s.value for s in page.subheader]
+    table = next(f.value for f in page.dataframe if "groups" in f.value.columns).set_index("judge")
+    # item 81: gpt-4 picked in all three orders (consistent); item 82: one order of three (failed)
+    assert (table.loc["panel-lw", "groups"], table.loc["panel-lw", "consistent"],
+            table.loc["panel-lw", "failed_groups"]) == (2, 1, 1)

@@ -12,7 +12,7 @@ from judgebias_core.errors import ValidationFailed
 from judgebias_core.sources.rubric_files import read_rubrics, upload_rubrics
 from tests.upload_helpers import fingerprint, rows, upload_db  # noqa: F401 - fixture
 
-UPLOAD_KINDS = ("items", "pairs", "pairwise-log", "rubric-log", "rubric")
+UPLOAD_KINDS = ("items", "pairs", "pairwise-log", "rubric-log", "listwise-log", "rubric")
 
 
 def _run(db: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

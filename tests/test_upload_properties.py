@@ -22,7 +22,8 @@ SUFFIXES = ("csv", "tsv", "jsonl", "json", "parquet", "xlsx")
 PROPERTY_SETTINGS = settings(max_examples=25, deadline=None,
                              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 STORE_SETTINGS = settings(PROPERTY_SETTINGS, max_examples=10)
-TARGETS = {"items": "prop-items", "pairs": "prop-pairs", "pairwise-log": "mtbench", "rubric-log": "summeval"}
+TARGETS = {"items": "prop-items", "pairs": "prop-pairs", "pairwise-log": "mtbench", "rubric-log": "summeval",
+           "listwise-log": "mtbench"}
 
 
 def _refused_without_writing(path: Path, data: bytes, name: str, spec: UploadSpec) -> None:
@@ -91,6 +92,8 @@ cells = st.one_of(st.none(), st.integers(-3, 9).map(str), st.sampled_from(["", "
 @given(kind=st.sampled_from(UPLOAD_KINDS), grid=st.lists(st.lists(cells, min_size=7, max_size=7), min_size=1,
                                                          max_size=5))
 @example(kind="pairs", grid=[[None] * 7])  # found by Hypothesis: an answer column named like a key column
+@example(kind="listwise-log", grid=[["81", "gpt-4,claude-v1,llama-13b", "j", "[[B]]", None, "1", None],
+                                   ["81", "[1, 2]", "j", None, "A", "x", None]])  # one valid call, one refused
 def test_random_cells_under_the_right_headers_never_crash(upload_db: Path, kind: str,
                                                           grid: list[list[str | None]]) -> None:
     fields = [f.name for f in FIELDS[kind]][:7]  # type: ignore[index]
@@ -99,7 +102,7 @@ def test_random_cells_under_the_right_headers_never_crash(upload_db: Path, kind:
     writer.writerow(fields)
     writer.writerows([row[: len(fields)] for row in grid])
     settings_by_kind = {"items": {"rubric_id": "summeval-coherence"}, "pairs": {},
-                        "pairwise-log": {}, "rubric-log": {}}
+                        "pairwise-log": {}, "rubric-log": {}, "listwise-log": {}}
     dataset_id = TARGETS[kind] + ("-cells" if kind in ("items", "pairs") else "")
     spec = UploadSpec(kind=kind, dataset_id=dataset_id, columns={f: f for f in fields},  # type: ignore[arg-type]
                       **settings_by_kind[kind])

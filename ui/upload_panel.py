@@ -16,9 +16,16 @@ from pydantic import ValidationError
 from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
-from judgebias_core.sources.upload_mapping import FIELDS, KIND_LABELS, UPLOAD_KINDS, UploadKind
+from judgebias_core.sources.upload_mapping import (
+    FIELDS,
+    KIND_LABELS,
+    LOG_DATASET_KINDS,
+    LOG_KINDS,
+    UPLOAD_KINDS,
+    UploadKind,
+)
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, TABLE_SUFFIXES, read_table
-from judgebias_core.sources.upload_spec import PAIRWISE_LOG_PARSERS, RUBRIC_LOG_PARSERS, UploadSpec
+from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from ui.state import cached, db_path, show_error
 from ui.share import escape_markdown
@@ -29,10 +36,20 @@ ANALYSIS_KEY = "upload_analysis_page"
 PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
 # Where an uploaded log's run is analysed.
 ANALYSIS_PAGES: dict[str, tuple[str, str]] = {"pairwise-log": ("pairwise_bias.py", "Pairwise bias"),
-                                              "rubric-log": ("rubric_bias.py", "Rubric bias")}
+                                              "rubric-log": ("rubric_bias.py", "Rubric bias"),
+                                              "listwise-log": ("pairwise_bias.py", "Pairwise bias")}
+# How each log kind labels the orders of its calls, under the preview.
+_ORDER_NOTES: dict[str, str] = {
+    "pairwise-log": "Order: the call with the original-order candidate (default: the dataset's baseline) in the first "
+                    "slot is 'original', its mirror 'swapped'; pairs without it take the order seen first in the file.",
+    "listwise-log": "Order: per item, judge and candidate set, the first order with the original-order candidate "
+                    "(default: the dataset's baseline) in the first slot is 'original' (else the first order in the "
+                    "file); the others are 'rotation-k' (the original shifted by k) or 'permutation'. A pick is "
+                    "stored as its slot letter (A = first slot), as the engine stores list-wise verdicts.",
+}
 # What a person checks first in each previewed table; the ids and bookkeeping columns follow.
 _FIRST_COLUMNS: dict[str, tuple[str, ...]] = {
-    "judge_calls": ("item_id", "judge", "first_candidate", "second_candidate", "order_label", "ordering",
+    "judge_calls": ("item_id", "judge", "slots", "first_candidate", "second_candidate", "order_label", "ordering",
                     "raw_output", "verdict", "score", "chosen_position", "parse_status", "parser", "error",
                     "repetition"),
     "items": ("item_id", "question", "response", "candidate", "reference_answer", "task", "rubric_id"),
@@ -78,17 +95,19 @@ def _log_settings(kind: UploadKind, columns: dict[str, str], key: str) -> dict[s
     if "judge" not in columns:
         settings["judge"] = st.text_input("Judge name for every row (the file has no judge column)",
                                           key=f"{key}:judge").strip() or None
-    parsers = PAIRWISE_LOG_PARSERS if kind == "pairwise-log" else RUBRIC_LOG_PARSERS
-    settings["parser"] = st.selectbox("Parser for raw replies", parsers, key=f"{key}:parser",
+    settings["parser"] = st.selectbox("Parser for raw replies", LOG_PARSERS[kind], key=f"{key}:parser",
                                       help="Replies the parser cannot read are stored raw with parse status "
                                            "'failed', never dropped.")
     if kind == "pairwise-log":
         settings["options"] = st.radio("Could the judge answer tie?", (3, 2), horizontal=True, key=f"{key}:options",
                                        format_func=lambda n: "yes (A / B / C)" if n == 3 else "no (A / B)")
+    if kind == "listwise-log":
+        settings["allow_none"] = st.checkbox("The judge could answer 'no clear winner' ([[NONE]] or none)",
+                                             key=f"{key}:allow_none")
+    if kind in _ORDER_NOTES:
         settings["original_first"] = st.text_input(
-            "Candidate whose first-slot call is a pair's original order", key=f"{key}:original",
-            help="Default: the dataset's baseline candidate. Pairs without it take the order seen first in the "
-                 "file as original; the other order of the same pair is 'swapped'.").strip() or None
+            "Candidate whose first-slot call is the original order", key=f"{key}:original",
+            help="Default: the dataset's baseline candidate. " + _ORDER_NOTES[kind]).strip() or None
     else:
         rubrics = cached(list_rubrics)
         rubric = st.selectbox("Rubric of every trial", [NONE, *rubrics["rubric_id"].tolist()], key=f"{key}:rubric",
@@ -98,8 +117,8 @@ def _log_settings(kind: UploadKind, columns: dict[str, str], key: str) -> dict[s
 
 
 def _target_dataset(kind: UploadKind, file_name: str, key: str) -> dict[str, Any]:
-    if kind in ("pairwise-log", "rubric-log"):
-        wanted = "pairwise" if kind == "pairwise-log" else "pointwise"
+    if kind in LOG_KINDS:
+        wanted = LOG_DATASET_KINDS[kind]
         choices = [s.id for s in cached(dataset_summaries) if s.kind == wanted]
         if not choices:
             st.warning(f"The store has no {wanted} dataset yet: upload its items first.")
@@ -149,9 +168,8 @@ def _show_preview(preview: UploadPreview) -> None:
             for table, rows in others.items():
                 st.text(f"{table}: first {len(rows)} of {preview.counts[table]:,} row(s)")
                 st.dataframe(_readable(rows, table), hide_index=True, width="stretch")
-    if preview.spec.kind == "pairwise-log":
-        st.caption("Order: the call with the original-order candidate (default: the dataset's baseline) in the first "
-                   "slot is 'original', its mirror 'swapped'; pairs without it take the order seen first in the file.")
+    if preview.spec.kind in _ORDER_NOTES:
+        st.caption(_ORDER_NOTES[preview.spec.kind])
 
 
 def _write(preview: UploadPreview) -> None:

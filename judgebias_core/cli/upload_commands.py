@@ -17,9 +17,16 @@ from judgebias_core.sources.upload import (
     suggest_spec,
     write_upload,
 )
-from judgebias_core.sources.upload_mapping import FIELDS, KIND_LABELS, UploadKind, candidate_from_header
+from judgebias_core.sources.upload_mapping import (
+    FIELDS,
+    KIND_LABELS,
+    LOG_KINDS,
+    LOG_OUTCOMES,
+    UploadKind,
+    candidate_from_header,
+)
 from judgebias_core.sources.upload_read import read_table
-from judgebias_core.sources.upload_spec import PAIRWISE_LOG_PARSERS, RUBRIC_LOG_PARSERS, UploadSpec
+from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
 
 _MAPPING_HELP = "FIELD=COLUMN: read FIELD from COLUMN (repeatable; overrides the suggestion from header names; " \
                 "FIELD= with no column unmaps it). Fields: {fields}"
@@ -53,10 +60,14 @@ def _settings(args: argparse.Namespace, kind: UploadKind) -> dict[str, Any]:
             settings["candidate_columns"] = {}
         settings["preference_map"] = _pairs(args.preference_map, "--preference-map")
         settings["baseline_candidate"] = args.baseline
-    if kind in ("pairwise-log", "rubric-log"):
+    if kind in LOG_KINDS:
         settings.update(judge=args.judge, parser=args.parser)
+    if kind in ("pairwise-log", "listwise-log"):
+        settings["original_first"] = args.original_first
     if kind == "pairwise-log":
-        settings.update(options=args.options, original_first=args.original_first)
+        settings["options"] = args.options
+    if kind == "listwise-log":
+        settings["allow_none"] = args.allow_none
     if kind == "rubric-log":
         settings["rubric_id"] = args.rubric
     return {key: value for key, value in settings.items() if value is not None}
@@ -161,13 +172,13 @@ def register(groups: CommandGroups) -> None:
     pairs.add_argument("--baseline", help="baseline candidate (its first-slot order is a pair's original order)")
 
     logs = {}
-    for kind, parsers, outcome in (("pairwise-log", PAIRWISE_LOG_PARSERS, "verdict"),
-                                   ("rubric-log", RUBRIC_LOG_PARSERS, "score")):
+    for kind in LOG_KINDS:
+        parsers = LOG_PARSERS[kind]
         logs[kind] = upload.add_parser(kind, help=KIND_LABELS[kind])
         _add_common(logs[kind], kind)
         logs[kind].add_argument("--judge", help="judge name for every row (when the file has no judge column)")
         logs[kind].add_argument("--parser", choices=parsers,
-                                help=f"how to read the {outcome} from raw replies (default {parsers[0]}); "
+                                help=f"how to read the {LOG_OUTCOMES[kind]} from raw replies (default {parsers[0]}); "
                                      "unparseable replies are kept with parse status 'failed'")
     logs["pairwise-log"].add_argument("--options", type=int, choices=(2, 3), default=3,
                                       help="3 if the judge could answer tie (C), 2 if not")
@@ -175,6 +186,13 @@ def register(groups: CommandGroups) -> None:
         "--original-first", metavar="CANDIDATE",
         help="the call with CANDIDATE in the first slot is a pair's original order (default: the dataset's "
              "baseline); pairs without it take the order seen first in the file as original")
+    logs["listwise-log"].add_argument(
+        "--original-first", metavar="CANDIDATE",
+        help="the first order of a candidate set with CANDIDATE in the first slot is its original order (default: "
+             "the dataset's baseline); sets without it take the order seen first in the file; the others are "
+             "labelled rotation-k (the original shifted by k) or permutation")
+    logs["listwise-log"].add_argument("--allow-none", action="store_true",
+                                      help="the judge could answer 'no clear winner' ([[NONE]], or the pick none)")
     logs["rubric-log"].add_argument("--rubric", help="rubric id for every trial (default: each item's own rubric)")
 
     rubric = upload.add_parser("rubric", help="a YAML or JSON rubric file: criterion and k level descriptions")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,9 +17,13 @@ import pandas as pd
 
 from judgebias_core.errors import RowProblem, ValidationFailed
 from judgebias_core.sources.upload_checks import check_items, check_pairs, new_dataset_problems
+from judgebias_core.sources.upload_listwise_checks import check_listwise_log
 from judgebias_core.sources.upload_log_checks import check_pairwise_log, check_rubric_log
 from judgebias_core.sources.upload_mapping import (
     FIELDS,
+    LOG_DATASET_KINDS,
+    LOG_KINDS,
+    LOG_OUTCOMES,
     UploadKind,
     normalise,
     suggest_candidate_columns,
@@ -30,14 +34,16 @@ from judgebias_core.sources.upload_mapping import (
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_records import (
     items_batch,
+    listwise_log_batch,
     pairs_batch,
     pairwise_log_batch,
     rubric_log_batch,
     upload_run_id,
 )
-from judgebias_core.sources.upload_spec import PAIRWISE_LOG_PARSERS, RUBRIC_LOG_PARSERS, UploadSpec
+from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
 from judgebias_core.sources.upload_validate import (
     ItemRow,
+    ListwiseCallRow,
     PairCallRow,
     PairRow,
     RubricTrialRow,
@@ -49,10 +55,19 @@ from judgebias_core.store.upload_queries import StoreContext, store_context
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
 
-ROW_MODELS = {"items": ItemRow, "pairs": PairRow, "pairwise-log": PairCallRow, "rubric-log": RubricTrialRow}
+ROW_MODELS = {"items": ItemRow, "pairs": PairRow, "pairwise-log": PairCallRow, "rubric-log": RubricTrialRow,
+              "listwise-log": ListwiseCallRow}
 # The table the preview shows: what the user's rows become.
-PREVIEW_TABLE: dict[str, str] = {"items": "items", "pairs": "answers", "pairwise-log": "judge_calls",
-                                 "rubric-log": "judge_calls"}
+PREVIEW_TABLE: dict[str, str] = {"items": "items", "pairs": "answers", **{kind: "judge_calls" for kind in LOG_KINDS}}
+CheckLog = Callable[[pd.DataFrame, list[dict[str, Any]], UploadSpec, StoreContext],
+                    tuple[pd.DataFrame, list[RowProblem]]]
+BuildLog = Callable[[pd.DataFrame, UploadSpec, str, str, str], StoreBatch]
+# Each log kind's checks against the store and the batch its checked calls become.
+LOG_STEPS: dict[str, tuple[CheckLog, BuildLog]] = {
+    "pairwise-log": (check_pairwise_log, pairwise_log_batch),
+    "rubric-log": (check_rubric_log, rubric_log_batch),
+    "listwise-log": (check_listwise_log, listwise_log_batch),
+}
 
 
 @dataclass(frozen=True)
@@ -153,10 +168,10 @@ def mapping_problems(columns: Sequence[str], spec: UploadSpec) -> list[RowProble
             continue
         problems.append(RowProblem(None, None, f"no column is mapped to the required field {required.label!r}"
                                    + (" (or give one judge name)" if required.name == "judge" else "")))
-    outcome = {"pairwise-log": "verdict", "rubric-log": "score"}.get(spec.kind)
+    outcome = LOG_OUTCOMES.get(spec.kind)
     if outcome and "raw_output" not in spec.columns and outcome not in spec.columns:
         problems.append(RowProblem(None, None, f"map the raw reply or the {outcome} (or both)"))
-    parsers = {"pairwise-log": PAIRWISE_LOG_PARSERS, "rubric-log": RUBRIC_LOG_PARSERS}.get(spec.kind)
+    parsers = LOG_PARSERS.get(spec.kind)
     if parsers and spec.parser_name not in parsers:
         problems.append(RowProblem(None, None, f"parser {spec.parser_name!r} does not read {spec.kind} replies "
                                                f"(use {', '.join(parsers)})"))
@@ -215,8 +230,8 @@ def _column_locator(spec: UploadSpec) -> Any:
 
 
 def _store_context(path: str | os.PathLike[str], spec: UploadSpec, content_hash: str) -> StoreContext:
-    is_log = spec.kind in ("pairwise-log", "rubric-log")
-    return store_context(path, spec.dataset_id, items=is_log, answers=spec.kind == "pairwise-log",
+    is_log = spec.kind in LOG_KINDS
+    return store_context(path, spec.dataset_id, items=is_log, answers=LOG_DATASET_KINDS.get(spec.kind) == "pairwise",
                          levels=spec.kind in ("items", "rubric-log"),
                          run_id=upload_run_id(spec, content_hash) if is_log else None)
 
@@ -233,11 +248,10 @@ def _batch(valid: pd.DataFrame, records: list[dict[str, Any]], spec: UploadSpec,
             return StoreBatch(), problems + more, already, None
         return pairs_batch(valid, checked_pairs, spec, file_name, content_hash), problems + more, already, None
     run_id = upload_run_id(spec, content_hash)
-    check = check_pairwise_log if spec.kind == "pairwise-log" else check_rubric_log
+    check, build = LOG_STEPS[spec.kind]
     rows, problems = check(valid, records, spec, context)
     if any(p.row is None for p in problems):
         return StoreBatch(), problems, False, run_id
-    build = pairwise_log_batch if spec.kind == "pairwise-log" else rubric_log_batch
     return build(rows, spec, run_id, file_name, content_hash), problems, context.run_stored, run_id
 
 

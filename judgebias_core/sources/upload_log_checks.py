@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
 
 from judgebias_core.errors import RowProblem
-from judgebias_core.models import PARSE_FAILED, PARSE_OK, PARSER_PREPARSED
+from judgebias_core.models import PARSE_FAILED, PARSE_OK, PARSER_PREPARSED, ParsedVerdict
 from judgebias_core.parsing import PARSERS
+from judgebias_core.sources.upload_mapping import LOG_DATASET_KINDS
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.sources.upload_validate import clean_cell, duplicate_problems
 from judgebias_core.store.upload_queries import StoreContext
@@ -17,8 +18,9 @@ from judgebias_core.store.upload_queries import StoreContext
 _VERDICT_WORDS = {"A": "A", "B": "B", "C": "C", "FIRST": "A", "SECOND": "B", "TIE": "C", "1": "A", "2": "B"}
 
 
-def target_dataset_problems(spec: UploadSpec, context: StoreContext, kind: str) -> list[RowProblem]:
+def target_dataset_problems(spec: UploadSpec, context: StoreContext) -> list[RowProblem]:
     """A log must name an existing dataset of the right kind."""
+    kind = LOG_DATASET_KINDS[spec.kind]
     if context.dataset is None:
         return [RowProblem(None, None, f"dataset {spec.dataset_id!r} is not in the store: upload its items first")]
     if context.dataset.kind != kind:
@@ -27,11 +29,11 @@ def target_dataset_problems(spec: UploadSpec, context: StoreContext, kind: str) 
     return []
 
 
-def _target_problems(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
-                     context: StoreContext, kind: str) -> tuple[list[RowProblem], pd.Series | None]:
+def target_problems(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
+                    context: StoreContext) -> tuple[list[RowProblem], pd.Series | None]:
     """Problems with the target dataset, and every row (valid or not) naming an item it lacks; which valid rows
     name a known item (None when the dataset itself is unusable)."""
-    problems = target_dataset_problems(spec, context, kind)
+    problems = target_dataset_problems(spec, context)
     if problems:
         return problems, None
     stored = set(context.items["item_id"])
@@ -43,15 +45,23 @@ def _target_problems(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spe
             for index, item in named[unknown].items()], valid["item_id"].isin(stored)
 
 
-def _texts(column: pd.Series) -> list[str | None]:
-    """Replies as parsers take them: text, or None where the file gave none."""
-    return [None if missing else text for missing, text in zip(column.isna(), column, strict=True)]
+def parse_replies(valid: pd.DataFrame, given: str, read: Callable[[str | None, Any], ParsedVerdict],
+                  per_row: Sequence[Any] | None = None) -> pd.Series:
+    """``read(reply, per_row value)`` of each raw reply (text, or None where the file gave none) on the rows
+    without a given ``given`` value; None on the others."""
+    replies = valid["raw_output"]
+    extra = per_row if per_row is not None else [None] * len(valid)
+    return pd.Series([read(None if no_reply else reply, value) if missing else None
+                      for missing, no_reply, reply, value in zip(valid[given].isna(), replies.isna(), replies, extra,
+                                                                 strict=True)],
+                     index=valid.index, dtype=object)
 
 
-def _outcomes(given: pd.Series, given_value: pd.Series, ok_given: pd.Series, parsed: pd.Series,
-              parser: str, what: str) -> pd.DataFrame:
+def parsed_outcomes(given: pd.Series, given_value: pd.Series, ok_given: pd.Series, parsed: pd.Series,
+                    parser: str, what: str | pd.Series) -> pd.DataFrame:
     """value, parse_status, parser and error per call: a given value where one is given (a value outside the
-    allowed set is a parse failure with its reason), else what the parser read from the raw reply."""
+    allowed set is a parse failure with its reason, "'x' is not <what>"), else what the parser read from the
+    raw reply."""
     has_given = given.notna()
     ok_parsed = ~has_given & parsed.map(lambda p: p is not None and p.status == PARSE_OK)
     read = parsed.map(lambda p: p.value if p is not None else None)
@@ -59,7 +69,7 @@ def _outcomes(given: pd.Series, given_value: pd.Series, ok_given: pd.Series, par
         "value": given_value.where(ok_given).astype(object).where(ok_given, read.where(ok_parsed)),
         "parse_status": (ok_given | ok_parsed).map({True: PARSE_OK, False: PARSE_FAILED}),
         "parser": has_given.map({True: PARSER_PREPARSED, False: parser}),
-        "error": (given.fillna("").map(repr) + f" is not {what}").where(
+        "error": (given.fillna("").map(repr) + " is not " + what).where(
             has_given & ~ok_given, parsed.map(lambda p: (p.reason or None) if p is not None else None)
             .where(~has_given & ~ok_parsed)),
     }, index=given.index)
@@ -70,12 +80,22 @@ def _verdicts(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
     allowed = ("A", "B", "C") if spec.options == 3 else ("A", "B")
     letter = valid["verdict"].str.strip().str.upper().map(_VERDICT_WORDS)
     parse = PARSERS[spec.parser_name]
-    parsed = pd.Series([parse(reply, options=spec.options) if missing else None
-                        for missing, reply in zip(valid["verdict"].isna(), _texts(valid["raw_output"]), strict=True)],
-                       index=valid.index, dtype=object)
-    outcomes = _outcomes(valid["verdict"], letter, valid["verdict"].notna() & letter.isin(allowed), parsed,
-                         spec.parser_name, f"a verdict ({', '.join(allowed)}, or first, second, tie)")
+    parsed = parse_replies(valid, "verdict", lambda reply, _: parse(reply, options=spec.options))
+    outcomes = parsed_outcomes(valid["verdict"], letter, valid["verdict"].notna() & letter.isin(allowed), parsed,
+                               spec.parser_name, f"a verdict ({', '.join(allowed)}, or first, second, tie)")
     return outcomes.rename(columns={"value": "verdict"})
+
+
+def answer_problems(calls: pd.DataFrame, spec: UploadSpec, context: StoreContext,
+                    column: str | None) -> list[RowProblem]:
+    """One problem per row naming a candidate with no answer to its item; ``calls`` holds ``row``, ``item_id``
+    and the candidate as its third column."""
+    named = calls.set_axis(["row", "item_id", "named"], axis=1)
+    found = named.merge(context.answers, left_on=["item_id", "named"], right_on=["item_id", "candidate"],
+                        how="left", indicator=True)
+    missing = found[found["_merge"] == "left_only"]
+    return [RowProblem(int(row), column, f"candidate {who!r} has no answer to item {item!r} in {spec.dataset_id!r}")
+            for row, item, who in zip(missing["row"], missing["item_id"], missing["named"], strict=True)]
 
 
 def _order_labels(valid: pd.DataFrame, original_first: str | None) -> pd.Series:
@@ -95,16 +115,12 @@ def _order_labels(valid: pd.DataFrame, original_first: str | None) -> pd.Series:
 def check_pairwise_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
                        context: StoreContext) -> tuple[pd.DataFrame, list[RowProblem]]:
     """The calls with their parsed verdicts and order labels; unknown items or candidates, duplicates."""
-    problems, known_item = _target_problems(valid, records, spec, context, "pairwise")
+    problems, known_item = target_problems(valid, records, spec, context)
     if known_item is None:
         return valid, problems
     for slot in ("first_candidate", "second_candidate"):
-        found = valid[known_item].merge(context.answers, left_on=["item_id", slot],
-                                        right_on=["item_id", "candidate"], how="left", indicator=True)
-        missing = found[found["_merge"] == "left_only"]
-        problems += [RowProblem(int(row), spec.columns.get(slot),
-                                f"candidate {who!r} has no answer to item {item!r} in {spec.dataset_id!r}")
-                     for row, item, who in zip(missing["row"], missing["item_id"], missing[slot], strict=True)]
+        problems += answer_problems(valid.loc[known_item, ["row", "item_id", slot]], spec, context,
+                                    spec.columns.get(slot))
     problems += duplicate_problems(valid, ["item_id", "first_candidate", "second_candidate", "judge", "repetition"],
                                    None, "call (same item, slots, judge and repetition)")
     calls = pd.concat([valid.drop(columns="verdict"), _verdicts(valid, spec)], axis=1)
@@ -118,19 +134,16 @@ def _rubric_scores(valid: pd.DataFrame, spec: UploadSpec, levels: pd.Series) -> 
     in_levels = pd.Series([s == s and s in lv for s, lv in zip(number, levels, strict=True)], index=valid.index,
                           dtype=bool)
     parse = PARSERS[spec.parser_name]
-    parsed = pd.Series([parse(reply, scores=lv) if missing else None
-                        for missing, reply, lv in zip(valid["score"].isna(), _texts(valid["raw_output"]), levels,
-                                                      strict=True)],
-                       index=valid.index, dtype=object)
-    outcomes = _outcomes(valid["score"], number, valid["score"].notna() & in_levels, parsed, spec.parser_name,
-                         "a level of the rubric")
+    parsed = parse_replies(valid, "score", lambda reply, lv: parse(reply, scores=lv), levels)
+    outcomes = parsed_outcomes(valid["score"], number, valid["score"].notna() & in_levels, parsed, spec.parser_name,
+                               "a level of the rubric")
     return outcomes.rename(columns={"value": "score"}).astype({"score": "Int64"})
 
 
 def check_rubric_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
                      context: StoreContext) -> tuple[pd.DataFrame, list[RowProblem]]:
     """The trials with rubric, score and chosen position; unknown items, orderings that are not permutations."""
-    problems, known_item = _target_problems(valid, records, spec, context, "pointwise")
+    problems, known_item = target_problems(valid, records, spec, context)
     if known_item is None:
         return valid, problems
     item_rubric = context.items.set_index("item_id")["rubric_id"]

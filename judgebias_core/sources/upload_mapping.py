@@ -7,13 +7,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-UploadKind = Literal["items", "pairs", "pairwise-log", "rubric-log"]
-UPLOAD_KINDS: tuple[UploadKind, ...] = ("items", "pairs", "pairwise-log", "rubric-log")
+UploadKind = Literal["items", "pairs", "pairwise-log", "rubric-log", "listwise-log"]
+UPLOAD_KINDS: tuple[UploadKind, ...] = ("items", "pairs", "pairwise-log", "rubric-log", "listwise-log")
+# Judge logs: calls on an existing dataset, stored as one run.
+LOG_KINDS: tuple[UploadKind, ...] = ("pairwise-log", "rubric-log", "listwise-log")
+# The kind of dataset each log's items belong to.
+LOG_DATASET_KINDS: dict[str, str] = {"pairwise-log": "pairwise", "rubric-log": "pointwise",
+                                     "listwise-log": "pairwise"}
+# The parsed-value field that may stand in for a log's raw reply.
+LOG_OUTCOMES: dict[str, str] = {"pairwise-log": "verdict", "rubric-log": "score", "listwise-log": "pick"}
 KIND_LABELS: dict[UploadKind, str] = {
     "items": "Pointwise items (instruction, response, optional human scores)",
     "pairs": "Pairwise items (prompt, two or more candidate answers, optional human preference)",
     "pairwise-log": "Judge log: pairwise calls",
     "rubric-log": "Judge log: rubric trials",
+    "listwise-log": "Judge log: list-wise calls (one pick among 3 or more candidates)",
 }
 TIE = "tie"
 
@@ -84,6 +92,19 @@ FIELDS: dict[UploadKind, tuple[FieldSpec, ...]] = {
                   'The scores in position order as shown: a JSON list [3,4,5,1,2] or "3,4,5,1,2".'),
         _RAW,
         FieldSpec("score", "Parsed score", False, ("score", "rating", "grade", "judge_score")),
+        _REPETITION, _PROMPT_SHOWN,
+    ),
+    "listwise-log": (
+        FieldSpec("item_id", "Item id", True, _ITEM_ID.synonyms, "Must be an item of the chosen dataset."),
+        FieldSpec("slots", "Candidates in slot order", True,
+                  ("slots", "candidates", "order", "candidate_order", "slot_order", "models", "shown", "ordering"),
+                  'The candidates as shown, first slot first: a JSON list ["gpt4","claude","llama"] or '
+                  '"gpt4,claude,llama"; 3 or more, each with an answer to the item.'),
+        _JUDGE, _RAW,
+        FieldSpec("pick", "Parsed pick", False, ("pick", "verdict", "choice", "winner", "best", "selected",
+                                                  "decision", "result"),
+                  "A slot letter (A, B, C, ...), a slot number (1, 2, 3, ...) or a candidate in the slots; "
+                  "none for no clear winner (with 'no clear winner' allowed)."),
         _REPETITION, _PROMPT_SHOWN,
     ),
 }

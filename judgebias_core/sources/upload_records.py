@@ -102,19 +102,40 @@ def _call_frame(calls: pd.DataFrame, spec: UploadSpec, run_id: str) -> pd.DataFr
     })
 
 
+def _slotted_calls(calls: pd.DataFrame, spec: UploadSpec, run_id: str, kind: str, slots: list[list[str]],
+                   options: int | None) -> pd.DataFrame:
+    """Pairwise or list-wise calls as the engine stores them: candidates in slot order, the first two also in
+    their own columns, a verdict naming a slot."""
+    return _call_frame(calls, spec, run_id).assign(
+        kind=kind, options=options, slots=slots, first_candidate=[s[0] for s in slots],
+        second_candidate=[s[1] for s in slots], order_label=calls["order_label"], verdict=calls["verdict"])
+
+
+def _log_batch(frame: pd.DataFrame, spec: UploadSpec, run_id: str, protocol: str, file_name: str,
+               content_hash: str, rubric_id: str | None = None) -> StoreBatch:
+    return StoreBatch(judges=judges_frame(frame["judge"], UPLOAD_PROVIDER, description="from an uploaded log"),
+                      runs=_run_frame(spec, run_id, frame, protocol, file_name, content_hash, rubric_id),
+                      judge_calls=frame)
+
+
 def pairwise_log_batch(calls: pd.DataFrame, spec: UploadSpec, run_id: str, file_name: str,
                        content_hash: str) -> StoreBatch:
     """One run of uploaded pairwise calls; ``write_batch`` classifies their pairs into ``pair_outcomes``."""
-    frame = _call_frame(calls, spec, run_id).assign(
-        kind="pairwise", options=spec.options, first_candidate=calls["first_candidate"],
-        second_candidate=calls["second_candidate"],
-        slots=[[a, b] for a, b in zip(calls["first_candidate"], calls["second_candidate"], strict=True)],
-        order_label=calls["order_label"], verdict=calls["verdict"])
+    slots = [[a, b] for a, b in zip(calls["first_candidate"], calls["second_candidate"], strict=True)]
+    frame = _slotted_calls(calls, spec, run_id, "pairwise", slots, spec.options)
     frame.insert(0, "call_id", _row_ids(frame, ["run_id", "judge", "item_id", "first_candidate", "second_candidate",
                                                 "repetition"]))
-    return StoreBatch(judges=judges_frame(frame["judge"], UPLOAD_PROVIDER, description="from an uploaded log"),
-                      runs=_run_frame(spec, run_id, frame, "pairwise-swap", file_name, content_hash),
-                      judge_calls=frame)
+    return _log_batch(frame, spec, run_id, "pairwise-swap", file_name, content_hash)
+
+
+def listwise_log_batch(calls: pd.DataFrame, spec: UploadSpec, run_id: str, file_name: str,
+                       content_hash: str) -> StoreBatch:
+    """One run of uploaded list-wise calls (protocol ``listwise``; ``options`` stays empty as in engine runs, the
+    number of slots is the length of ``slots``)."""
+    frame = _slotted_calls(calls, spec, run_id, "listwise", [list(s) for s in calls["slots"]], None)
+    frame.insert(0, "call_id", _row_ids(frame.assign(slots_key=frame["slots"].map(json.dumps)),
+                                        ["run_id", "judge", "item_id", "slots_key", "repetition"]))
+    return _log_batch(frame, spec, run_id, "listwise", file_name, content_hash)
 
 
 def rubric_log_batch(trials: pd.DataFrame, spec: UploadSpec, run_id: str, file_name: str,
@@ -127,9 +148,5 @@ def rubric_log_batch(trials: pd.DataFrame, spec: UploadSpec, run_id: str, file_n
                                         ["run_id", "judge", "item_id", "ordering_key", "repetition"]))
     canonical = frame["ordering"].map(lambda o: o == sorted(o)).all()
     rubrics = frame["rubric_id"].unique().tolist()
-    return StoreBatch(
-        judges=judges_frame(frame["judge"], UPLOAD_PROVIDER, description="from an uploaded log"),
-        runs=_run_frame(spec, run_id, frame, "rubric-repeat" if canonical else "rubric-permutation", file_name,
-                        content_hash, rubrics[0] if len(rubrics) == 1 else None),
-        judge_calls=frame,
-    )
+    return _log_batch(frame, spec, run_id, "rubric-repeat" if canonical else "rubric-permutation", file_name,
+                      content_hash, rubrics[0] if len(rubrics) == 1 else None)

@@ -10,9 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from judgebias_core.sources.upload_mapping import UploadKind
 
 DATASET_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
-DEFAULT_PARSERS: dict[str, str] = {"pairwise-log": "mtbench", "rubric-log": "prometheus"}
 PAIRWISE_LOG_PARSERS: tuple[str, ...] = ("mtbench", "devbench", "json")
 RUBRIC_LOG_PARSERS: tuple[str, ...] = ("prometheus", "json-score")
+LISTWISE_LOG_PARSERS: tuple[str, ...] = ("listwise",)
+# The parsers that read each log kind's raw replies; the first is the default.
+LOG_PARSERS: dict[str, tuple[str, ...]] = {"pairwise-log": PAIRWISE_LOG_PARSERS, "rubric-log": RUBRIC_LOG_PARSERS,
+                                           "listwise-log": LISTWISE_LOG_PARSERS}
+DEFAULT_PARSERS: dict[str, str] = {kind: parsers[0] for kind, parsers in LOG_PARSERS.items()}
+# Settings added after uploads were first stored: left out of the content hash while at their default, so the
+# same file with the same settings keeps the run id it had before they existed.
+_LATER_SETTINGS: dict[str, object] = {"allow_none": False}
 
 
 class UploadSpec(BaseModel):
@@ -44,8 +51,11 @@ class UploadSpec(BaseModel):
     parser: str | None = None
     options: Literal[2, 3] = 3
     # pairwise-log: the candidate whose first-slot call is the 'original' order of a pair; pairs without it
-    # (or when None) take the order seen first in the file as original.
+    # (or when None) take the order seen first in the file as original. listwise-log: the first-seen order with
+    # this candidate in the first slot is a candidate set's original order (else the first-seen order).
     original_first: str | None = None
+    allow_none: bool = Field(default=False,
+                             description="listwise-log: the judge could answer 'no clear winner' ([[NONE]], none)")
 
     @property
     def parser_name(self) -> str:
@@ -54,5 +64,6 @@ class UploadSpec(BaseModel):
     def content_hash(self, data: bytes) -> str:
         """sha256 of the file's bytes and these settings."""
         digest = hashlib.sha256(data)
-        digest.update(b"\x1f" + self.model_dump_json().encode("utf-8"))
+        unset = {name for name, default in _LATER_SETTINGS.items() if getattr(self, name) == default}
+        digest.update(b"\x1f" + self.model_dump_json(exclude=unset).encode("utf-8"))
         return digest.hexdigest()

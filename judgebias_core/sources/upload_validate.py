@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 from judgebias_core.errors import RowProblem
 
 _INTEGER = re.compile(r"^[+-]?\d+(?:\.0*)?$")
+MIN_LISTWISE_SLOTS = 3  # fewer is a pairwise call: upload it as a pairwise log
 
 
 def clean_cell(value: Any) -> Any:
@@ -64,8 +65,9 @@ def _integer(value: Any) -> int:
     return int(text.split(".")[0])
 
 
-def _int_list(value: Any) -> list[int | None]:
-    """A list of integers from a list, a JSON list "[3, 4, 5]" or "3,4,5" / "3 4 5"."""
+def _list_cell(value: Any, separators: str, expected: str, keep_blanks: bool = False) -> list[Any]:
+    """A list cell's entries (cleaned): a list, a JSON list '[...]', or text split on ``separators`` (blank parts
+    dropped unless ``keep_blanks``: then they are None)."""
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("["):
@@ -74,13 +76,35 @@ def _int_list(value: Any) -> list[int | None]:
             except ValueError as error:
                 raise PydanticCustomError("not_list", "{value} is not a JSON list", {"value": repr(text)}) from error
         else:
-            value = [part for part in re.split(r"[,;\s]+", text) if part]
+            value = [part for part in re.split(separators, text) if keep_blanks or part]
     elif isinstance(value, int):
         value = [value]
     if not isinstance(value, list) or not value:
-        raise PydanticCustomError("not_list", "expected a list of integers such as [3, 4, 5] or 3,4,5")
-    cleaned = [clean_cell(v) for v in value]
+        raise PydanticCustomError("not_list", "expected {expected}", {"expected": expected})
+    return [clean_cell(v) for v in value]
+
+
+def _int_list(value: Any) -> list[int | None]:
+    """A list of integers from a list, a JSON list "[3, 4, 5]" or "3,4,5" / "3 4 5"."""
+    cleaned = _list_cell(value, r"[,;\s]+", "a list of integers such as [3, 4, 5] or 3,4,5")
     return [None if v is None else _integer(v) for v in cleaned]
+
+
+def _name_list(value: Any) -> list[str]:
+    """Candidate names in slot order from a list, a JSON list '["a", "b", "c"]' or "a,b,c" (or "a;b;c")."""
+    cleaned = _list_cell(value, r"[,;]", 'a list of candidates such as ["gpt4", "claude", "llama"] or '
+                                         "gpt4,claude,llama", keep_blanks=True)
+    if any(name is None for name in cleaned):
+        raise PydanticCustomError("blank_name", "a slot has no candidate name")
+    names = [_ident(name) for name in cleaned]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise PydanticCustomError("repeated_name", "candidate {names} appears in more than one slot",
+                                  {"names": ", ".join(map(repr, repeated))})
+    if len(names) < MIN_LISTWISE_SLOTS:
+        raise PydanticCustomError("few_slots", "{count} candidate(s) in the slots; a list-wise call shows "
+                                               "{least} or more", {"count": len(names), "least": MIN_LISTWISE_SLOTS})
+    return names
 
 
 def readable_integer(value: Any) -> int | None:
@@ -128,6 +152,7 @@ OptIdent = Annotated[str | None, _cell(_ident, required=False)]
 OptInt = Annotated[int | None, _cell(_integer, required=False)]
 IntList = Annotated[list[int | None], _cell(_int_list)]
 OptIntList = Annotated[list[int | None] | None, _cell(_int_list, required=False)]
+NameList = Annotated[list[str], _cell(_name_list)]
 # A candidate answer may be empty text where the format says so (JSON "", Parquet ""): only null is missing.
 AnswerText = Annotated[str | None, BeforeValidator(lambda v: v if isinstance(v, str) else _optional_text(v))]
 Repetition = Annotated[int, _cell(lambda v: _repetition(_integer(v)), required=False, default=1)]
@@ -213,6 +238,14 @@ class RubricTrialRow(_LogRow):
     outcome: ClassVar[str] = "score"
     ordering: IntList
     score: OptIdent = None
+
+
+class ListwiseCallRow(_LogRow):
+    """One list-wise judge call from a log: the candidates in slot order and the pick."""
+
+    outcome: ClassVar[str] = "pick"
+    slots: NameList
+    pick: OptIdent = None
 
 
 ColumnOf = Callable[[tuple[Any, ...]], str | None]
