@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
@@ -199,11 +201,45 @@ def test_repetition_stability_hand_built(fresh_db: Path) -> None:
     assert by_rep[1].flip_rate_excess == pytest.approx(by_rep[1].flip_rate - 0.5)
 
 
+def test_repetition_stability_with_uneven_repetitions(fresh_db: Path) -> None:
+    """Prompts with different repetition counts: the mean of their modal shares, not a pooled ratio."""
+    pairs = [
+        ("J", "i1", "c1", 1, "A", "B"), ("J", "i1", "c1", 2, "A", "B"), ("J", "i1", "c1", 3, "B", "B"),
+        ("J", "i2", "c1", 1, "C", "A"), ("J", "i2", "c1", 2, "B", "A"),
+    ]
+    write_batch(fresh_db, toy_batch(pairs, study="repetition"))
+    [r] = repetition_metrics(fresh_db, "toy")
+    # i1 original 2/3, i1 swapped 3/3, i2 original 1/2, i2 swapped 2/2: (2/3 + 1 + 1/2 + 1) / 4 = 19/24
+    assert (r.prompts, r.repetitions) == (4, 3)
+    assert r.repetition_stability == pytest.approx(19 / 24, rel=1e-15)
+
+
 def test_repetition_study_prompt_counts(bundled_db_master: Path) -> None:
     results = repetition_metrics(bundled_db_master, "mtbench")
     assert len(results) == 9 and {r.prompts for r in results} == {192}
     assert all(0 < r.repetition_stability <= 1 for r in results)
     assert not repetition_metrics(bundled_db_master, "autoj")
+
+
+def test_repetition_stability_is_the_exact_mean_and_the_same_every_time(bundled_db_master: Path) -> None:
+    """Mean modal share per prompt, against exact fractions from the raw calls, with no last-digit drift between
+    runs (a parallel floating-point average gave 0.9027777777777776 or ...83 for 65/72)."""
+    with duckdb.connect(str(bundled_db_master), read_only=True) as con:
+        calls = con.execute("SELECT judge, item_id, first_candidate, second_candidate, parse_status, verdict "
+                            "FROM judge_calls WHERE dataset_id = 'mtbench' AND study = 'repetition'").df()
+    calls["parsed_verdict"] = calls["verdict"].where((calls["parse_status"] == "ok")
+                                                      & calls["verdict"].isin(["A", "B", "C"]))
+    expected: dict[str, Fraction] = {}
+    for judge, mine in calls.groupby("judge"):
+        shares = [Fraction(int(prompt["parsed_verdict"].value_counts().max()), len(prompt))
+                  for _, prompt in mine.groupby(["item_id", "first_candidate", "second_candidate"])
+                  if prompt["parsed_verdict"].notna().any()]
+        expected[str(judge)] = sum(shares, Fraction(0)) / len(shares)
+    runs = [{r.judge: r.repetition_stability for r in repetition_metrics(bundled_db_master, "mtbench")}
+            for _ in range(20)]
+    assert all(run == runs[0] for run in runs)
+    # Each prompt's share summed exactly: the result is the correctly rounded exact mean on this data.
+    assert runs[0] == {judge: float(value) for judge, value in expected.items()}
 
 
 def test_bootstrap_is_item_clustered() -> None:

@@ -82,7 +82,13 @@ WITH prompts AS (
 SELECT dataset_id, study, judge,
        count(*) AS prompts,
        count(*) FILTER (parsed = 0) AS prompts_unparsed,
-       avg(mode_count / repetitions) FILTER (parsed > 0) AS repetition_stability,
+       -- Exact sums (a DOUBLE sum depends on the order threads combine it in): with one repetition count per
+       -- prompt, as runs have, the mean is one integer ratio; otherwise shares are summed as DECIMAL.
+       CASE WHEN min(repetitions) FILTER (parsed > 0) = max(repetitions) FILTER (parsed > 0)
+            THEN (sum(mode_count) FILTER (parsed > 0))::DOUBLE
+                 / (min(repetitions) FILTER (parsed > 0) * count(*) FILTER (parsed > 0))
+            ELSE (sum((mode_count / repetitions)::DECIMAL(38, 18)) FILTER (parsed > 0))::DOUBLE
+                 / count(*) FILTER (parsed > 0) END AS repetition_stability,
        count(*) FILTER (verdict_1 IS NOT NULL AND verdict_2 IS NOT NULL) AS floor_prompts,
        count(*) FILTER (verdict_1 IS NOT NULL AND verdict_2 IS NOT NULL AND verdict_1 <> verdict_2) AS floor_changed,
        max(last_repetition) AS max_repetitions
