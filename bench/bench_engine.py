@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from judgebias_core.engine import RunProgress, start_run  # noqa: E402
 from judgebias_core.protocols.spec import RunSettings, RunSpec  # noqa: E402
 from judgebias_core.sources.bundled import import_bundled  # noqa: E402
+from judgebias_core.store.connection import connect  # noqa: E402
 
 
 def _process_cpu(pid: int) -> float:
@@ -58,6 +59,9 @@ def main() -> None:
             outcome = start_run(db, spec, RunSettings(concurrency=args.concurrency, timeout_s=30),
                                 run_id="bench", on_progress=on_progress)
             cpu, wall = time.process_time() - cpu_start, time.perf_counter() - wall_start
+            with connect(db, read_only=True) as con:  # per-call round trips as the engine measured them
+                latency = con.execute("SELECT quantile_cont(latency_ms, [0.5, 0.9, 0.99]), max(latency_ms) "
+                                      "FROM judge_calls WHERE run_id = 'bench'").fetchall()[0]
         server_cpu = _process_cpu(server.pid)
     finally:
         server.terminate()
@@ -71,6 +75,9 @@ def main() -> None:
     print(f"run time (send, journal, store): {run_s:.2f} s -> {ideal / run_s:.3f} of ideal throughput "
           f"({calls / run_s:.1f} calls/s vs ideal {outcome.planned / ideal:.1f})")
     print(f"whole start_run incl. planning and registration: {wall:.2f} s")
+    (p50, p90, p99), slowest = latency
+    print(f"per-call round trip: median {p50:.1f} ms, p90 {p90:.1f} ms, p99 {p99:.1f} ms, max {slowest:.1f} ms "
+          f"(judge latency {args.latency * 1000:.0f} ms)")
     during = [p.completed for p in last]
     sent = during[-1] - during[0]
     run_cpu = cpu_marks[-1] - cpu_marks[0]

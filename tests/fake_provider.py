@@ -68,6 +68,9 @@ def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's default listen backlog is 5: a run opening 32 connections at once had some of its SYNs
+    # dropped and resent a second later, a stall no provider's front end shows.
+    request_queue_size = 128
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Clients that vanish mid-request (killed runs, timeouts) are expected here: no traceback."""
