@@ -23,9 +23,8 @@ from judgebias_core.engine.launch import RunOutcome, check_same_run, int_or_none
 from judgebias_core.engine.progress import (
     RunLock,
     RunProgress,
+    begin_session,
     cancel_requested,
-    clear_batch_line,
-    clear_cancel,
     write_batch_line,
     write_progress,
 )
@@ -118,8 +117,7 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
         client = make_client(db_path, spec, settings, key)
         backend = backend or make_backend(spec, settings, key)
         register_run(db_path, spec, plan, client, settings, batch)
-        clear_cancel(db_path, run_id)
-        clear_batch_line(db_path, run_id)
+        begin_session(db_path, run_id)
         runner = BatchRunner(db_path, spec, settings, batch, plan, client, backend, on_progress, on_batches)
         return asyncio.run(runner.execute())
 

@@ -17,14 +17,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from judgebias_core.engine.journal import Journal, journal_path, read_journal
-from judgebias_core.engine.progress import (
-    RunLock,
-    RunProgress,
-    cancel_requested,
-    clear_batch_line,
-    clear_cancel,
-    write_progress,
-)
+from judgebias_core.engine.progress import RunLock, RunProgress, begin_session, cancel_requested, write_progress
 from judgebias_core.engine.records import RunContext, cache_key
 from judgebias_core.engine.runner import Budget, RunExecutor
 from judgebias_core.engine.writer import StoreWriter
@@ -115,8 +108,7 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
     with RunLock(db_path, run_id):
         client = make_client(db_path, spec, settings, key)
         register_run(db_path, spec, plan, client, settings)
-        clear_cancel(db_path, run_id)
-        clear_batch_line(db_path, run_id)  # a batch session before this live one
+        begin_session(db_path, run_id)
         return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
 
 

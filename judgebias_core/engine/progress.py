@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO
 
-from judgebias_core.engine.journal import cancel_path, progress_path
+from judgebias_core.engine.journal import cancel_path, progress_path, run_file
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,7 @@ def write_progress(db_path: str | os.PathLike[str], progress: RunProgress) -> No
 
 def write_batch_line(db_path: str | os.PathLike[str], run_id: str, line: str) -> None:
     """The batch run's latest provider progress line, next to its progress file (read by the Runs page)."""
-    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
-
-    path = run_file(db_path, run_id, ".batches.txt")
+    path = _batch_line_path(db_path, run_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp-batches")
     temporary.write_text(line, encoding="utf-8")
@@ -56,20 +54,21 @@ def write_batch_line(db_path: str | os.PathLike[str], run_id: str, line: str) ->
 
 def read_batch_line(db_path: str | os.PathLike[str], run_id: str) -> str | None:
     """The last batch progress line of the run's current session (None for live runs or before the first poll)."""
-    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
-
-    path = run_file(db_path, run_id, ".batches.txt")
     try:
-        return path.read_text(encoding="utf-8")
+        return _batch_line_path(db_path, run_id).read_text(encoding="utf-8")
     except OSError:
         return None
 
 
-def clear_batch_line(db_path: str | os.PathLike[str], run_id: str) -> None:
-    """Forget an earlier session's batch line: each session, live or batch, starts without one."""
-    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
+def _batch_line_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
+    return run_file(db_path, run_id, ".batches.txt")
 
-    run_file(db_path, run_id, ".batches.txt").unlink(missing_ok=True)
+
+def begin_session(db_path: str | os.PathLike[str], run_id: str) -> None:
+    """What a new session of a run (live or batch) starts from: no pending cancel request, and no batch line
+    left by an earlier session."""
+    clear_cancel(db_path, run_id)
+    _batch_line_path(db_path, run_id).unlink(missing_ok=True)
 
 
 def process_alive(pid: int) -> bool:
@@ -121,8 +120,6 @@ class RunLock:
     """
 
     def __init__(self, db_path: str | os.PathLike[str], run_id: str) -> None:
-        from judgebias_core.engine.journal import run_file  # noqa: PLC0415
-
         self.path = run_file(db_path, run_id, ".lock")
         self.run_id = run_id
         self._file: IO[str] | None = None

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
-from statsmodels.stats.proportion import proportion_confint
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
@@ -78,12 +77,15 @@ def pair_scores(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 def flip_rate_bound(outcomes: pd.DataFrame) -> tuple[float, float]:
     """Flip rate and its Wilson 95% upper bound over the classified pairs (failed pairs left out)."""
-    classified = outcomes[outcomes["classification"] != "failed"]
-    n, flips = len(classified), int((classified["classification"] != "consistent").sum())
-    if n == 0:
+    return _flip_bound(item_score_counts_from_outcomes(outcomes))
+
+
+def _flip_bound(counts: pd.DataFrame) -> tuple[float, float]:
+    """:func:`flip_rate_bound` from per-item counts (``flips`` over the ``pairs`` not failed)."""
+    flips, classified = int(counts["flips"].sum()), int(counts["pairs"].sum())
+    if classified == 0:
         return float("nan"), float("nan")
-    _, high = proportion_confint(flips, n, alpha=0.05, method="wilson")
-    return flips / n, float(high)
+    return flips / classified, wilson_interval(flips, classified).high
 
 
 def side_scores(scores: pd.DataFrame) -> pd.DataFrame:
@@ -220,8 +222,8 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
         boot_rate = (boot_wins @ as_candidate + (boot_n - boot_wins) @ as_opponent) / (boot_n @ (as_candidate +
                                                                                                as_opponent))
 
-    flips, classified = int(counts["flips"].sum()), int(kept["pairs"].sum())
-    flip_rate, flip_high = flips / classified, wilson_interval(flips, classified).high
+    classified = int(kept["pairs"].sum())
+    flip_rate, flip_high = _flip_bound(counts)
     pairs, score, wins, losses = (combos[c].to_numpy(float) for c in ("pairs", "score_sum", "wins", "losses"))
     table = pd.DataFrame({
         "pairs": pairs @ (as_candidate + as_opponent),

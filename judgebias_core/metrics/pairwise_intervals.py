@@ -43,22 +43,6 @@ def _resample_counts(n_items: int, resamples: int, seed: int) -> np.ndarray:
     return counts
 
 
-def _resampled_sums(values: np.ndarray, trials: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, ...]:
-    n_items = len(trials)
-    if n_items * resamples <= _MAX_BLOCK_CELLS:
-        counts = _resample_counts(n_items, resamples, seed)
-        return counts @ values, counts @ trials
-    # Too many items to keep a count matrix: draw the same picks block by block and gather.
-    rng = np.random.default_rng(seed)
-    block = max(1, _MAX_BLOCK_CELLS // n_items)
-    drawn_values, drawn_trials = [], []
-    for start in range(0, resamples, block):
-        picks = rng.integers(0, n_items, size=(min(block, resamples - start), n_items))
-        drawn_values.append(values[picks].sum(axis=1))
-        drawn_trials.append(trials[picks].sum(axis=1))
-    return np.concatenate(drawn_values), np.concatenate(drawn_trials)
-
-
 def item_bootstrap_rate(successes: np.ndarray, trials: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
                         seed: int = BOOTSTRAP_SEED, confidence: float = CONFIDENCE) -> Interval:
     """Percentile interval of sum(successes) / sum(trials) when whole items (clusters) are resampled.
@@ -69,13 +53,14 @@ def item_bootstrap_rate(successes: np.ndarray, trials: np.ndarray, resamples: in
     trials = np.asarray(trials, dtype=np.float64)
     if len(trials) == 0 or trials.sum() == 0:
         return Interval(float("nan"), float("nan"))
-    drawn_successes, drawn_trials = _resampled_sums(successes, trials, resamples, seed)
+    drawn_successes, drawn_trials = resampled_column_sums(np.column_stack([successes, trials]), resamples, seed).T
     return _percentile_rate(drawn_successes, drawn_trials, confidence)
 
 
 def resampled_column_sums(columns: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Per resample, the sums of each column (items x columns) over the drawn items: the same picks as
-    :func:`_resampled_sums`, turned into per-item counts and multiplied (exact for integer counts)."""
+    """Per resample, the sums of each column (items x columns) over the drawn items: every item bootstrap of the
+    project draws these picks (item indexes, seeded), turned into per-item counts and multiplied (exact for
+    integer counts)."""
     n_items = len(columns)
     if n_items * resamples <= _MAX_BLOCK_CELLS:
         return _resample_counts(n_items, resamples, seed) @ columns

@@ -32,14 +32,6 @@ def count_blocks(frequencies: np.ndarray, resamples: int, seed: int) -> Iterator
         yield rng.multinomial(n, frequencies / n, size=min(block, resamples - start)).astype(float)
 
 
-def _weighted_sum(weights: np.ndarray, *factors: np.ndarray) -> np.ndarray:
-    """Sum over distinct rows of weight x the product of the factors (each P, or resamples x P), per resample."""
-    if all(f.ndim == 1 for f in factors):
-        return weights @ np.prod(np.vstack(factors), axis=0)
-    spec = ",".join(["bp"] + ["p" if f.ndim == 1 else "bp" for f in factors]) + "->b"
-    return np.einsum(spec, weights, *factors, optimize=False)
-
-
 def _correlation(total: np.ndarray, sums: tuple[np.ndarray, ...]) -> np.ndarray:
     """Pearson r per resample from the weighted sums (x, y, xx, yy, xy); NaN where x or y has no spread."""
     sum_x, sum_y, sum_xx, sum_yy, sum_xy = sums
@@ -54,17 +46,10 @@ def _correlation(total: np.ndarray, sums: tuple[np.ndarray, ...]) -> np.ndarray:
 
 
 def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r per row of ``weights`` (counts over distinct rows); NaN when x or y is constant in a resample."""
-    sums = (_weighted_sum(weights, x), _weighted_sum(weights, y), _weighted_sum(weights, x, x),
-            _weighted_sum(weights, y, y), _weighted_sum(weights, x, y))
+    """Pearson r per row of ``weights`` (counts over the distinct rows whose values are x and y); NaN when x or y
+    is constant in a resample."""
+    sums = (weights @ x, weights @ y, weights @ (x * x), weights @ (y * y), weights @ (x * y))
     return _correlation(weights.sum(axis=1), sums)
-
-
-def weighted_ranks(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Average rank (ties share the mean rank) of each distinct row's value within each resample."""
-    levels, level_of = np.unique(values, return_inverse=True)
-    average_rank = _level_ranks(_counts_by(weights, level_of, len(levels)))
-    return average_rank[:, level_of]
 
 
 def _counts_by(weights: np.ndarray, group_of: np.ndarray, groups: int) -> np.ndarray:
