@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,12 +24,61 @@ def fresh_db(tmp_path: Path) -> Path:
     return path
 
 
+ROOT = Path(__file__).resolve().parent.parent
+# What the first-launch store is built from (the data and every package part the import and the demo runs use;
+# not metrics, charts, report or cli): if any of these change, the cached store is rebuilt.
+_STORE_INPUTS = (
+    "data",
+    "judgebias_core/sources",
+    "judgebias_core/store",
+    "judgebias_core/engine",
+    "judgebias_core/judges",
+    "judgebias_core/providers",
+    "judgebias_core/protocols",
+    "judgebias_core/prompts",
+    "judgebias_core/parsing",
+    "judgebias_core/bootstrap.py",
+    "judgebias_core/demo.py",
+    "judgebias_core/models.py",
+    "judgebias_core/errors.py",
+)
+
+
+def _store_inputs_digest() -> str:
+    digest = hashlib.sha256()
+    for top in _STORE_INPUTS:
+        base = ROOT / top
+        files = [base] if base.is_file() else sorted(base.rglob("*"))
+        for file in files:
+            if file.is_file() and file.suffix in {".py", ".gz", ".json", ".yaml", ".parquet", ".sql", ".csv"}:
+                digest.update(str(file.relative_to(ROOT)).encode())
+                digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _cached_first_launch_store() -> Path:
+    """Build the first-launch store once per code version and share it, read-only, across xdist workers and runs.
+
+    The cache sits in the system temp folder keyed by a digest of the package and data, so a change to either
+    builds a new one; a lock file makes concurrent workers wait for one build instead of each doing it.
+    """
+    cache_dir = Path(os.environ.get("JUDGEBIAS_TEST_CACHE", tempfile.gettempdir())) / "judgebias-test-stores"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    target = cache_dir / f"bundled-{_store_inputs_digest()}.duckdb"
+    with open(cache_dir / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            building = target.with_suffix(f".{os.getpid()}.building")
+            building.unlink(missing_ok=True)
+            ensure_store_ready(building)
+            os.replace(building, target)
+    return target
+
+
 @pytest.fixture(scope="session")
-def bundled_db_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def bundled_db_master() -> Path:
     """The store as a first launch leaves it (bundled data and demo runs). Read-only: never write to it."""
-    path = tmp_path_factory.mktemp("bundled") / "bundled.duckdb"
-    ensure_store_ready(path)
-    return path
+    return _cached_first_launch_store()
 
 
 @pytest.fixture
