@@ -25,6 +25,7 @@ from judgebias_core.metrics.leaderboard import (
 )
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
 from judgebias_core.store.agreement_queries import item_score_counts
+from tests.store_helpers import read
 
 
 def _outcome(item: str, candidate: str, opponent: str, classification: str, winner: str | None) -> dict:
@@ -122,9 +123,9 @@ def test_bootstrap_is_reproducible_by_seed() -> None:
 
 def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
     board = leaderboard(bundled_db_master, "mtbench", ["full"], "gpt-4-0613", resamples=500)
-    from judgebias_core.metrics.pairwise import pairwise_metrics  # noqa: PLC0415 - cross-check only
+    from judgebias_core.analyses.pairwise import pairwise_metrics  # noqa: PLC0415 - cross-check only
 
-    [reference] = pairwise_metrics(bundled_db_master, "mtbench", ["gpt-4-0613"], "full", resamples=10)
+    [reference] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full", resamples=10)
     assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_ci_high)
     assert (board.pairs, len(board.rows), board.reference) == (2400, 31, "vicuna-13b-v1.3")
     assert board.rows[0].candidate == "gpt-4"

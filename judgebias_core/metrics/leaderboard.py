@@ -16,7 +16,7 @@ import statsmodels.api as sm
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
-from judgebias_core.metrics.pairwise_intervals import resampled_column_sums, wilson_interval
+from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_counts, resampled_column_sums
 from judgebias_core.store.agreement_queries import item_score_counts
 
 DEFAULT_RESAMPLES = 2000
@@ -82,10 +82,8 @@ def flip_rate_bound(outcomes: pd.DataFrame) -> tuple[float, float]:
 
 def _flip_bound(counts: pd.DataFrame) -> tuple[float, float]:
     """:func:`flip_rate_bound` from per-item counts (``flips`` over the ``pairs`` not failed)."""
-    flips, classified = int(counts["flips"].sum()), int(counts["pairs"].sum())
-    if classified == 0:
-        return float("nan"), float("nan")
-    return flips / classified, wilson_interval(flips, classified).high
+    bound = flip_rate_bound_from_counts(int(counts["flips"].sum()), int(counts["pairs"].sum()))
+    return bound.rate, bound.upper
 
 
 def side_scores(scores: pd.DataFrame) -> pd.DataFrame:
