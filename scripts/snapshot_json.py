@@ -5,7 +5,8 @@ The reference for refactors that must leave every bundled figure unchanged: run 
     python scripts/snapshot_json.py --db /tmp/store.duckdb --out /tmp/snapshot_before.json
 
 Without ``--db`` a first-launch store (``ensure_store_ready``) is built into a temporary file. Bootstrap seeds are
-fixed, so two runs on the same store give the same file. The HTML report is kept with its generation time blanked.
+fixed, so two runs on the same store give the same file, except where a figure is already non-deterministic run to
+run (``--compare`` lists every difference). The HTML report is kept with its generation time blanked.
 """
 
 from __future__ import annotations
@@ -133,6 +134,8 @@ def snapshot(db: Path) -> dict[str, Any]:
             started = time.perf_counter()
             results[key] = run_cli(db, args)
             timings[key] = time.perf_counter() - started
+        # The temporary folder's name appears in some outputs ("wrote ... to <folder>/x.csv"): blank it.
+        results = json.loads(json.dumps(results).replace(str(out_dir), "<out>"))
         files: dict[str, str] = {}
         for file in sorted(out_dir.iterdir()):
             text = file.read_text(encoding="utf-8-sig")
@@ -144,11 +147,37 @@ def snapshot(db: Path) -> dict[str, Any]:
     return {"commands": results, "files": files}
 
 
+def differences(before: Any, after: Any, where: str = "") -> list[str]:
+    """Every path at which two snapshots differ, with both values (shortened)."""
+    if type(before) is not type(after):
+        return [f"{where}: {before!r:.80} | {after!r:.80}"]
+    if isinstance(before, dict):
+        found = [f"{where}/{key}: only in one" for key in sorted(set(before) ^ set(after))]
+        for key in sorted(set(before) & set(after)):
+            found += differences(before[key], after[key], f"{where}/{key}")
+        return found
+    if isinstance(before, list):
+        if len(before) != len(after):
+            return [f"{where}: {len(before)} items | {len(after)} items"]
+        return [d for n, (b, a) in enumerate(zip(before, after, strict=True))
+                for d in differences(b, a, f"{where}[{n}]")]
+    return [] if before == after else [f"{where}: {before!r:.100} | {after!r:.100}"]
+
+
 def main_cli() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, help="a store built by ensure_store_ready (default: build one)")
-    parser.add_argument("--out", type=Path, required=True, help="the JSON file to write")
+    parser.add_argument("--out", type=Path, help="the JSON file to write")
+    parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
+                        help="print every difference between two snapshot files and exit (1 when any)")
     args = parser.parse_args()
+    if args.compare:
+        before, after = (json.loads(path.read_text(encoding="utf-8")) for path in args.compare)
+        found = differences(before, after)
+        print("\n".join(found) or "no difference")
+        return 1 if found else 0
+    if args.out is None:
+        parser.error("--out is required unless --compare is given")
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db
         if db is None:
