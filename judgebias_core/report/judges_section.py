@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 
+from judgebias_core.analyses.calibration import calibration
+from judgebias_core.analyses.judges import agreement_report, leaderboard
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
 from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.agreement import AgreementResult, agreement_report
-from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration, calibration
-from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow, leaderboard
+from judgebias_core.metrics.agreement import AgreementResult
+from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import count_of, percent
 from judgebias_core.store.handle import StoreReader
@@ -63,7 +65,7 @@ def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection 
         return None
     sentences, figures, tables = [], [], []
     for study in scope.studies:
-        result = agreement_report(reader.path, scope.dataset.id, [study])
+        result = agreement_report(reader, scope.dataset.id, [study])
         if scope.judge_filter:
             keep = set(scope.judge_filter)
             result = AgreementResult(**{**result.__dict__, "judges": [j for j in result.judges if j in keep],
@@ -123,7 +125,7 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
     results = []
     for judge in scope.judges:
         try:
-            results.append(calibration(reader.path, scope.dataset.id, judge))
+            results.append(calibration(reader, scope.dataset.id, judge))
         except NotFoundError:  # the judge made no call on a labelled item
             continue
     if not results:
@@ -189,7 +191,7 @@ def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
     if "pairwise" not in scope.kinds or not scope.studies:
         return None
     study = _main_study(scope)
-    boards = [leaderboard(reader.path, scope.dataset.id, [study], judge) for judge in scope.judges_in(study)]
+    boards = [leaderboard(reader, scope.dataset.id, [study], judge) for judge in scope.judges_in(study)]
     boards = sorted((b for b in boards if len(ranked_rows(b)) >= 2), key=lambda b: b.flip_rate)
     if not boards:
         return None

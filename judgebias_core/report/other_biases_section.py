@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from judgebias_core.analyses.judges import self_preference, verbosity
 from judgebias_core.charts.judges import self_preference_heatmap, verbosity_curve
-from judgebias_core.metrics.self_preference import SelfPreference, self_preference
-from judgebias_core.metrics.verbosity import VerbosityResult, verbosity
+from judgebias_core.metrics.self_preference import SelfPreference
+from judgebias_core.metrics.verbosity import VerbosityResult
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import SIGNIFICANCE, count_of, p_value, percent
 from judgebias_core.store.handle import StoreReader
@@ -46,11 +47,11 @@ def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSecti
     study = "full" if "full" in scope.studies else scope.studies[0]
     judges = scope.judges_in(study)
     # A length preference needs decisive pairs whose answers differ in length.
-    results = [r for r in verbosity(reader.path, scope.dataset.id, [study], judges)
+    results = [r for r in verbosity(reader, scope.dataset.id, [study], judges)
                if r.decisive_pairs > r.equal_length_pairs]
     if not results:
         return None
-    preference = self_preference(reader.path, scope.dataset.id, [study], judges)
+    preference = self_preference(reader, scope.dataset.id, [study], judges)
     by_lean = sorted(results, key=lambda r: -abs(r.longer_win_share - 0.5))
     sentences = [verbosity_sentence(r, scope.who(r.judge)) for r in by_lean]
     family_sentences = self_preference_sentences(preference)
