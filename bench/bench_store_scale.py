@@ -167,7 +167,7 @@ def time_import(path: str, store: SyntheticStore, work: Path, cap: int) -> list[
     export_runs(path, runs, target)
     exported = time.perf_counter() - started
     started = time.perf_counter()
-    import_runs(copy, target, prepare_store=False)
+    import_runs(copy, target)
     imported = time.perf_counter() - started
     size_mb = sum(f.stat().st_size for f in target.glob("*.parquet")) / 1e6
     shutil.rmtree(target)

@@ -9,8 +9,6 @@ import pandas as pd
 from judgebias_core.errors import NotFoundError
 from judgebias_core.store.handle import StoreReader
 
-CALL_COLUMNS = ["judge", "study", "item_id", "task", "first_candidate", "second_candidate", "repetition",
-                "order_label", "options", "verdict"]
 OUTCOME_COLUMNS = ["judge", "study", "repetition", "item_id", "task", "candidate", "opponent", "verdict_original",
                    "verdict_swapped", "classification", "winner"]
 
