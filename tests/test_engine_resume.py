@@ -60,7 +60,7 @@ def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path,
         _wait_for_journal_lines(journal, 12, first, timeout_s=120)
         first.send_signal(signal.SIGKILL)
         _, first_err = first.communicate()
-        received = {cid for cid, r in read_journal(journal).items() if r.get("text") is not None}
+        received = {cid for cid, r in read_journal(journal).items() if r.text is not None}
         assert 12 <= len(received) < 60 and first.returncode == -signal.SIGKILL
         sent_before = _settled_request_count(fake)
 

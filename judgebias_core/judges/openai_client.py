@@ -14,7 +14,6 @@ from judgebias_core.judges.sdk_errors import call_error, malformed
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 
-
 TOP_LOGPROBS = 10
 
 

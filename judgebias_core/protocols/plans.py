@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
+from judgebias_core.identity import stable_id
 from judgebias_core.models import CallKind, Rubric
 from judgebias_core.prompts import (
     PromptTemplate,
@@ -25,7 +26,6 @@ from judgebias_core.prompts import (
 )
 from judgebias_core.protocols.orderings import Ordering, canonical, orderings_for
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSpec
-from judgebias_core.sources.common import stable_id
 from judgebias_core.store import run_queries
 from judgebias_core.store.queries import load_rubric
 
