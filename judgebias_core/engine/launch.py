@@ -86,7 +86,7 @@ def check_same_run(db_path: str | os.PathLike[str], spec: RunSpec, run_id: str) 
     record = run_queries.run_record(db_path, run_id)
     if record is None:
         return
-    stored = json.loads(record["params"] or "{}").get("spec")
+    stored = json.loads(str(record["params"] or "{}")).get("spec")
     if record["origin"] != "engine" or stored is None:
         raise InvalidArgument(f"run id {run_id!r} belongs to a run the engine did not make")
     if RunSpec.model_validate(stored) != spec:
@@ -152,8 +152,8 @@ def finish_session(db_path: str | os.PathLike[str], plan: Plan, status: RunStatu
                    replayed: int) -> RunOutcome:
     """The run's stored counts after a session (its status is already written)."""
     counts = run_queries.run_counts(db_path, plan.run_id)
-    return RunOutcome(plan.run_id, status, len(plan.calls), counts["completed"], counts["failed"],
-                      counts["parse_failures"], counts["cost_usd"], sent, replayed)
+    return RunOutcome(plan.run_id, status, len(plan.calls), int(counts["completed"]), int(counts["failed"]),
+                      int(counts["parse_failures"]), counts["cost_usd"], sent, replayed)
 
 
 async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -156,7 +157,7 @@ class RunLock:
 
 def _lock(handle: IO[str]) -> None:
     """Take the exclusive lock without waiting; OSError when another process holds it."""
-    if os.name == "nt":
+    if sys.platform == "win32":
         import msvcrt  # noqa: PLC0415
 
         handle.seek(0)
@@ -168,7 +169,7 @@ def _lock(handle: IO[str]) -> None:
 
 
 def _unlock(handle: IO[str]) -> None:
-    if os.name == "nt":
+    if sys.platform == "win32":
         import msvcrt  # noqa: PLC0415
 
         handle.seek(0)
