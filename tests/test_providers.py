@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from judgebias_core.cli import build_parser, main
+from judgebias_core.engine import start_run
 from judgebias_core.engine.batch import make_backend, start_batch_run
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import InvalidArgument, MissingApiKey
@@ -32,7 +33,8 @@ from judgebias_core.providers import (
     register,
     unregister,
 )
-from tests.engine_helpers import query
+from tests.engine_helpers import QUICK, query
+from tests.fake_provider import FakeProvider
 
 FAKE = "echo-judge"
 
@@ -70,13 +72,14 @@ def echo_provider() -> Iterator[Provider]:
 
 
 def test_the_built_in_providers_keep_what_was_spread_over_the_code() -> None:
-    assert provider_names() == ("simulated", "replay", "openai", "anthropic")
+    assert provider_names() == ("simulated", "replay", "openai", "anthropic", "vllm", "ollama")
     assert batch_provider_names() == ("openai", "anthropic")
     assert key_variables() == {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
     assert [p.name for p in all_providers() if p.paid] == ["openai", "anthropic"]
     assert {p.name: p.default_models[:1] for p in all_providers()} == {
         "simulated": ("demo-judge",), "replay": (), "openai": ("gpt-4o-mini",),
-        "anthropic": ("claude-3-5-haiku-latest",)}
+        "anthropic": ("claude-3-5-haiku-latest",), "vllm": ("Qwen/Qwen2.5-7B-Instruct",),
+        "ollama": ("llama3.1:8b",)}
     openai, anthropic = get_provider("openai").capabilities, get_provider("anthropic").capabilities
     assert openai.structured_output and openai.logprobs and not anthropic.structured_output
     assert price_of("gpt-4o-mini") is not None and price_of("claude-3-5-haiku-latest") is not None
@@ -86,7 +89,7 @@ def test_the_built_in_providers_keep_what_was_spread_over_the_code() -> None:
 
 
 def test_an_unknown_provider_is_refused_with_the_known_ones_named() -> None:
-    with pytest.raises(ValueError, match="unknown provider 'nope'; known: simulated, replay, openai, anthropic"):
+    with pytest.raises(ValueError, match="unknown provider 'nope'; known: simulated, replay, openai, anthropic, vllm"):
         RunSpec(dataset_id="d", protocol="listwise", provider="nope", model="m")
     with pytest.raises(InvalidArgument, match="unknown provider"):
         get_provider("nope")
@@ -141,3 +144,20 @@ def test_batch_mode_and_keys_follow_the_declared_capabilities(echo_provider: Pro
     with pytest.raises(MissingApiKey, match="ANTHROPIC_API_KEY"):
         make_client(bundled_db, spec.model_copy(update={"provider": "anthropic"}), RunSettings())
     assert isinstance(make_client(bundled_db, spec, RunSettings()), EchoJudge)
+
+
+def test_a_local_server_preset_needs_no_key_and_defaults_its_endpoint(
+        bundled_db: Path, fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    spec = RunSpec(dataset_id="summeval", protocol="rubric-repeat", provider="vllm", model="Qwen/Qwen2.5-7B-Instruct",
+                   limit_items=1, repeats=2, max_tokens=50)
+    assert preview_run(bundled_db, spec, RunSettings()).judge_description == (
+        "vllm Qwen/Qwen2.5-7B-Instruct at http://localhost:8000/v1")
+    assert make_client(bundled_db, spec, RunSettings()).describe() == (
+        "OpenAI-compatible chat completions (vLLM server (OpenAI-compatible)), model Qwen/Qwen2.5-7B-Instruct at "
+        "http://localhost:8000/v1")
+    outcome = start_run(bundled_db, spec.model_copy(update={"base_url": fake_provider.openai_url}), QUICK)
+    assert (outcome.status, outcome.completed, outcome.failed, outcome.cost_usd) == ("complete", 2, 0, 0.0)
+    assert fake_provider.requests[-1].headers["authorization"] == "Bearer no-key"
+    assert query(bundled_db, "SELECT DISTINCT judge, family FROM judges WHERE judge = ?",
+                 ["Qwen/Qwen2.5-7B-Instruct"]) == [("Qwen/Qwen2.5-7B-Instruct", "alibaba")]

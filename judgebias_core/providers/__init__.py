@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from judgebias_core.protocols.spec import RunSettings, RunSpec
 
 # Registration order is the order the CLI's choices and the New run page's picker show.
-BUILT_IN: tuple[str, ...] = ("simulated", "replay", "openai", "anthropic")
+BUILT_IN: tuple[str, ...] = ("simulated", "replay", "openai", "anthropic", "vllm", "ollama")
 
 ClientFactory = Callable[["str | os.PathLike[str]", "RunSpec", "RunSettings", "str | None"], "JudgeClient"]
 BackendFactory = Callable[["RunSpec", "RunSettings", "str | None"], "BatchBackend"]
@@ -41,13 +41,15 @@ class Capabilities:
 
 def endpoint_description(spec: RunSpec) -> str:
     """How the plan names a model behind an API before any client exists (no key needed)."""
-    return f"{spec.provider} {spec.model}" + (f" at {spec.base_url}" if spec.base_url else "")
+    base_url = spec.base_url or get_provider(spec.provider).default_base_url
+    return f"{spec.provider} {spec.model}" + (f" at {base_url}" if base_url else "")
 
 
 @dataclass(frozen=True)
 class Provider:
     """One judge provider. ``paid`` providers need a key, go through the price table, the spending cap and the
-    response cache; ``prices`` is its part of the price table (USD per million input and output tokens)."""
+    response cache; ``prices`` is its part of the price table (USD per million input and output tokens).
+    ``default_base_url``: where a run without ``--base-url`` sends its calls (a local server's usual address)."""
 
     name: str
     label: str  # the New run page's wording
@@ -61,6 +63,7 @@ class Provider:
     assumed_latency_s: float = 5.0  # seconds per call in the plan's time estimate
     judge_prefix: str = ""  # the judge's name in the store is prefix + model ("simulated:demo-judge")
     describe: Callable[[RunSpec], str] = endpoint_description
+    default_base_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.capabilities.batch != (self.batch_backend is not None):

@@ -26,7 +26,9 @@ PRICES: dict[str, tuple[float, float]] = {
 }
 
 
-def _client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
+def openai_api_client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings,
+                      key: str | None) -> JudgeClient:
+    """The OpenAI API client, for ``openai`` and every OpenAI-compatible preset."""
     from judgebias_core.judges.openai_client import OpenAIJudge  # noqa: PLC0415 - SDK import on demand
 
     return OpenAIJudge(spec, settings, key)
@@ -42,5 +44,5 @@ PROVIDER = Provider(
     name="openai", label="OpenAI or OpenAI-compatible (vLLM, Ollama)", default_models=("gpt-4o-mini",),
     key_variable="OPENAI_API_KEY",
     capabilities=Capabilities(batch=True, structured_output=True, logprobs=True, base_url=True),
-    client=_client, batch_backend=_batches, prices=PRICES,
+    client=openai_api_client, batch_backend=_batches, prices=PRICES,
 )
