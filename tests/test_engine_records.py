@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ from judgebias_core.engine.records import ReplyRecord
 from judgebias_core.models import RunStatus
 
 # Lines exactly as the journal was written before ReplyRecord (live reply, live failure, cache hit, batch reply).
-EARLIER_LINES = [
+EARLIER_LINES: list[dict[str, Any]] = [
     {"call_id": "a", "text": "[RESULT] 4", "input_tokens": 12, "output_tokens": 3, "latency_ms": 40.5,
      "cost_usd": 0.25, "cached": False, "cache_key": "k1", "attempts": 2, "at": 1.5,
      "score_logprobs": {"4": -0.1, "3": -2.3}},

@@ -117,7 +117,7 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
         return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Session:
     """Where a session of a run (live or batch) starts: the journal replayed into the store, and what is left."""
 
