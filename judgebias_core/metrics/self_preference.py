@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from judgebias_core.identity import model_family
 from judgebias_core.metrics.agreement import ENSEMBLE_FAMILY, ENSEMBLE_JUDGE
-from judgebias_core.sources.common import model_family
 
 
 @dataclass(frozen=True)
