@@ -95,8 +95,8 @@ def test_problems_are_shown_and_block_the_write(writable_app: Path) -> None:
     _select(at, "Rubric the human scores are levels of (and the items' default rubric)", "summeval-coherence")
     assert [box.value for box in at.multiselect] == [["score_ann"]]
     problems = next(f.value for f in at.dataframe if list(f.value.columns) == ["row", "column", "problem"])
-    assert {(r.row, r.column) for r in problems.itertuples()} == {(1, "score_ann"), (2, "instruction"),
-                                                                   (2, "item_id")}
+    assert {(r.row, r.column) for r in problems.itertuples()} == {("1", "score_ann"), ("2", "instruction"),
+                                                                   ("2", "item_id")}
     assert next(b for b in at.button if b.label == "Write to the store").disabled
     assert rows(writable_app, "SELECT count(*) FROM datasets WHERE dataset_id = 'bad'") == [(0,)]
 
@@ -150,7 +150,7 @@ def test_a_listwise_log_through_the_panel(writable_app: Path) -> None:
     # A candidate without an answer blocks the write, with its row and column.
     problems = next(f.value for f in at.dataframe if list(f.value.columns) == ["row", "column", "problem"])
     assert [(r.row, r.column, r.problem) for r in problems.itertuples()] == [
-        (4, "slots", "candidate 'nobody' has no answer to item '82' in 'mtbench'")]
+        ("4", "slots", "candidate 'nobody' has no answer to item '82' in 'mtbench'")]
     assert next(b for b in at.button if b.label == "Write to the store").disabled
     fixed = log.replace(b"nobody", b"claude-v1")
     at.file_uploader[0].set_value(("lw.csv", fixed, "text/csv")).run()

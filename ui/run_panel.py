@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 
@@ -18,6 +19,26 @@ from ui.share import code_span
 from ui.state import db_path
 
 TERMINAL = ("complete", "cancelled", "stopped: spending cap", "interrupted", "failed")
+
+
+def parse_position_weights(text: str) -> tuple[float, ...]:
+    """The simulated judge's position weights from "0.4,0.2,0.15"; a ValueError says what is wrong with them."""
+    parts = [part.strip() for part in text.split(",")]
+    if not any(parts):
+        raise ValueError("give at least one weight, such as 0.4,0.2,0.15,0.15,0.1")
+    weights: list[float] = []
+    for position, part in enumerate(parts, start=1):
+        try:
+            weight = float(part)
+        except ValueError:
+            raise ValueError(f"weight {position} ({part!r}) is not a number; write numbers separated by commas, "
+                             "such as 0.4,0.2,0.15,0.15,0.1") from None
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"weight {position} ({part}) must be zero or more")
+        weights.append(weight)
+    if not sum(weights):
+        raise ValueError("at least one weight must be above zero")
+    return tuple(weights)
 
 
 def provider_keys() -> dict[str, str]:

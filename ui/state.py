@@ -1,16 +1,18 @@
-"""Store location, cached reads and error display for the dashboard pages."""
+"""Store location, cached reads, error display and the load-or-stop scaffold of the dashboard pages."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pandas as pd
 import streamlit as st
 
-from judgebias_core.errors import JudgebiasError, StoreBusyError, ValidationFailed
+from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, ValidationFailed
 from judgebias_core.store.connection import resolve_db_path
+from ui.text import counted, escape_markdown
 
 T = TypeVar("T")
 
@@ -45,16 +47,29 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return _cached_call(fn, key, store_stamp(path), (str(path), *args), tuple(sorted(kwargs.items())))
 
 
+def problems_frame(problems: Sequence[RowProblem]) -> pd.DataFrame:
+    """Row-level problems as a table (row, column, problem); file-level ones have empty row and column cells."""
+    return pd.DataFrame(
+        [{"row": "" if p.row is None else str(p.row), "column": p.column or "", "problem": p.reason}
+         for p in problems], columns=["row", "column", "problem"])
+
+
+def show_problems(problems: Sequence[RowProblem], headline: str) -> None:
+    """An upload's problems under ``headline``: file-level ones as sentences, the rest as a table with their row
+    and column."""
+    st.error(headline)
+    for problem in (p for p in problems if p.row is None and p.column is None):
+        st.markdown(f"- {escape_markdown(problem.reason)}")
+    located = [p for p in problems if p.row is not None or p.column is not None]
+    if located:
+        st.dataframe(problems_frame(located), hide_index=True, width="stretch")
+
+
 def show_error(error: Exception) -> None:
     """Turn a named judgebias error into a message a person can act on."""
-    from ui.share import escape_markdown  # noqa: PLC0415 - ui.share imports this module
-
     if isinstance(error, ValidationFailed):
-        st.error(f"Nothing was written: the file has {len(error.problems)} problem(s). Fix them and upload again.")
-        st.dataframe(
-            [{"row": p.row, "column": p.column, "problem": p.reason} for p in error.problems],
-            hide_index=True, width="stretch",
-        )
+        show_problems(error.problems, f"Nothing was written: the file has {counted(len(error.problems), 'problem')}. "
+                                      "Fix them and upload again.")
     elif isinstance(error, StoreBusyError):
         st.error(f"The store is busy: {escape_markdown(str(error))}. Try again in a moment.")
     elif isinstance(error, JudgebiasError):
@@ -63,5 +78,20 @@ def show_error(error: Exception) -> None:
         raise error
 
 
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in {"1", "true", "yes"}
+@contextmanager
+def stop_on_error() -> Iterator[None]:
+    """Run the block; on a named judgebias error show its message and end this page's run there."""
+    try:
+        yield
+    except JudgebiasError as error:
+        show_error(error)
+        st.stop()
+
+
+def load_or_stop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``cached(fn, *args, **kwargs)``, or the named error's message and the end of this page's run."""
+    try:
+        return cached(fn, *args, **kwargs)
+    except JudgebiasError as error:
+        show_error(error)
+        st.stop()

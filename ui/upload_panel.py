@@ -6,14 +6,13 @@ Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escap
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed
+from judgebias_core.errors import JudgebiasError, ValidationFailed
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
 from judgebias_core.sources.upload_mapping import (
@@ -27,13 +26,14 @@ from judgebias_core.sources.upload_mapping import (
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
-from ui.state import cached, db_path, show_error
+from ui.navigation import link_page
 from ui.share import escape_markdown
+from ui.state import cached, db_path, show_error, show_problems
+from ui.text import counted
 from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings
 
 FLASH_KEY = "upload_flash"
 ANALYSIS_KEY = "upload_analysis_page"
-PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
 # Where an uploaded log's run is analysed.
 ANALYSIS_PAGES: dict[str, tuple[str, str]] = {"pairwise-log": ("pairwise_bias.py", "Pairwise bias"),
                                               "rubric-log": ("rubric_bias.py", "Rubric bias"),
@@ -144,12 +144,6 @@ def _kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: Any, column
     return _log_settings(kind, columns, key)
 
 
-def _show_problems(problems: list[RowProblem]) -> None:
-    st.error(f"{len(problems)} problem(s): nothing can be written until every one is fixed.")
-    st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "problem": p.reason} for p in problems]),
-                 hide_index=True, width="stretch")
-
-
 def _show_preview(preview: UploadPreview) -> None:
     counts = ", ".join(f"{table}: {rows:,}" for table, rows in preview.counts.items())
     st.text(f"{preview.rows:,} row(s) in the file -> {counts or 'nothing'}"
@@ -157,7 +151,8 @@ def _show_preview(preview: UploadPreview) -> None:
     if preview.already_stored:
         st.info("This file with these settings is already in the store: writing it again changes nothing.")
     if preview.problems:
-        _show_problems(preview.problems)
+        show_problems(preview.problems, f"{counted(len(preview.problems), 'problem')}: nothing can be written "
+                                        "until every one is fixed.")
     if not preview.stored.empty:
         st.markdown(f"**First rows as they will be stored** (table `{preview.stored_table}`)")
         st.dataframe(_readable(preview.stored, preview.stored_table), hide_index=True, width="stretch")
@@ -262,9 +257,8 @@ def render_upload_panel() -> None:
     if FLASH_KEY in st.session_state:
         st.success(escape_markdown(st.session_state.pop(FLASH_KEY)))
     page_file, title = ANALYSIS_PAGES.get(st.session_state.pop(ANALYSIS_KEY, ""), ("", ""))
-    if page_file and (PAGES_DIR / page_file).exists():
-        st.page_link(f"pages/{page_file}", label=f"Open {title} to analyse the uploaded run",
-                     icon=":material/insights:")
+    if page_file:
+        link_page(page_file, f"Open {title} to analyse the uploaded run", icon=":material/insights:")
     kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
     labels: dict[str, str] = {**KIND_LABELS, "rubric": "Rubric (YAML or JSON)"}
     kind = st.selectbox("What are you uploading?", kinds, key="upload_kind", format_func=labels.__getitem__)

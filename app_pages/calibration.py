@@ -6,7 +6,6 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import (
     AgreementTable,
@@ -27,10 +26,7 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop
 
 ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
                 "swap_aggregated": "Swap-aggregated (order change = tie)"}
@@ -39,11 +35,7 @@ st.title("Calibration")
 st.caption("How often a judge agrees with people. Human labels are the truth here; where a dataset only has "
            "another model's scores (the Prometheus items' GPT-4 scores), they are shown as a reference judge, "
            "never as human.")
-try:
-    targets = cached(calibration_choices)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+targets = load_or_stop(calibration_choices)
 if targets.empty:
     st.info("No judge call falls on labelled items yet. Auto-J pairs come with human labels; launch a rubric run "
             "on SummEval (New run page) to calibrate a rubric judge.")
@@ -64,11 +56,7 @@ if label_source != "human":
     st.warning("These labels come from a **reference judge** (another model), not from people: read every "
                "number below as agreement with that judge.")
 
-try:
-    result = cached(calibration, dataset, judge, study)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+result = load_or_stop(calibration, dataset, judge, study)
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
            f"labels: {label_source}. {escape_markdown(result.rule)}.")

@@ -8,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.listwise import listwise_metrics
 from judgebias_core.metrics.pairwise import (
     candidate_win_rates,
@@ -31,10 +30,7 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop, stop_on_error
 
 WIN_COLUMNS = {"classified": "classified pairs (n)", "candidate_wins": "candidate won",
                "opponent_wins": "baseline won", "ties": "ties", "overall_win_rate": "overall win rate"}
@@ -66,11 +62,7 @@ def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | N
 st.title("Pairwise bias")
 st.caption("Every pair of answers judged twice, once in each order. A judge without position bias gives the same "
            "verdict whichever answer it reads first.")
-try:
-    scope = cached(pairwise_scope)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+scope = load_or_stop(pairwise_scope)
 if scope.empty:
     st.info("No pairwise judge calls in the store yet. Import the bundled data or launch a swap run.")
     st.stop()
@@ -102,13 +94,10 @@ with bottom[2]:
 permalink_hint()
 judge_filter = tuple(judges) or None
 
-try:
+with stop_on_error():
     results = cached(pairwise_metrics, dataset, judge_filter, study, tasks=tuple(tasks) or None,
                      candidates=tuple(candidates) or None)
     units = cached(unit_metrics, dataset, study, judge_filter, None if repetition == "all" else repetition)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
 results = [r for r in results if repetition == "all" or r.repetition == repetition]
 if tasks:
     units = units[units["task"].isin(tasks)]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.store.queries import (
     call_detail,
     calls_for_item,
@@ -14,17 +13,11 @@ from judgebias_core.store.queries import (
     items_page,
 )
 from ui.share import code_span, escape_markdown
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop
+from ui.upload_panel import render_upload_panel
 
 st.title("Data")
-try:
-    summaries = cached(dataset_summaries)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+summaries = load_or_stop(dataset_summaries)
 
 st.dataframe(
     [
@@ -39,12 +32,7 @@ st.dataframe(
 browse_tab, upload_tab = st.tabs(["Browse", "Upload"])
 
 with upload_tab:
-    try:
-        from ui.upload_panel import render_upload_panel  # noqa: PLC0415 - optional panel
-    except ImportError:
-        st.info("Uploads are not available in this build.")
-    else:
-        render_upload_panel()
+    render_upload_panel()
 
 with browse_tab:
     if not summaries:

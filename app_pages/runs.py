@@ -6,22 +6,14 @@ import streamlit as st
 
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.overview import run_parameters, runs_overview
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.run_queries import run_calls_sample, run_record
 from ui.run_panel import TERMINAL, launch_runs, show_progress
 from ui.share import code_span, escape_markdown
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop, show_error
 
 st.title("Runs")
-try:
-    runs = cached(runs_overview)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+runs = load_or_stop(runs_overview)
 
 st.caption("completed = calls with a stored reply (unparseable ones included); failed = no reply after every "
            "retry; cost from the providers' reported usage. Simulated runs are marked.")

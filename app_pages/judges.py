@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_report, disagreeing_calls
 from judgebias_core.store.calibration_queries import item_texts
+from ui.judge_scope import pick_pairwise_dataset
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -20,11 +20,7 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.judge_scope import pick_pairwise_dataset
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop
 
 st.title("Judges")
 st.caption("Judges compared on the same judge calls: one call is an item, the answer in the first slot, the answer "
@@ -46,11 +42,7 @@ if not studies:  # e.g. the chosen studies do not exist in a newly chosen datase
     st.caption(f"No study chosen: showing {escape_markdown(studies[0])}.")
 chosen_repetition = None if repetition == "all" else int(repetition)
 
-try:
-    result = cached(agreement_report, dataset, list(studies), chosen_repetition)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+result = load_or_stop(agreement_report, dataset, list(studies), chosen_repetition)
 
 cols = st.columns(4)
 cols[0].metric("Judges", len(result.judges))

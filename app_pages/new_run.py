@@ -6,28 +6,20 @@ import streamlit as st
 
 from judgebias_core.engine.batch import BATCH_PROVIDERS, BatchSettings, batch_cost
 from judgebias_core.engine.preview import preview_run
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from judgebias_core.store.run_queries import replay_judges
-from ui.run_panel import launch_runs, show_progress
-from ui.share import escape_markdown
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.run_panel import launch_runs, parse_position_weights, show_progress
+from ui.share import code_span, escape_markdown
+from ui.state import cached, load_or_stop, show_error, stop_on_error
 
 st.title("New run")
 st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "
            "list-wise runs and repetition runs. Every judgment lands in the store as it arrives.")
 
-try:
-    summaries = cached(dataset_summaries)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+summaries = load_or_stop(dataset_summaries)
 
 left, right = st.columns(2)
 with left:
@@ -115,6 +107,9 @@ with st.expander("Sampling, concurrency and spending cap"):
     concurrency = cols[3].number_input("Calls in flight", 1, 256, 8)
     cap = cols[4].number_input("Spending cap, USD (0 = none)", 0.0, value=0.0, step=1.0)
 seed = int(seed_text) if seed_text.strip().lstrip("-").isdigit() else None
+if seed_text.strip() and seed is None:
+    st.error(f"Seed: {code_span(seed_text)} is not a whole number; leave it empty for no seed.")
+    st.stop()
 
 simulated = None
 if provider == "simulated":
@@ -125,9 +120,10 @@ if provider == "simulated":
         noise = cols[2].slider("Content noise (sd)", 0.0, 2.0, 0.6, 0.1)
         verbosity = cols[3].slider("Verbosity bonus per 1k chars", 0.0, 1.0, 0.0, 0.05)
         try:
-            parsed_weights = tuple(float(w) for w in weights.split(","))
-        except ValueError:
-            parsed_weights = SimulatedParams().position_weights
+            parsed_weights = parse_position_weights(weights)
+        except ValueError as problem:
+            st.error(f"Position weights: {escape_markdown(str(problem))}. Nothing can be planned until they are fixed.")
+            st.stop()
         simulated = SimulatedParams(position_prob=q, position_weights=parsed_weights, noise=noise,
                                     verbosity=verbosity, seed=seed or 0)
     st.warning("**Simulated judge**: not a language model; "
@@ -144,7 +140,7 @@ if not models:
 run_id_text = st.text_input("Run id (optional; the same id resumes a run)", "", disabled=len(models) > 1,
                             help="With several judges each run gets its id from its settings.")
 
-try:
+with stop_on_error():
     base_spec = RunSpec(dataset_id=dataset, protocol=protocol, provider=provider, model=models[0], base_url=base_url,
                    temperature=temperature, max_tokens=int(max_tokens), seed=seed, repeats=repeats,
                    orderings=orderings or "balanced", options=options, pairs=pairs, listwise_size=int(listwise_size),
@@ -155,9 +151,6 @@ try:
     specs = [base_spec.model_copy(update={"model": m}) for m in models]
     chosen_id = run_id_text.strip() or None if len(models) == 1 else None
     previews = [cached(preview_run, spec, settings, chosen_id) for spec in specs]
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
 
 st.subheader("Plan")
 estimate = plan_totals([p.estimate for p in previews])
