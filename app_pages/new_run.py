@@ -11,9 +11,18 @@ from judgebias_core.prompts import default_template
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from judgebias_core.store.run_queries import replay_judges
-from ui.run_panel import launch_runs, parse_position_weights, show_progress
+from ui.run_panel import (
+    FREE_PROVIDERS,
+    NEW_RUN_DATASET_PARAM,
+    RUN_SCOPES_KEY,
+    launch_runs,
+    missing_key_message,
+    parse_position_weights,
+    show_progress,
+)
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop, show_error, stop_on_error
+from ui.text import counted
 
 st.title("New run")
 st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "
@@ -23,7 +32,10 @@ summaries = load_or_stop(dataset_summaries)
 
 left, right = st.columns(2)
 with left:
-    dataset = st.selectbox("Dataset", [s.id for s in summaries],
+    dataset_ids = [s.id for s in summaries]
+    # The Data page links here with ?nr_dataset=<id> after an upload.
+    wanted = st.query_params.get(NEW_RUN_DATASET_PARAM)
+    dataset = st.selectbox("Dataset", dataset_ids, index=dataset_ids.index(wanted) if wanted in dataset_ids else 0,
                            format_func=lambda i: next(f"{s.name} ({i})" for s in summaries if s.id == i))
     kind = next(s.kind for s in summaries if s.id == dataset)
     protocols = list(RUBRIC_PROTOCOLS) if kind == "pointwise" else [*PAIR_PROTOCOLS, "listwise"]
@@ -154,19 +166,26 @@ with stop_on_error():
 
 st.subheader("Plan")
 estimate = plan_totals([p.estimate for p in previews])
-cols = st.columns(6 if provider in BATCH_PROVIDERS else 5)
-cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{len(previews)} run(s) over {previews[0].items:,} items.")
-cols[1].metric("Input tokens (estimate)", f"{estimate.input_tokens:,}", help="Characters / 4.")
-cols[2].metric("Output tokens (estimate)", f"{estimate.output_tokens:,}", help="Half the max tokens per call.")
-cols[3].metric("Cost (estimate)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.2f}",
-               help="From the editable price table (JUDGEBIAS_PRICES); the real cost uses the provider's usage.")
-if provider in BATCH_PROVIDERS:
-    in_batch = batch_cost(estimate)
-    cols[5].metric("Cost in batch mode (estimate)", "unknown" if in_batch is None else f"${in_batch:,.2f}",
-                   help="The provider's batch API bills half the live price; results come within 24 hours.")
-cols[4].metric("Time (estimate)", "up to 24 h" if batch else f"{estimate.seconds / 60:,.1f} min",
-               help="The provider's batch window." if batch else f"At {int(concurrency)} calls in flight per "
-               "judge and an assumed latency per call; judges run side by side.")
+free_judge = provider in FREE_PROVIDERS
+cols = st.columns(2 if free_judge else 6 if provider in BATCH_PROVIDERS else 5)
+cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{counted(len(previews), 'run')} over "
+               f"{counted(previews[0].items, 'item')}.")
+if free_judge:
+    cols[1].metric("Cost", "$0.00", help="No request leaves this machine.")
+    st.caption("A replayed or simulated judge sends no request: no tokens are spent, nothing is billed and the run "
+               "takes seconds, so token and time estimates are not shown.")
+else:
+    cols[1].metric("Input tokens (estimate)", f"{estimate.input_tokens:,}", help="Characters / 4.")
+    cols[2].metric("Output tokens (estimate)", f"{estimate.output_tokens:,}", help="Half the max tokens per call.")
+    cols[3].metric("Cost (estimate)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.2f}",
+                   help="From the editable price table (JUDGEBIAS_PRICES); the real cost uses the provider's usage.")
+    if provider in BATCH_PROVIDERS:
+        in_batch = batch_cost(estimate)
+        cols[5].metric("Cost in batch mode (estimate)", "unknown" if in_batch is None else f"${in_batch:,.2f}",
+                       help="The provider's batch API bills half the live price; results come within 24 hours.")
+    cols[4].metric("Time (estimate)", "up to 24 h" if batch else f"{estimate.seconds / 60:,.1f} min",
+                   help="The provider's batch window." if batch else f"At {int(concurrency)} calls in flight per "
+                   "judge and an assumed latency per call; judges run side by side.")
 st.caption("Figures before a run are estimates; after it, the provider's reported usage.")
 st.dataframe(
     [{"run id": p.run_id, "judge": p.judge_description, "calls": p.calls, "template": p.template_name,
@@ -182,8 +201,12 @@ if any(p.existing_status for p in previews):
 with st.expander("First prompt of the plan"):
     st.text(previews[0].sample_prompt)
 
+missing_key = missing_key_message(provider, base_url)
+if missing_key:
+    st.error(missing_key)
 st.button("Launch run" if len(specs) == 1 else f"Launch {len(specs)} runs", type="primary", key="launch_runs",
-          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews], batch))
+          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews], batch),
+          disabled=missing_key is not None)
 if "launch_error" in st.session_state:
     show_error(st.session_state.pop("launch_error"))
 
@@ -191,5 +214,6 @@ active = st.session_state.get("active_runs", [])
 if active:
     st.subheader("Progress")
     st.caption("Runs go on in their own processes if you close this tab; follow them on the Runs page.")
+    scopes = st.session_state.get(RUN_SCOPES_KEY, {})
     for run_id in active:
-        show_progress(run_id)
+        show_progress(run_id, scopes.get(run_id))

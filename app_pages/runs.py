@@ -8,6 +8,7 @@ from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.overview import run_parameters, runs_overview
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.run_queries import run_calls_sample, run_record
+from ui.navigation import link_run_analysis
 from ui.run_panel import TERMINAL, launch_runs, show_progress
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop, show_error
@@ -46,9 +47,11 @@ cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable r
 cols[2].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
 cols[3].metric("Cost", f"${float(row['cost_usd']):,.4f}")
 
+if int(row["completed"]) and row["status"] != "running":
+    link_run_analysis(run_id, row["dataset"], row["protocol"], row["study"])
 if row["origin"] == "engine":
     if row["status"] == "running":
-        show_progress(run_id)
+        show_progress(run_id, (row["dataset"], row["protocol"]))
     elif row["status"] not in ("complete",) and row["status"] in TERMINAL and "spec" in params:
         spec = RunSpec.model_validate(params["spec"])
         st.button("Resume run", help="Sends only the calls with no stored reply.", key=f"resume-{run_id}",

@@ -15,6 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from judgebias_core.protocols.spec import RUBRIC_PROTOCOLS
+from ui.text import code_span
 
 PAGES_FOLDER = "app_pages"
 PAGES_DIR = Path(__file__).resolve().parents[1] / PAGES_FOLDER
@@ -83,11 +84,12 @@ def link_page(file_name: str, label: str, icon: str | None = None,
                  query_params=dict(query_params) if query_params else None)
 
 
-def link_run_analysis(run_id: str, dataset_id: str, protocol: str) -> None:
-    """"Open in Pairwise bias / Rubric bias" for one run, with its dataset and run preselected."""
+def link_run_analysis(run_id: str, dataset_id: str, protocol: str, study: str | None = None) -> None:
+    """"Open in Pairwise bias / Rubric bias" for one run, with its dataset and run preselected. ``study`` is the
+    run's study when it differs from its id (bundled runs: 'full', 'repetition')."""
     if protocol in RUBRIC_PROTOCOLS:
-        link_page("rubric_bias.py", f"Open {run_id} in Rubric bias",
+        link_page("rubric_bias.py", f"Open {code_span(run_id)} in Rubric bias",
                   query_params={"rb_dataset": dataset_id, "rb_run": run_id})
     else:
-        link_page("pairwise_bias.py", f"Open {run_id} in Pairwise bias",
-                  query_params={"pw_dataset": dataset_id, "pw_study": run_id})
+        link_page("pairwise_bias.py", f"Open {code_span(run_id)} in Pairwise bias",
+                  query_params={"pw_dataset": dataset_id, "pw_study": study or run_id})

@@ -15,10 +15,18 @@ from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.errors import MissingApiKey
 from judgebias_core.judges.base import KEY_VARIABLES
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from ui.navigation import link_run_analysis
 from ui.share import code_span
 from ui.state import db_path
+from ui.text import counted
 
 TERMINAL = ("complete", "cancelled", "stopped: spending cap", "interrupted", "failed")
+# Judges that send no request: no tokens, no cost, no waiting.
+FREE_PROVIDERS = ("simulated", "replay")
+# Query parameter of the New run page that preselects a dataset.
+NEW_RUN_DATASET_PARAM = "nr_dataset"
+# st.session_state key: run id -> (dataset id, protocol) of the runs launched in this session, for their links.
+RUN_SCOPES_KEY = "active_run_scopes"
 
 
 def parse_position_weights(text: str) -> tuple[float, ...]:
@@ -59,6 +67,19 @@ def key_available(provider: str) -> bool:
     return variable is None or bool(os.environ.get(variable) or provider_keys().get(variable))
 
 
+def missing_key_message(provider: str, base_url: str | None = None) -> str | None:
+    """What to set before launching when the provider's API key is missing (None when it is there or not needed)."""
+    variable = KEY_VARIABLES.get(provider)
+    if variable is None or key_available(provider):
+        return None
+    message = (f"Launch needs an API key: set {variable} in the environment or in .streamlit/secrets.toml, then "
+               "reload this page.")
+    if provider == "openai":
+        message += (" A local OpenAI-compatible server (vLLM, Ollama) ignores the key but the client needs one: "
+                    f"set {variable} to any placeholder text, such as local.")
+    return message
+
+
 def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, run_ids: Sequence[str],
                 batch: BatchSettings | None = None) -> None:
     """Button callback: launch each run in the background (through the batch API with ``batch``; callbacks run
@@ -72,11 +93,14 @@ def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, 
     for spec, run_id in zip(specs, run_ids, strict=True):
         launch_background(db_path(), spec, settings, run_id, keys, batch)
     st.session_state["active_runs"] = list(run_ids)
-    st.toast(f"{len(run_ids)} run(s) launched in the background.")
+    st.session_state[RUN_SCOPES_KEY] = {run_id: (spec.dataset_id, spec.protocol)
+                                        for spec, run_id in zip(specs, run_ids, strict=True)}
+    st.toast(f"{counted(len(run_ids), 'run')} launched in the background.")
 
 
-def show_progress(run_id: str) -> None:
-    """Progress bar and counts of a run, read from the file its process keeps (refreshes every second)."""
+def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
+    """Progress bar and counts of a run, read from the file its process keeps (refreshes every second); with the
+    run's (dataset id, protocol), a link to its analysis once it has ended with replies."""
 
     @st.fragment(run_every=1.0)
     def _panel() -> None:
@@ -96,6 +120,8 @@ def show_progress(run_id: str) -> None:
                        f"the price table; {progress.cached:,} calls came from the response cache at no cost.")
         left = progress.seconds_left
         cols[4].metric("Time left", "—" if left is None else f"{left:,.0f} s", help="At the rate so far.")
+        if scope is not None and progress.status != "running" and progress.completed:
+            link_run_analysis(run_id, *scope)
         batches = read_batch_line(db_path(), run_id)
         if batches:
             st.caption(f"Batch mode: {batches}")
