@@ -27,6 +27,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
+from ui.text import counted
 
 ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
                 "swap_aggregated": "Swap-aggregated (order change = tie)"}
@@ -112,7 +113,7 @@ if isinstance(result, PairwiseCalibration):
             _agreement_detail(name, getattr(result, name))
     st.subheader("Pairs where the judge and the human disagree")
     wrong = cached(disagreeing_pairs, dataset, judge, study)
-    st.caption(f"{len(wrong):,} pair(s) whose swap-aggregated verdict differs from the human label "
+    st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "
                "(pairs with a failed order are listed too).")
     st.dataframe(wrong, hide_index=True, width="stretch")
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs")
@@ -153,7 +154,7 @@ elif isinstance(result, RubricCalibration):
     st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, study)
-    st.caption(f"{len(wrong):,} call(s), largest gaps first.")
+    st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
     st.dataframe(wrong, hide_index=True, width="stretch")
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials")
     if not wrong.empty:

@@ -21,6 +21,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
+from ui.text import counted
 
 st.title("Judges")
 st.caption("Judges compared on the same judge calls: one call is an item, the answer in the first slot, the answer "
@@ -93,7 +94,7 @@ with disagreement_tab:
     minimum = st.number_input("Show calls where at least this many judges differ from the majority", min_value=1,
                               max_value=max(1, len(result.judges) - 1), value=1, step=1)
     disputed = cached(disagreeing_calls, dataset, list(studies), chosen_repetition, int(minimum))
-    st.caption(f"{len(disputed):,} call(s). Verdicts: A = first slot better, B = second slot better, C = tie; "
+    st.caption(f"{counted(len(disputed), 'call')}. Verdicts: A = first slot better, B = second slot better, C = tie; "
                f"empty = not answered or not parsed; {ENSEMBLE_JUDGE} is the majority vote.")
     st.dataframe(disputed.head(2000), hide_index=True, width="stretch")
     table_downloads(disputed, f"disputed-calls-{dataset}", key="jd-disputed")

@@ -21,6 +21,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
+from ui.text import counted
 
 st.title("Other biases")
 st.caption("Biases besides position, measured on the same swap pairs: a preference for longer answers, and for "
@@ -32,7 +33,7 @@ with top[2]:
     judges = synced_multiselect("Judges", options, key="ob_judges", placeholder="all judges and the ensemble")
 permalink_hint()
 judges = judges or options
-st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · {len(judges)} judge(s)"
+st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · {counted(len(judges), 'judge')}"
            + (f"; {ENSEMBLE_JUDGE} is the judges' majority vote on each call" if ENSEMBLE_JUDGE in judges else ""))
 report_button(dataset, [j for j in judges if j != ENSEMBLE_JUDGE], key="ob-report")
 

@@ -31,6 +31,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop, stop_on_error
+from ui.text import counted
 
 WIN_COLUMNS = {"classified": "classified pairs (n)", "candidate_wins": "candidate won",
                "opponent_wins": "baseline won", "ties": "ties", "overall_win_rate": "overall win rate"}
@@ -197,7 +198,7 @@ pairs = cached(pair_details, dataset, study, (judge,), classes, None if repetiti
 if pairs.empty:
     st.info("No such pairs for this judge and filters.")
 else:
-    st.caption(f"{len(pairs):,} pair(s) shown (at most 500; a single task or candidate filter narrows them).")
+    st.caption(f"{counted(len(pairs), 'pair')} shown (at most 500; a single task or candidate filter narrows them).")
     labels = [f"item {r.item_id} · {r.task} · {r.candidate} vs {r.opponent} · rep {r.repetition} · "
               f"{r.classification} ({r.verdict_original}, {r.verdict_swapped})" for r in pairs.itertuples()]
     chosen = st.selectbox("Pair", range(len(pairs)), format_func=lambda i: labels[i], key="pw_drill_pair")

@@ -36,7 +36,7 @@ def test_browse_search_and_a_pre_parsed_call(app_env: Path) -> None:
     _select(at, "Dataset", "autoj")
     next(t for t in at.text_input if t.label.startswith("Search")).set_value("Boyer-Moore").run()
     assert not at.exception
-    assert "1 item(s) match." in [c.value for c in at.caption]
+    assert "1 item match." in [c.value for c in at.caption]
     # Auto-J's verdicts were published without replies: the page says so instead of showing a raw reply.
     assert any("pre-parsed" in info.value for info in at.info)
     assert any(j.value and '"parser": "pre-parsed"' in str(j.value).replace("'", '"') for j in at.json)
@@ -73,7 +73,7 @@ def test_upload_pairs_through_the_panel(writable_app: Path) -> None:
     # The preview shows the rows as they will be stored; uploaded text never reaches markdown.
     preview = next(f.value for f in at.dataframe if list(f.value.columns[:3]) == ["item_id", "candidate", "answer"])
     assert set(preview["candidate"]) == {"ChatGPT", "Claude"} and "<b>Hi!</b>" in set(preview["answer"])
-    assert "human_labels: first 2 of 2 row(s)" in [t.value for t in at.text]
+    assert "human_labels: first 2 of 2 rows" in [t.value for t in at.text]
     shown = _markdown_texts(at)
     assert "<script>" not in shown and "**hi**" not in shown and "<b>Hi!</b>" not in shown
     write.click().run()

@@ -15,6 +15,8 @@ from judgebias_core.store.connection import resolve_db_path
 from ui.text import counted, escape_markdown
 
 T = TypeVar("T")
+# Rows listed for one problem repeated on many rows.
+MAX_LISTED_ROWS = 10
 
 
 def db_path() -> Path:
@@ -48,10 +50,17 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 def problems_frame(problems: Sequence[RowProblem]) -> pd.DataFrame:
-    """Row-level problems as a table (row, column, problem); file-level ones have empty row and column cells."""
+    """Problems as a table (row, column, problem): the same problem in the same column on several rows is one line
+    listing its rows; a problem of no particular row or column has an empty cell there."""
+    rows_of: dict[tuple[str, str], list[int]] = {}
+    for problem in problems:
+        rows_of.setdefault((problem.column or "", problem.reason), []).extend(
+            [] if problem.row is None else [problem.row])
     return pd.DataFrame(
-        [{"row": "" if p.row is None else str(p.row), "column": p.column or "", "problem": p.reason}
-         for p in problems], columns=["row", "column", "problem"])
+        [{"row": ", ".join(f"{row:,}" for row in rows[:MAX_LISTED_ROWS])
+          + (f" and {counted(len(rows) - MAX_LISTED_ROWS, 'more row')}" if len(rows) > MAX_LISTED_ROWS else ""),
+          "column": column, "problem": reason} for (column, reason), rows in rows_of.items()],
+        columns=["row", "column", "problem"])
 
 
 def show_problems(problems: Sequence[RowProblem], headline: str) -> None:

@@ -6,6 +6,7 @@ Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escap
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -25,15 +26,17 @@ from judgebias_core.sources.upload_mapping import (
 )
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
-from judgebias_core.store.queries import dataset_summaries, list_rubrics
+from judgebias_core.store.queries import dataset_summaries
 from ui.navigation import link_page
+from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
 from ui.state import cached, db_path, show_error, show_problems
 from ui.text import counted
-from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings
+from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings, rubric_labels
 
 FLASH_KEY = "upload_flash"
 ANALYSIS_KEY = "upload_analysis_page"
+UPLOADED_DATASET_KEY = "upload_dataset"
 # Where an uploaded log's run is analysed.
 ANALYSIS_PAGES: dict[str, tuple[str, str]] = {"pairwise-log": ("pairwise_bias.py", "Pairwise bias"),
                                               "rubric-log": ("rubric_bias.py", "Rubric bias"),
@@ -109,9 +112,9 @@ def _log_settings(kind: UploadKind, columns: dict[str, str], key: str) -> dict[s
             "Candidate whose first-slot call is the original order", key=f"{key}:original",
             help="Default: the dataset's baseline candidate. " + _ORDER_NOTES[kind]).strip() or None
     else:
-        rubrics = cached(list_rubrics)
-        rubric = st.selectbox("Rubric of every trial", [NONE, *rubrics["rubric_id"].tolist()], key=f"{key}:rubric",
-                              format_func=lambda r: "each item's own rubric" if r == NONE else r)
+        rubrics = rubric_labels()
+        rubric = st.selectbox("Rubric of every trial", [NONE, *rubrics], key=f"{key}:rubric",
+                              format_func=lambda r: "each item's own rubric" if r == NONE else rubrics.get(r, r))
         settings["rubric_id"] = None if rubric == NONE else rubric
     return settings
 
@@ -146,7 +149,7 @@ def _kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: Any, column
 
 def _show_preview(preview: UploadPreview) -> None:
     counts = ", ".join(f"{table}: {rows:,}" for table, rows in preview.counts.items())
-    st.text(f"{preview.rows:,} row(s) in the file -> {counts or 'nothing'}"
+    st.text(f"{counted(preview.rows, 'row')} in the file -> {counts or 'nothing'}"
             + (f"; run {preview.run_id}" if preview.run_id else ""))
     if preview.already_stored:
         st.info("This file with these settings is already in the store: writing it again changes nothing.")
@@ -161,7 +164,7 @@ def _show_preview(preview: UploadPreview) -> None:
     if others:
         with st.expander(f"The other tables this upload writes ({', '.join(others)})"):
             for table, rows in others.items():
-                st.text(f"{table}: first {len(rows)} of {preview.counts[table]:,} row(s)")
+                st.text(f"{table}: first {len(rows)} of {counted(preview.counts[table], 'row')}")
                 st.dataframe(_readable(rows, table), hide_index=True, width="stretch")
     if preview.spec.kind in _ORDER_NOTES:
         st.caption(_ORDER_NOTES[preview.spec.kind])
@@ -176,12 +179,20 @@ def _write(preview: UploadPreview) -> None:
     st.cache_data.clear()
     added = sum(result.inserted.values())
     st.session_state[FLASH_KEY] = (
-        f"Upload to {result.dataset_id}: {added:,} new row(s) ({result.inserted})"
+        f"Upload to {result.dataset_id}: {counted(added, 'new row')}"
+        + (f" ({table_counts(result.inserted)})" if added else "")
         + (f"; run {result.run_id}, now in the analysis pages" if result.run_id else "")
         + (" - already stored, nothing changed." if not added else "."))
     if preview.spec.kind in ANALYSIS_PAGES:
         st.session_state[ANALYSIS_KEY] = preview.spec.kind
+    if preview.spec.kind not in LOG_KINDS:  # a new dataset: the next step is judging it
+        st.session_state[UPLOADED_DATASET_KEY] = result.dataset_id
     st.rerun()
+
+
+def table_counts(inserted: Mapping[str, int]) -> str:
+    """Rows written per store table, as a person reads it: "items 3, answers 6, human labels 3"."""
+    return ", ".join(f"{table.replace('_', ' ')} {rows:,}" for table, rows in inserted.items() if rows)
 
 
 def _table_upload(kind: UploadKind) -> None:
@@ -198,7 +209,7 @@ def _table_upload(kind: UploadKind) -> None:
         show_error(error)
         return
     key = f"upload:{kind}:{file.file_id}"
-    st.text(f"{file.name}: {len(frame):,} row(s), {len(frame.columns)} column(s). First rows as read:")
+    st.text(f"{file.name}: {counted(len(frame), 'row')}, {counted(len(frame.columns), 'column')}. First rows as read:")
     st.dataframe(_readable(frame.head(5), ""), hide_index=True, width="stretch")
     target = _target_dataset(kind, file.name, key)
     try:
@@ -246,7 +257,9 @@ def _rubric_upload() -> None:
             show_error(error)
             return
         st.cache_data.clear()
-        st.session_state[FLASH_KEY] = f"Rubrics: {sum(result.inserted.values())} new row(s) ({result.inserted})."
+        added = sum(result.inserted.values())
+        st.session_state[FLASH_KEY] = (f"Rubrics: {counted(added, 'new row')}"
+                                       + (f" ({table_counts(result.inserted)})." if added else "."))
         st.rerun()
 
 
@@ -259,6 +272,9 @@ def render_upload_panel() -> None:
     page_file, title = ANALYSIS_PAGES.get(st.session_state.pop(ANALYSIS_KEY, ""), ("", ""))
     if page_file:
         link_page(page_file, f"Open {title} to analyse the uploaded run", icon=":material/insights:")
+    uploaded = st.session_state.pop(UPLOADED_DATASET_KEY, None)
+    if uploaded:
+        link_page("new_run.py", "Run a judge on this dataset", query_params={NEW_RUN_DATASET_PARAM: uploaded})
     kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
     labels: dict[str, str] = {**KIND_LABELS, "rubric": "Rubric (YAML or JSON)"}
     kind = st.selectbox("What are you uploading?", kinds, key="upload_kind", format_func=labels.__getitem__)
