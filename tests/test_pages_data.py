@@ -11,10 +11,10 @@ from tests.app_helpers import open_page
 from tests.upload_helpers import rows
 
 HOSTILE_PAIRS = (
-    "id,Prompt,Response (ChatGPT),Response (Claude),Winner\n"
-    "h1,Say **hi** <script>alert(1)</script>,<b>Hi!</b>,# Hello,CHATGPT\n"
-    "h2,Count [link](http://x),1 2 3,one two,TIE\n"
-).encode()
+    b"id,Prompt,Response (ChatGPT),Response (Claude),Winner\n"
+    b"h1,Say **hi** <script>alert(1)</script>,<b>Hi!</b>,# Hello,CHATGPT\n"
+    b"h2,Count [link](http://x),1 2 3,one two,TIE\n"
+)
 
 
 def _select(at: AppTest, label: str, value: object) -> None:

@@ -25,12 +25,12 @@ from ui.state import problems_frame
 # A stranger's file: no header says "preference"; the human labels sit under "Human Verdict", written in another
 # case and punctuation than the candidate names in the answer headers.
 STRANGER_PAIRS = (
-    "Question,Response (Vicuna-13B),Response (GPT-4),Human Verdict\n"
-    "What is 2+2?,four,4,VICUNA13B\n"
-    "Name a colour,red,blue,gpt4\n"
-    "Say hi,hi,hello,Tie\n"
-    "Capital of France?,Paris,Paris.,GPT-4\n"
-).encode()
+    b"Question,Response (Vicuna-13B),Response (GPT-4),Human Verdict\n"
+    b"What is 2+2?,four,4,VICUNA13B\n"
+    b"Name a colour,red,blue,gpt4\n"
+    b"Say hi,hi,hello,Tie\n"
+    b"Capital of France?,Paris,Paris.,GPT-4\n"
+)
 
 
 def test_fold_ignores_case_and_punctuation() -> None:
