@@ -18,10 +18,15 @@ from judgebias_core import bootstrap
 
 _IMPORT_LOCK = threading.Lock()
 _WAIT_STEP_S = 0.5
+# Stores made ready by this process: later sessions skip the check, whose migration opens the file for writing
+# (a write connection next to another session's read-only ones is refused the same way).
+_READY: set[Path] = set()
 
 
 def ensure_store_ready_once(path: Path) -> None:
     """Make the store ready (bundled import on an empty store), or wait while another session does it."""
+    if path in _READY and path.exists():
+        return
     if not _IMPORT_LOCK.acquire(blocking=False):
         waiting = st.empty()
         started = time.monotonic()
@@ -32,7 +37,8 @@ def ensure_store_ready_once(path: Path) -> None:
         waiting.empty()
     try:
         with st.spinner("First launch: loading the bundled real datasets into the store…"):
-            if bootstrap.ensure_store_ready(path):
+            if path not in _READY and bootstrap.ensure_store_ready(path):
                 st.cache_data.clear()
+        _READY.add(path)
     finally:
         _IMPORT_LOCK.release()
