@@ -188,10 +188,14 @@ else:
                    "judge and an assumed latency per call; judges run side by side.")
 st.caption("Figures before a run are estimates; after it, the provider's reported usage.")
 st.dataframe(
-    [{"run id": p.run_id, "judge": p.judge_description, "calls": p.calls, "template": p.template_name,
-      "cost (estimate, USD)": p.estimate.cost_usd, "already in the store": p.existing_status or ""}
+    [{"run id": p.run_id, "calls": p.calls, "template": p.template_name,
+      **({} if free_judge else {"cost (estimate, USD)": p.estimate.cost_usd}),
+      "already in the store": p.existing_status or "", "judge": p.judge_description}
      for p in previews],
     hide_index=True, width="stretch",
+    # The long judge description last and wrapped at a fixed width, so the short columns are never cut off.
+    column_config={"run id": st.column_config.TextColumn(width="medium"),
+                   "judge": st.column_config.TextColumn(width="large")},
 )
 unpriced = [s.model for s, p in zip(specs, previews, strict=True) if not p.price_known]
 if unpriced:

@@ -102,6 +102,9 @@ def test_a_permalink_opened_first_on_a_fresh_server_keeps_the_app_shell_and_filt
         _wait_until_idle(page)
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
         assert "judgebias" in sidebar and "Position bias" in sidebar, sidebar[:300]
+        # The sidebar lists page titles only, never raw file names (Streamlit's legacy pages/ mode did).
+        assert all(page.title in sidebar for page in PAGES), sidebar[:500]
+        assert ".py" not in sidebar and "app_pages" not in sidebar and "pairwise_bias" not in sidebar
         main = page.locator('[data-testid="stMain"]').inner_text()
         assert "Pairwise bias" in main
         assert "devbench" in main and "repetition" in main
