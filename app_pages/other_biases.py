@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.charts.judges import self_preference_heatmap, verbosity_curve
+from judgebias_core.identity import stable_id
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.self_preference import default_family_mapping, self_preference
 from judgebias_core.metrics.verbosity import bins_frame, verbosity, verbosity_frame
-from judgebias_core.sources.common import stable_id
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,

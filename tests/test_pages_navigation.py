@@ -25,7 +25,7 @@ def test_every_listed_page_exists_and_every_page_file_is_listed() -> None:
 
 
 def test_no_private_streamlit_flag_anywhere() -> None:
-    tracked = subprocess.run(["git", "grep", "-l", "uses_pages" + "_directory"], cwd=PROJECT_ROOT,  # noqa: S607
+    tracked = subprocess.run(["git", "grep", "-l", "uses_pages" + "_directory"], cwd=PROJECT_ROOT,
                              capture_output=True, text=True, check=False)
     assert tracked.stdout == ""
 
@@ -47,10 +47,10 @@ def test_ui_state_does_not_import_ui_share() -> None:
 
 
 def _scaffold_script() -> None:
-    import streamlit as st  # noqa: PLC0415 - AppTest runs this function's body as the script
+    import streamlit as st
 
-    from judgebias_core.errors import StoreBusyError  # noqa: PLC0415
-    from ui.state import load_or_stop  # noqa: PLC0415
+    from judgebias_core.errors import StoreBusyError
+    from ui.state import load_or_stop
 
     def busy(path: str) -> int:
         raise StoreBusyError(f"{path} stayed busy")

@@ -13,16 +13,15 @@ from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.errors import MissingApiKey
-from judgebias_core.judges.base import KEY_VARIABLES
+from judgebias_core.models import RunStatus
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.providers import key_variables
 from ui.navigation import link_run_analysis
 from ui.share import code_span
 from ui.state import db_path
 from ui.text import counted
 
-TERMINAL = ("complete", "cancelled", "stopped: spending cap", "interrupted", "failed")
-# Judges that send no request: no tokens, no cost, no waiting.
-FREE_PROVIDERS = ("simulated", "replay")
+TERMINAL = tuple(status for status in RunStatus if status.terminal)
 # Query parameter of the New run page that preselects a dataset.
 NEW_RUN_DATASET_PARAM = "nr_dataset"
 # st.session_state key: run id -> (dataset id, protocol) of the runs launched in this session, for their links.
@@ -52,7 +51,7 @@ def parse_position_weights(text: str) -> tuple[float, ...]:
 def provider_keys() -> dict[str, str]:
     """API keys from Streamlit secrets (the environment is inherited anyway); never shown or stored."""
     keys: dict[str, str] = {}
-    for variable in KEY_VARIABLES.values():
+    for variable in key_variables().values():
         try:
             value = st.secrets.get(variable)
         except Exception:  # noqa: BLE001 - no secrets file is the common case
@@ -63,13 +62,13 @@ def provider_keys() -> dict[str, str]:
 
 
 def key_available(provider: str) -> bool:
-    variable = KEY_VARIABLES.get(provider)
+    variable = key_variables().get(provider)
     return variable is None or bool(os.environ.get(variable) or provider_keys().get(variable))
 
 
 def missing_key_message(provider: str, base_url: str | None = None) -> str | None:
     """What to set before launching when the provider's API key is missing (None when it is there or not needed)."""
-    variable = KEY_VARIABLES.get(provider)
+    variable = key_variables().get(provider)
     if variable is None or key_available(provider):
         return None
     message = (f"Launch needs an API key: set {variable} in the environment or in .streamlit/secrets.toml, then "
@@ -85,7 +84,7 @@ def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, 
     """Button callback: launch each run in the background (through the batch API with ``batch``; callbacks run
     before the script, so a rerun of the page cannot lose the click); a missing key is left in
     ``st.session_state['launch_error']``."""
-    variable = KEY_VARIABLES.get(provider)
+    variable = key_variables().get(provider)
     if variable and not key_available(provider):
         st.session_state["launch_error"] = MissingApiKey(variable)
         return

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from judgebias_core.errors import JudgebiasError, ValidationFailed
+from judgebias_core.errors import JudgebiasError, ValidationFailed, invalid_argument
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
 from judgebias_core.sources.upload_mapping import (
@@ -222,8 +222,7 @@ def _table_upload(kind: UploadKind) -> None:
     try:
         spec = UploadSpec.model_validate({**suggested.model_dump(), **target, **settings, "columns": columns})
     except ValidationError as error:
-        st.error("Settings: " + escape_markdown("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                                          for e in error.errors())))
+        show_error(invalid_argument(error, "Settings"))
         return
     preview = cached(prepare_upload, data, file.name, spec)
     _show_preview(preview)
@@ -276,7 +275,8 @@ def render_upload_panel() -> None:
     if uploaded:
         link_page("new_run.py", "Run a judge on this dataset", query_params={NEW_RUN_DATASET_PARAM: uploaded})
     kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
-    labels: dict[str, str] = {**KIND_LABELS, "rubric": "Rubric (YAML or JSON)"}
+    labels: dict[str, str] = dict(KIND_LABELS)
+    labels["rubric"] = "Rubric (YAML or JSON)"
     kind = st.selectbox("What are you uploading?", kinds, key="upload_kind", format_func=labels.__getitem__)
     if kind == "rubric":
         _rubric_upload()
