@@ -6,7 +6,6 @@ parameter name, so a copied link reopens the same view.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -17,22 +16,12 @@ import streamlit as st
 from judgebias_core.explanations import explanation
 from judgebias_core.exports import chrome_path, csv_bytes, figure_image_bytes, parquet_bytes
 from judgebias_core.names import slug
+from judgebias_core.report import ReportRequest, build_report_html
 from ui.state import db_path
+from ui.text import code_span as code_span  # re-exported: the pages import it from here
+from ui.text import escape_markdown
 
 T = TypeVar("T")
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$=:])")
-
-
-def escape_markdown(text: str) -> str:
-    """Dataset or judge text made literal inside st.markdown / st.caption (no links, images, HTML or LaTeX)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
-
-
-def code_span(text: object) -> str:
-    """Dataset or judge text as a markdown code span: shown as written (backslash escapes would show literally)."""
-    literal = str(text).replace("`", "'").replace("\n", " ")
-    return f"`{literal}`" if literal.strip() else "` `"
 
 
 def _slug(name: str) -> str:
@@ -113,10 +102,6 @@ def permalink_hint() -> None:
 def report_button(dataset_id: str, judges: Sequence[str] = (), runs: Sequence[str] = (),
                   key: str | None = None) -> None:
     """A button that builds the self-contained HTML report of this dataset, judges and runs on click."""
-    try:
-        from judgebias_core.report import ReportRequest, build_report_html  # noqa: PLC0415 - optional part
-    except ImportError:
-        return
     request = ReportRequest(dataset_id=dataset_id, judges=tuple(judges), runs=tuple(runs))
     path = str(db_path())
     build: Callable[[], str] = lambda: build_report_html(path, request)  # noqa: E731

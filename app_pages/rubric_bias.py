@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
@@ -27,6 +25,7 @@ from judgebias_core.store.rubric_queries import (
     repeat_run_choices,
     run_calls_for_export,
 )
+from ui.navigation import link_page
 from ui.share import (
     chart_downloads,
     code_span,
@@ -38,19 +37,14 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
+from ui.state import cached, load_or_stop, show_error
 
-require_app_shell()
-
-NEW_RUN_PAGE = Path(__file__).resolve().parent / "new_run.py"
 DESIGN_NAMES = {"run": "the analysed run's orderings", "all": "all k! orderings", "balanced": "the balanced set (2k)",
                 "latin": "a Latin square (k rotations)", "reverse": "canonical and reversed"}
 
 
 def link_new_run(label: str) -> None:
-    if NEW_RUN_PAGE.exists():
-        st.page_link("pages/new_run.py", label=label, icon=":material/play_circle:")
+    link_page("new_run.py", label)
 
 
 def ci_text(estimate: CorrelationEstimate, which: str) -> str:
@@ -241,11 +235,7 @@ st.info("No public data set of real rubric permutation trials exists. The runs h
         "judge, launch a permutation run and a repeat run.")
 link_new_run("New run: measure a real judge")
 
-try:
-    runs = cached(list_rubric_runs)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+runs = load_or_stop(list_rubric_runs)
 if runs.empty:
     st.info("The store holds no rubric trials yet.")
     st.stop()
@@ -279,11 +269,7 @@ with settings[2]:
     seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, BOOTSTRAP_SEED, key="rb_seed")
 permalink_hint()
 
-try:
-    report = cached(rubric_report, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples), int(seed))
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+report = load_or_stop(rubric_report, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples), int(seed))
 
 show_run_card(report)
 show_position_share(report)
