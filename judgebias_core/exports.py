@@ -15,6 +15,7 @@ from typing import Literal
 import pandas as pd
 import plotly.graph_objects as go
 
+from judgebias_core.charts.style import pinned
 from judgebias_core.errors import ExportUnavailable
 
 ImageFormat = Literal["png", "svg"]
@@ -92,12 +93,13 @@ def figure_image_bytes(fig: go.Figure, fmt: ImageFormat, width: int | None = Non
     if browser is None:
         raise ExportUnavailable("chart images need Chrome or Chromium; install Debian's chromium or set "
                                 "JUDGEBIAS_CHROME to its path")
+    fig = pinned(fig)  # the same look whichever template the building process made the default
     layout = fig.layout
     opts = {"format": fmt, "width": width or layout.width or IMAGE_WIDTH,
             "height": height or layout.height or IMAGE_HEIGHT, "scale": scale if fmt == "png" else 1}
     try:
         # mathjax=False: kaleido would otherwise fetch MathJax from a CDN; plotly.js comes from the plotly package.
         image = kaleido.calc_fig_sync(fig.to_dict(), opts=opts, kopts={"path": browser, "mathjax": False})
-    except Exception as error:  # noqa: BLE001 - kaleido and the browser raise many kinds; one message for all
+    except Exception as error:
         raise ExportUnavailable(f"could not render the chart image with {browser}: {error}") from error
     return image if isinstance(image, bytes) else str(image).encode("utf-8")
