@@ -17,6 +17,7 @@ from judgebias_core.metrics.calibration import (
     disagreeing_pairs,
     disagreeing_trials,
 )
+from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.store.calibration_queries import item_texts
 from ui.share import (
     chart_downloads,
@@ -29,6 +30,7 @@ from ui.share import (
 )
 from ui.shell import require_app_shell
 from ui.state import cached, show_error
+from ui.verdict import verdict_block
 
 require_app_shell()
 
@@ -69,6 +71,7 @@ try:
 except JudgebiasError as error:
     show_error(error)
     st.stop()
+verdict_block([calibration_verdict(result)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
            f"labels: {label_source}. {escape_markdown(result.rule)}.")

@@ -8,7 +8,9 @@ import streamlit as st
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_report, disagreeing_calls
+from judgebias_core.report.verdict import agreement_verdict
 from judgebias_core.store.calibration_queries import item_texts
+from ui.judge_scope import pick_pairwise_dataset
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -20,9 +22,9 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.judge_scope import pick_pairwise_dataset
 from ui.shell import require_app_shell
 from ui.state import cached, show_error
+from ui.verdict import verdict_block
 
 require_app_shell()
 
@@ -52,6 +54,7 @@ except JudgebiasError as error:
     show_error(error)
     st.stop()
 
+verdict_block([agreement_verdict(result, ", ".join(studies))])
 cols = st.columns(4)
 cols[0].metric("Judges", len(result.judges))
 cols[1].metric("Judge calls (instances)", f"{result.instances:,}")

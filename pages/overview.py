@@ -9,6 +9,7 @@ import streamlit as st
 from judgebias_core.store.queries import dataset_summaries, store_overview
 from ui.shell import require_app_shell
 from ui.state import cached, show_error
+from ui.verdict import overview_verdict_block
 
 require_app_shell()
 
@@ -40,6 +41,7 @@ except Exception as error:  # noqa: BLE001
     show_error(error)
     st.stop()
 
+overview_verdict_block()
 st.subheader("What is in the store")
 cols = st.columns(6)
 cols[0].metric("Datasets", overview.datasets)

@@ -18,6 +18,7 @@ from judgebias_core.metrics.pairwise import (
     task_breakdown,
     unit_metrics,
 )
+from judgebias_core.report.verdict import pairwise_verdicts
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
 from ui.share import (
@@ -33,6 +34,7 @@ from ui.share import (
 )
 from ui.shell import require_app_shell
 from ui.state import cached, show_error
+from ui.verdict import verdict_block
 
 require_app_shell()
 
@@ -120,6 +122,7 @@ if not results:
     listwise_section(dataset, study, judge_filter)
     st.stop()
 
+verdict_block(pairwise_verdicts(results))
 st.subheader("Judges")
 table = metrics_frame(results)[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
 st.dataframe(table, hide_index=True, width="stretch",

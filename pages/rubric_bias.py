@@ -25,6 +25,7 @@ from judgebias_core.metrics.rubric_report import (
     rubric_report,
     run_score_position,
 )
+from judgebias_core.report.verdict import rubric_verdict
 from judgebias_core.store.rubric_queries import (
     analysable_run_ids,
     comparable_run_ids,
@@ -45,6 +46,7 @@ from ui.share import (
 )
 from ui.shell import require_app_shell
 from ui.state import cached, show_error
+from ui.verdict import verdict_block
 
 require_app_shell()
 
@@ -290,6 +292,7 @@ except JudgebiasError as error:
     show_error(error)
     st.stop()
 
+verdict_block([rubric_verdict(report)])
 show_run_card(report)
 show_position_share(report)
 show_score_position(report, runs)

@@ -20,6 +20,7 @@ from judgebias_core.report.phrasing import (
     percent,
     ranking_sentence,
 )
+from judgebias_core.report.verdict import pairwise_verdicts
 
 METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "preference_fairness", "mcnemar",
                "repetition_stability", "repetition_floor", "quality_gap", "parse_failures")
@@ -151,6 +152,7 @@ def pairwise_section(scope: ReportScope) -> ReportSection | None:
         key="pairwise", title="Swapping the two answers (pairwise position bias)",
         headline=tuple(_headline(headline, scope.who, main)), sentences=tuple(_sentences(headline, floors, scope.who)),
         figures=tuple(figures), tables=tuple(tables), metric_keys=METRIC_KEYS,
+        verdicts=tuple(pairwise_verdicts(headline, {r.judge: scope.who(r.judge) for r in headline})),
         notes=(f"Sentences speak about the study '{main}', first repetition; the tables list every study and "
                "repetition in the report.",),
     )

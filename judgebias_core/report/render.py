@@ -16,6 +16,7 @@ from judgebias_core.charts.safe_text import literal_spec
 from judgebias_core.charts.style import TEMPLATE
 from judgebias_core.explanations import explanation
 from judgebias_core.report.model import Provenance, Report, ReportSection, ReportTable
+from judgebias_core.report.verdict import Verdict
 
 # Inline scripts and styles only; nothing may be fetched (a dataset string can never load or run anything).
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
@@ -33,6 +34,8 @@ table{border-collapse:collapse;margin:8px 0 4px;font-size:.85em;display:block;ov
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
 .note{color:#57606a;font-size:.85em;margin-top:0}.chart{margin:16px 0}details{margin:12px 0}
 summary{cursor:pointer;font-weight:600}dt{font-weight:600;margin-top:10px}dd{margin-left:16px}
+.verdict{border:1px solid #d0d7de;border-radius:6px;padding:8px 16px;margin:10px 0}.verdict p{margin:4px 0}
+.rule{color:#57606a;font-size:.85em;display:block}.labels{font-size:.8em}
 .formula{white-space:pre-wrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em;background:#f6f8fa;
 padding:6px;margin:4px 0}
 """
@@ -103,6 +106,13 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
               f"{FIGURE_CONFIG});")
     return (f'<div class="chart"><div id="{div_id}" class="plotly-graph-div" style="height:{height}px;width:100%">'
             f'</div><script type="text/javascript">{script}</script>{_full_labels_html(spec)}</div>')
+
+
+def verdict_html(verdict: Verdict) -> str:
+    """One verdict: each statement with the rule behind it under it."""
+    lines = "".join(f"<p><strong>{esc(line.heading)}:</strong> {esc(line.text)}"
+                    f'<span class="rule">Rule: {esc(line.rule)}</span></p>' for line in verdict.lines)
+    return f'<div class="verdict"><p><strong>{esc(verdict.subject)}</strong></p>{lines}</div>'
 
 
 def _list(items: Iterable[str], css: str = "") -> str:
@@ -179,6 +189,7 @@ def render_html(report: Report) -> str:
         f"{esc(report.provenance.version)}</p></header>"
         f'<section id="summary"><h2>In short</h2>{_simulated_warning(report)}'
         f'<div class="summary">{_list(sentences)}</div>'
+        + "".join(verdict_html(v) for section in report.sections for v in section.verdicts) +
         f'{_list(report.skipped, "note")}<ul>{contents}<li><a href="#provenance">Where these numbers come from</a>'
         f"</li></ul></section>"
         + "".join(section_html(section, i) for i, section in enumerate(report.sections))
