@@ -153,7 +153,9 @@ def show_permutation_vs_repeat(report: RubricReport) -> None:
         figure = correlation_comparison_figure(human)
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"permutation-vs-repeat-{report.run.run_id}")
-    st.markdown("**Within-item spread** (standard deviation of an item's scores, ddof 0, mean over items)")
+    st.markdown(f"**Within-item spread**: how many points one item's score moves when only the order of the options "
+                f"changes (the standard deviation of that item's scores over its orderings), averaged over the "
+                f"{report.spread_permutation.items:,} items")
     explain("within_item_spread")
     spread = st.columns(2)
     perm = report.spread_permutation
