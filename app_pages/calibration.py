@@ -14,6 +14,7 @@ from judgebias_core.analyses.calibration import (
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
+from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.store.calibration_queries import item_texts
 from ui.share import (
     chart_downloads,
@@ -26,6 +27,7 @@ from ui.share import (
 )
 from ui.state import cached, load_or_stop
 from ui.text import counted
+from ui.verdict import verdict_block
 
 ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
                 "swap_aggregated": "Swap-aggregated (order change = tie)"}
@@ -56,6 +58,7 @@ if label_source != "human":
                "number below as agreement with that judge.")
 
 result = load_or_stop(calibration, dataset, judge, study)
+verdict_block([calibration_verdict(result)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
            f"labels: {label_source}. {escape_markdown(result.rule)}.")

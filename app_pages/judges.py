@@ -8,6 +8,7 @@ import streamlit as st
 from judgebias_core.analyses.judges import agreement_report, disagreeing_calls
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.report.verdict import agreement_verdict
 from judgebias_core.store.calibration_queries import item_texts
 from ui.judge_scope import pick_pairwise_dataset
 from ui.share import (
@@ -23,6 +24,7 @@ from ui.share import (
 )
 from ui.state import cached, load_or_stop
 from ui.text import counted
+from ui.verdict import verdict_block
 
 st.title("Judges")
 st.caption("Judges compared on the same judge calls: one call is an item, the answer in the first slot, the answer "
@@ -46,6 +48,7 @@ chosen_repetition = None if repetition == "all" else int(repetition)
 
 result = load_or_stop(agreement_report, dataset, list(studies), chosen_repetition)
 
+verdict_block([agreement_verdict(result, ", ".join(studies))])
 cols = st.columns(4)
 cols[0].metric("Judges", len(result.judges))
 cols[1].metric("Judge calls (instances)", f"{result.instances:,}")

@@ -7,6 +7,7 @@ import streamlit as st
 from judgebias_core.store.queries import dataset_summaries, store_overview
 from ui.navigation import link_page
 from ui.state import load_or_stop
+from ui.verdict import overview_verdict_block
 
 st.title("How far can an LLM judge be trusted?")
 st.markdown(
@@ -32,6 +33,7 @@ Every number comes with the count behind it, the judge and the run it came from.
 overview = load_or_stop(store_overview)
 summaries = load_or_stop(dataset_summaries)
 
+overview_verdict_block()
 st.subheader("What is in the store")
 cols = st.columns(6)
 cols[0].metric("Datasets", overview.datasets)

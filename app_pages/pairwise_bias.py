@@ -10,6 +10,7 @@ import streamlit as st
 from judgebias_core.analyses.pairwise import listwise_metrics, pairwise_metrics, unit_metrics
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.metrics.pairwise import candidate_win_rates, metrics_frame, ranking_safety, task_breakdown
+from judgebias_core.report.verdict import pairwise_verdicts
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
 from ui.share import (
@@ -25,6 +26,7 @@ from ui.share import (
 )
 from ui.state import cached, load_or_stop, stop_on_error
 from ui.text import counted
+from ui.verdict import verdict_block
 
 WIN_COLUMNS = {"classified": "classified pairs (n)", "candidate_wins": "candidate won",
                "opponent_wins": "baseline won", "ties": "ties", "overall_win_rate": "overall win rate"}
@@ -103,6 +105,7 @@ if not results:
     listwise_section(dataset, study, judge_filter)
     st.stop()
 
+verdict_block(pairwise_verdicts(results))
 st.subheader("Judges")
 table = metrics_frame(results)[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
 st.dataframe(table, hide_index=True, width="stretch",

@@ -18,6 +18,7 @@ from judgebias_core.charts.rubric import (
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
 from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
+from judgebias_core.report.verdict import rubric_verdict
 from judgebias_core.store.rubric_queries import (
     analysable_run_ids,
     comparable_run_ids,
@@ -38,6 +39,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop, show_error
+from ui.verdict import verdict_block
 
 DESIGN_NAMES = {"run": "the analysed run's orderings", "all": "all k! orderings", "balanced": "the balanced set (2k)",
                 "latin": "a Latin square (k rotations)", "reverse": "canonical and reversed"}
@@ -140,7 +142,9 @@ def show_permutation_vs_repeat(report: RubricReport) -> None:
         figure = correlation_comparison_figure(human)
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"permutation-vs-repeat-{report.run.run_id}")
-    st.markdown("**Within-item spread** (standard deviation of an item's scores, ddof 0, mean over items)")
+    st.markdown(f"**Within-item spread**: how many points one item's score moves when only the order of the options "
+                f"changes (the standard deviation of that item's scores over its orderings), averaged over the "
+                f"{report.spread_permutation.items:,} items")
     explain("within_item_spread")
     spread = st.columns(2)
     perm = report.spread_permutation
@@ -271,6 +275,7 @@ permalink_hint()
 
 report = load_or_stop(rubric_report, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples), int(seed))
 
+verdict_block([rubric_verdict(report)])
 show_run_card(report)
 show_position_share(report)
 show_score_position(report, runs)

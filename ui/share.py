@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from judgebias_core.explanations import explanation
-from judgebias_core.exports import chrome_path, csv_bytes, figure_image_bytes, parquet_bytes
+from judgebias_core.exports import chrome_path, figure_image_bytes, parquet_bytes, readable_csv_bytes
 from judgebias_core.names import slug
 from judgebias_core.report import ReportRequest, build_report_html
 from ui.state import db_path
@@ -50,13 +50,14 @@ def table_downloads(frame: pd.DataFrame, name: str, key: str | None = None) -> N
     slug = _slug(name)
     key = key or slug
     csv_col, parquet_col = st.columns(2)
-    csv_col.download_button("CSV", data=lambda: csv_bytes(frame), file_name=f"{slug}.csv", mime="text/csv",
+    csv_col.download_button("CSV", data=lambda: readable_csv_bytes(frame), file_name=f"{slug}.csv", mime="text/csv",
                             key=f"share-csv-{key}", on_click="ignore", icon=":material/download:",
-                            help=f"Download this table ({len(frame):,} rows) as CSV for a spreadsheet.")
+                            help=f"Download this table ({len(frame):,} rows) as CSV for a spreadsheet: values rounded "
+                                 "to 4 significant digits, headers spelled out.")
     parquet_col.download_button("Parquet", data=lambda: parquet_bytes(frame), file_name=f"{slug}.parquet",
                                 mime="application/vnd.apache.parquet", key=f"share-parquet-{key}",
                                 on_click="ignore", icon=":material/download:",
-                                help="Download this table as Parquet (keeps column types).")
+                                help="Download this table as Parquet (keeps column types and unrounded values).")
 
 
 def chart_downloads(fig: go.Figure, name: str, key: str | None = None) -> None:
