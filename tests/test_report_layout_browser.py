@@ -62,11 +62,13 @@ import ui.share  # noqa: F401 - imports st.plotly_chart's module, as every page 
 assert pio.templates.default == "streamlit", pio.templates.default
 from judgebias_core.charts.pairwise import flip_rate_forest
 from judgebias_core.exports import figure_image_bytes
-from judgebias_core.metrics.pairwise import pairwise_metrics
+from judgebias_core.analyses.pairwise import pairwise_metrics
+from judgebias_core.store.handle import Store
 from judgebias_core.report import ReportRequest, build_report_html
 store, out = sys.argv[1], Path(sys.argv[2])
 (out / "dashboard.html").write_text(build_report_html(store, ReportRequest("mtbench")), encoding="utf-8")
-forest = flip_rate_forest(pairwise_metrics(store, "mtbench", None, "repetition"))
+with Store(store).reader() as reader:
+    forest = flip_rate_forest(pairwise_metrics(reader, "mtbench", None, "repetition"))
 (out / "forest.png").write_bytes(figure_image_bytes(forest, "png"))
 (out / "forest.svg").write_bytes(figure_image_bytes(forest, "svg"))
 """

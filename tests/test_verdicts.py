@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics, pairwise_metrics
+from judgebias_core.analyses.pairwise import pairwise_metrics
+from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 from judgebias_core.report import ReportRequest, build_report, render_html
 from judgebias_core.report.render import verdict_html
+from tests.store_helpers import read
 from judgebias_core.report.verdict import (
     FLIP_USABLE_AS_IS,
     FLIP_USABLE_WITH_AVERAGING,
@@ -24,7 +26,7 @@ from judgebias_core.report.verdict import (
 
 @pytest.fixture(scope="module")
 def mtbench_full(bundled_db_master: Path) -> list[PairwiseJudgeMetrics]:
-    return pairwise_metrics(bundled_db_master, "mtbench", None, "full")
+    return read(pairwise_metrics, bundled_db_master, "mtbench", None, "full")
 
 
 def test_gpt4_on_mtbench_in_plain_words(mtbench_full: list[PairwiseJudgeMetrics]) -> None:
@@ -68,7 +70,7 @@ def test_advice_follows_the_stated_thresholds(high: float) -> None:
 
 def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,
                                                  mtbench_full: list[PairwiseJudgeMetrics]) -> None:
-    report = build_report(bundled_db_master, ReportRequest("mtbench"))
+    report = read(build_report, bundled_db_master, ReportRequest("mtbench"))
     pairwise = next(s for s in report.sections if s.key == "pairwise")
     assert list(pairwise.verdicts) == pairwise_verdicts(mtbench_full)
     summary = render_html(report).split('<section id="pairwise">', 1)[0]
@@ -79,7 +81,7 @@ def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,
 
 
 def test_calibration_and_rubric_verdicts_name_their_interval(bundled_db_master: Path) -> None:
-    report = build_report(bundled_db_master, ReportRequest("autoj"))
+    report = read(build_report, bundled_db_master, ReportRequest("autoj"))
     (verdict,) = next(s for s in report.sections if s.key == "calibration").verdicts
     assert verdict.lines[1].text.startswith("95% asymptotic interval") and "1,392 pairs" in verdict.lines[1].text
     assert verdict.figures["interval_kind"] == "asymptotic"
@@ -89,7 +91,7 @@ def test_rubric_verdict_on_the_hand_made_store(fresh_db: Path) -> None:
     from tests.rubric_toy_store import write_toy_store  # noqa: PLC0415
 
     write_toy_store(fresh_db)
-    report = build_report(fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
+    report = read(build_report, fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
     (verdict,) = next(s for s in report.sections if s.key == "rubric").verdicts
     does, sure, todo = verdict.lines
     assert does.text.startswith("toy-judge (a simulated judge) chose the option at place 1 in 69.6% of readable "

@@ -10,8 +10,11 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from judgebias_core.report.verdict import Verdict
-from ui.share import escape_markdown
+from judgebias_core.analyses.pairwise import pairwise_metrics
+from judgebias_core.report.verdict import Verdict, pairwise_verdicts
+from judgebias_core.store.queries import dataset_summaries
+from ui.state import load_or_stop
+from ui.text import escape_markdown
 
 
 def verdict_block(verdicts: Sequence[Verdict | None], title: str = "In short") -> None:
@@ -30,18 +33,8 @@ def verdict_block(verdicts: Sequence[Verdict | None], title: str = "In short") -
 
 def overview_verdict_block() -> None:
     """The verdicts of the first pairwise dataset's main study, for the Overview (nothing if it has none)."""
-    # Imported here: the Overview loads this module, and the metrics stack is only needed once it draws.
-    from judgebias_core.errors import JudgebiasError  # noqa: PLC0415
-    from judgebias_core.metrics.pairwise import pairwise_metrics  # noqa: PLC0415
-    from judgebias_core.report.verdict import pairwise_verdicts  # noqa: PLC0415
-    from judgebias_core.store.queries import dataset_summaries  # noqa: PLC0415
-    from ui.state import cached  # noqa: PLC0415
-
-    try:
-        dataset = next((d for d in cached(dataset_summaries) if d.kind == "pairwise" and d.judge_calls), None)
-        if dataset is None:
-            return
-        results = cached(pairwise_metrics, dataset.id, None, "full")
-    except JudgebiasError:
+    dataset = next((d for d in load_or_stop(dataset_summaries) if d.kind == "pairwise" and d.judge_calls), None)
+    if dataset is None:
         return
+    results = load_or_stop(pairwise_metrics, dataset.id, None, "full")
     verdict_block(pairwise_verdicts(results), title=f"In short: the swap test on {dataset.name}")
