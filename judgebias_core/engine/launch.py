@@ -45,8 +45,9 @@ class RunOutcome:
     failed: int
     parse_failures: int
     cost_usd: float
-    sent_this_session: int
+    sent_this_session: int  # calls sent to the judge or submitted in a batch this session
     replayed_from_journal: int
+    left_without_reply: tuple[tuple[str, int], ...] = ()  # batch runs: (why, how many) this session left unanswered
 
 
 def run_params(spec: RunSpec, plan: Plan, client: JudgeClient, settings: RunSettings | None = None,
@@ -159,7 +160,7 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
         report(status)
     counts = run_queries.run_counts(db_path, plan.run_id)
     return RunOutcome(plan.run_id, status, len(plan.calls), counts["completed"], counts["failed"],
-                      counts["parse_failures"], counts["cost_usd"], len(pending), replayed)
+                      counts["parse_failures"], counts["cost_usd"], executor.counts.sent, replayed)
 
 
 def _json_or_none(value: object) -> object:

@@ -19,6 +19,7 @@ from judgebias_core.engine.writer import StoreWriter
 from judgebias_core.errors import JudgeCallError
 from judgebias_core.judges.base import JudgeClient, redact
 from judgebias_core.judges.prices import Price, estimate_tokens
+from judgebias_core.judges.redact import scrub_record
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings
 
@@ -29,6 +30,7 @@ STOP_COMPLETE, STOP_CAP, STOP_CANCEL = "complete", "stopped: spending cap", "can
 class LiveCounts:
     """Counts of this session, updated on the event loop as replies arrive."""
 
+    sent: int = 0  # calls sent to the judge (cache hits and calls the spending cap held back are not)
     received: int = 0  # replies (parsed or not)
     failed: int = 0  # no reply after every retry
     cached: int = 0
@@ -121,6 +123,7 @@ class RunExecutor:
             self._land(record)
 
     def _land(self, record: dict[str, Any]) -> None:
+        record = scrub_record(record)  # no key reaches the journal, the store or the cache
         self.journal.append(record)
         self.writer.put(record)
         if record.get("text") is None:
@@ -161,6 +164,7 @@ class RunExecutor:
 
     async def _send(self, call: PlannedCall, key: str | None) -> dict[str, Any]:
         params = self.client.request_params(call)
+        self.counts.sent += 1
         started = time.perf_counter()
         error: JudgeCallError | None = None
         for attempt in range(1, self.settings.max_attempts + 1):

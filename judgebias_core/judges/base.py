@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgebias_core.errors import MissingApiKey
+from judgebias_core.judges.redact import remember_secret, scrub_text
 from judgebias_core.protocols.plans import PlannedCall
 
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -60,6 +61,7 @@ def api_key(provider: str, given: str | None = None) -> str:
     key = given or os.environ.get(variable)
     if not key:
         raise MissingApiKey(variable)
+    remember_secret(key)  # scrubbed from every stored reply (judges/redact.py)
     return key
 
 
@@ -68,4 +70,4 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, "[redacted]")
-    return _KEY_LIKE.sub("[redacted]", text)
+    return _KEY_LIKE.sub("[redacted]", scrub_text(text))
