@@ -25,6 +25,7 @@ from judgebias_core.errors import InvalidArgument
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import price_of
+from judgebias_core.judges.redact import scrub_record
 from judgebias_core.models import NO_REPLY
 from judgebias_core.protocols.plans import Plan, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
@@ -177,7 +178,7 @@ def replay_journal(journal: dict[str, dict[str, object]], stored_ids: set[str], 
     """Move journal lines the store does not hold yet (or holds only as 'no reply') into the store."""
     missing = [r for cid, r in journal.items() if cid in calls and (
         cid not in stored_ids or (cid in no_reply_ids and r.get("text") is not None))]
-    writer.write(missing)  # type: ignore[arg-type]
+    writer.write([scrub_record(r) for r in missing])  # journals written before scrubbing existed
     return len(missing)
 
 
