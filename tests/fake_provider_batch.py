@@ -26,6 +26,7 @@ from typing import Any, Literal
 from tests.fake_provider import FakeProvider, FakeRequest, FakeResponse, _json
 
 Outcome = Literal["succeeded", "errored", "expired"]
+_IDS = itertools.count(1)
 
 
 @dataclass
@@ -58,8 +59,9 @@ class BatchFakeProvider(FakeProvider):
         self.batches: dict[str, FakeBatch] = {}
         self._planned_failures: list[Outcome] = []
         self._failure_rate = 0.0
+        self._slow_creates: list[float] = []
         self._rng = random.Random(0)
-        self._ids = itertools.count(1)
+        self._ids = _IDS  # ids unique across fakes, like a provider's: tests share stores between fakes
         self._batch_lock = threading.Lock()
 
     def fail_next(self, kind: Outcome, count: int) -> None:
@@ -69,6 +71,15 @@ class BatchFakeProvider(FakeProvider):
     def fail_fraction(self, rate: float, seed: int = 0) -> None:
         """From now on each request of a batch comes back errored or expired (half each) with probability ``rate``."""
         self._failure_rate, self._rng = rate, random.Random(seed)
+
+    def slow_creates(self, count: int, delay_s: float) -> None:
+        """The next ``count`` creates make their batch but answer only after ``delay_s`` (a client timeout)."""
+        self._slow_creates = [delay_s] * count
+
+    def _late(self, response: FakeResponse) -> FakeResponse:
+        with self._batch_lock:
+            delay = self._slow_creates.pop(0) if self._slow_creates else 0.0
+        return FakeResponse(response.status, response.body, response.headers, delay_s=delay)
 
     @property
     def created(self) -> list[FakeBatch]:
@@ -144,7 +155,7 @@ class BatchFakeProvider(FakeProvider):
         batch = self._new_batch("openai", [(line["custom_id"], line["body"]) for line in lines], "batch_",
                                 request.headers)
         batch.input_file_id, batch.metadata = body["input_file_id"], body.get("metadata")
-        return _json(self._openai_batch_json(batch))
+        return self._late(_json(self._openai_batch_json(batch)))
 
     def _openai_finish(self, batch: FakeBatch) -> None:
         output, errors = [], []
@@ -194,7 +205,8 @@ class BatchFakeProvider(FakeProvider):
 
     def _anthropic_create(self, request: FakeRequest) -> FakeResponse:
         requests = [(r["custom_id"], r["params"]) for r in (request.body or {}).get("requests", [])]
-        return _json(self._anthropic_batch_json(self._new_batch("anthropic", requests, "msgbatch_", request.headers)))
+        return self._late(_json(self._anthropic_batch_json(self._new_batch("anthropic", requests, "msgbatch_",
+                                                                           request.headers))))
 
     def _anthropic_list(self, request: FakeRequest) -> FakeResponse:
         page, more = self._page(request.query.get("after_id"), request.query.get("before_id"),

@@ -176,3 +176,15 @@ def test_an_intent_the_provider_never_received_is_submitted(adopt_db: Path, fake
     assert len(fake.created) == created_before + 1
     assert query(adopt_db, "SELECT status FROM batch_intents WHERE intent_id = 'intent-adopt-never'") == [
         ("abandoned",)]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_create_that_times_out_is_found_instead_of_made_twice(adopt_db: Path, fake: BatchFakeProvider,
+                                                                provider: str) -> None:
+    spec = rubric_spec(fake, OPENAI_MODEL if provider == "openai" else ANTHROPIC_MODEL, provider=provider, seed=37)
+    fake.slow_creates(1, delay_s=QUICK.timeout_s * 3)  # the provider makes the batch, the reply comes too late
+    outcome = start_batch_run(adopt_db, spec, QUICK, FAST, run_id=f"adopt-timeout-{provider}")
+    assert (outcome.status, outcome.completed, outcome.sent_this_session) == ("complete", 20, 20)
+    assert len(fake.created) == 1 and _creates(fake) == 1
+    [record] = run_batches(adopt_db, f"adopt-timeout-{provider}")
+    assert record.adopted_by == ("metadata" if provider == "openai" else "window")

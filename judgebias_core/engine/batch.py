@@ -21,8 +21,8 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgebias_core.engine.batch_adoption import adopt_intents, check_adopted
-from judgebias_core.engine.batch_types import BatchBackend, BatchRequest, BatchState, BatchTags
+from judgebias_core.engine.batch_adoption import adopt_intents, check_adopted, create_or_adopt
+from judgebias_core.engine.batch_types import BatchBackend, BatchRequest, BatchState
 from judgebias_core.engine.journal import Journal, journal_path, read_journal
 from judgebias_core.engine.launch import RunOutcome, check_same_run, int_or_none, register_run, replay_journal
 from judgebias_core.engine.progress import (
@@ -152,6 +152,7 @@ class BatchRunner:
         self.answered: set[str] = set()  # calls with a reply in the store or the journal, or landed since
         self.left: Counter[str] = Counter()  # why calls of this session are left without a reply
         self.resubmit = resubmit  # an ambiguous adoption submits its calls again instead of stopping the run
+        self.known: set[str] = set()  # batch ids the store holds: never adopted for an intent of this session
 
     # ---- landing replies ----
     def _land(self, record: dict[str, Any]) -> None:
@@ -247,6 +248,7 @@ class BatchRunner:
     async def _run(self, pending: list[PlannedCall], earlier: list[BatchRecord], intents: list[BatchIntent],
                    known: set[str]) -> str:
         in_flight = [b for b in earlier if b.status == "submitted"]
+        self.known = known
         in_flight += await adopt_intents(self.db_path, self.backend, intents, known, self.resubmit)
         flying = {call_id for b in in_flight for call_id in b.call_ids}
         first_round = max([b.round for b in earlier] + [i.round for i in intents], default=0) + 1
@@ -296,10 +298,11 @@ class BatchRunner:
             intent = BatchIntent(uuid.uuid4().hex, self.plan.run_id, self.backend.provider, round_number, number,
                                  tuple(r.call_id for r in chunk), input_file_id, time.time())
             batch_queries.record_intent(self.db_path, intent)  # before create: a crash after it is adopted
-            batch_id = await self.backend.create(chunk, input_file_id,
-                                                 BatchTags(self.plan.run_id, intent.intent_id, round_number, number))
+            batch_id, adopted_by = await create_or_adopt(self.backend, intent, chunk, self.known,
+                                                         self.settings.max_attempts, self.settings.backoff_base_s)
+            self.known.add(batch_id)
             record = BatchRecord(self.plan.run_id, batch_id, self.backend.provider, input_file_id,
-                                 intent.call_ids, round_number, "submitted")
+                                 intent.call_ids, round_number, "submitted", adopted_by)
             batch_queries.record_batch(self.db_path, record, intent.intent_id)
             self.submitted_now += len(chunk)
             records.append(record)

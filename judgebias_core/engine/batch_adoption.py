@@ -9,11 +9,12 @@ are ambiguous and stop the run unless ``resubmit`` is given, so nothing is paid 
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
-from judgebias_core.engine.batch_types import BatchBackend, BatchResult
-from judgebias_core.errors import BatchAdoptionError
+from judgebias_core.engine.batch_types import AdoptionCandidate, BatchBackend, BatchRequest, BatchResult, BatchTags
+from judgebias_core.errors import BatchAdoptionError, JudgeCallError
 from judgebias_core.store import batch_queries
 from judgebias_core.store.batch_queries import BatchIntent, BatchRecord
 
@@ -23,9 +24,10 @@ ADOPTED_BY_WINDOW = "window"  # matched by creation time and request count only:
 async def adopt_intents(db_path: str | os.PathLike[str], backend: BatchBackend, intents: list[BatchIntent],
                         known: set[str], resubmit: bool = False) -> list[BatchRecord]:
     """The batches adopted for the run's pending intents (recorded in ``run_batches``); the other intents are
-    abandoned, so their calls are submitted again. Raises ``BatchAdoptionError`` when a match is ambiguous."""
+    abandoned, so their calls are submitted again. Adds the adopted ids to ``known``. Raises
+    ``BatchAdoptionError`` when a match is ambiguous."""
     adopted: list[BatchRecord] = []
-    claimed = set(known)
+    claimed = known
     for intent in intents:
         candidates = await backend.candidates(intent, claimed)
         if len(candidates) == 1:
@@ -38,13 +40,40 @@ async def adopt_intents(db_path: str | os.PathLike[str], backend: BatchBackend, 
         elif not candidates or resubmit:
             batch_queries.abandon_intent(db_path, intent.intent_id)
         else:
-            ids = ", ".join(c.batch_id for c in candidates)
-            raise BatchAdoptionError(
-                f"run {intent.run_id!r}: {len(candidates)} {intent.provider} batches ({ids}) could be the one this "
-                f"run submitted for {len(intent.call_ids)} calls before it stopped, so nothing was submitted again; "
-                "cancel the ones that are not this run's at the provider and resume, or resume with --resubmit "
-                "to submit those calls once more (paying for them again if one of those batches was this run's)")
+            raise _ambiguous(intent, candidates)
     return adopted
+
+
+async def create_or_adopt(backend: BatchBackend, intent: BatchIntent, chunk: Sequence[BatchRequest], known: set[str],
+                          attempts: int, backoff_s: float) -> tuple[str, str | None]:
+    """Create the intent's batch: (batch id, None), or after a create that failed in transit (the provider may have
+    made the batch all the same) the batch found for the intent: (its id, how it matched). Only when none is
+    found is it created again, up to ``attempts`` times."""
+    tags = BatchTags(intent.run_id, intent.intent_id, intent.round, intent.chunk)
+    attempt = 1
+    while True:
+        try:
+            return await backend.create(chunk, intent.input_file_id, tags), None
+        except JudgeCallError as error:
+            if not error.retryable or attempt >= attempts:
+                raise
+        await asyncio.sleep(backoff_s * 2 ** (attempt - 1))
+        attempt += 1
+        candidates = await backend.candidates(intent, known)
+        if len(candidates) == 1:
+            return candidates[0].batch_id, candidates[0].matched_by
+        if candidates:
+            raise _ambiguous(intent, candidates)
+
+
+def _ambiguous(intent: BatchIntent, candidates: list[AdoptionCandidate]) -> BatchAdoptionError:
+    ids = ", ".join(c.batch_id for c in candidates)
+    return BatchAdoptionError(
+        f"run {intent.run_id!r}: {len(candidates)} {intent.provider} batches ({ids}) could be the one this "
+        f"run submitted for {len(intent.call_ids)} calls (before it stopped, or in a create that failed in "
+        "transit), so nothing was submitted again; "
+        "cancel the ones that are not this run's at the provider and resume, or resume with --resubmit "
+        "to submit those calls once more (paying for them again if one of those batches was this run's)")
 
 
 def check_adopted(record: BatchRecord, results: Collection[BatchResult]) -> None:

@@ -58,7 +58,9 @@ class AnthropicBatches:
         """Message Batches take no metadata: a resume finds the batch by creation time and request count."""
         entries = [{"custom_id": r.call_id, "params": batch_params(r.params)} for r in requests]
         try:
-            batch = await self._client.messages.batches.create(requests=entries)  # type: ignore[arg-type]
+            # no SDK retry: a create that timed out may exist, and the runner looks for it before trying again
+            batch = await self._client.with_options(max_retries=0).messages.batches.create(
+                requests=entries)  # type: ignore[arg-type]
         except Exception as error:  # noqa: BLE001 - classified, key redacted
             raise call_error(error, anthropic, self._key) from None
         return batch.id

@@ -70,8 +70,9 @@ class OpenAIBatches:
         if input_file_id is None:
             raise ValueError("an OpenAI batch needs its uploaded input file")
         try:
-            batch = await self._client.batches.create(input_file_id=input_file_id, endpoint=ENDPOINT,
-                                                      completion_window="24h", metadata=tags.metadata())
+            # no SDK retry: a create that timed out may exist, and the runner looks for it before trying again
+            batch = await self._client.with_options(max_retries=0).batches.create(
+                input_file_id=input_file_id, endpoint=ENDPOINT, completion_window="24h", metadata=tags.metadata())
         except Exception as error:  # noqa: BLE001 - classified, key redacted
             raise call_error(error, openai, self._key) from None
         return batch.id
