@@ -9,10 +9,13 @@ variable, and keys given in settings, registered by ``remember_secret``) and any
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import threading
-from typing import Any
+from typing import Any, TypeVar
+
+RecordT = TypeVar("RecordT")
 
 MARKER = "[redacted]"
 MIN_SECRET_CHARS = 8  # shorter values (a test's "x") would blank out ordinary words
@@ -49,10 +52,17 @@ def scrub_text(text: str, secrets: tuple[str, ...] | None = None) -> str:
     return _HEADER_VALUE.sub(lambda m: m.group(1) + MARKER, text)
 
 
-def scrub_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a reply record with every string in it (nested ones included) scrubbed."""
+def scrub_record(record: RecordT) -> RecordT:
+    """A copy of a reply record (a dataclass such as ``ReplyRecord``, or a dict) with every string in it, nested
+    ones included, scrubbed."""
     secrets = current_secrets()
-    return {key: _scrub_value(value, secrets) for key, value in record.items()}
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        values = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+        changed = {name: new for name, value in values.items() if (new := _scrub_value(value, secrets)) != value}
+        return dataclasses.replace(record, **changed) if changed else record
+    if isinstance(record, dict):
+        return {key: _scrub_value(value, secrets) for key, value in record.items()}  # type: ignore[return-value]
+    raise TypeError(f"not a reply record: {type(record).__name__}")
 
 
 def _scrub_value(value: Any, secrets: tuple[str, ...]) -> Any:
