@@ -140,6 +140,7 @@ def load_prebuilt(path: str | os.PathLike[str], folder: Path = PREBUILT_DIR) -> 
     latest = manifest.get("latest_timestamp")
     migrate(path)
     with transaction(path) as con:
+        con.execute("SET enable_progress_bar = false")
         if scalar(con, "SELECT count(*) FROM datasets"):
             return False
         for table in store_tables(con):
