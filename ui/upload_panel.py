@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed
+from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed, invalid_argument
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
 from judgebias_core.sources.upload_mapping import (
@@ -216,8 +216,7 @@ def _table_upload(kind: UploadKind) -> None:
     try:
         spec = UploadSpec.model_validate({**suggested.model_dump(), **target, **settings, "columns": columns})
     except ValidationError as error:
-        st.error("Settings: " + escape_markdown("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                                          for e in error.errors())))
+        show_error(invalid_argument(error, "Settings"))
         return
     preview = cached(prepare_upload, data, file.name, spec)
     _show_preview(preview)

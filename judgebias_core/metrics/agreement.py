@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.sources.common import model_family
+from judgebias_core.identity import model_family
 from judgebias_core.store.agreement_queries import (
     judge_families,
     pair_outcomes,

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from judgebias_core.identity import model_family
 from judgebias_core.metrics.agreement import ENSEMBLE_FAMILY, ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
 from judgebias_core.metrics.leaderboard import pair_scores, side_scores
-from judgebias_core.sources.common import model_family
 from judgebias_core.store.agreement_queries import (
     dataset_candidates,
     judge_families,

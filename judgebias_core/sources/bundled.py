@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from judgebias_core.identity import stable_id
 from judgebias_core.models import NO_REPLY, PARSE_FAILED, PARSE_OK, PARSER_PREPARSED, Rubric
-from judgebias_core.sources.common import call_ids, join_turns, judges_frame, stable_id
+from judgebias_core.sources.common import call_ids, join_turns, judges_frame
 from judgebias_core.sources.summeval_rubrics import SUMMEVAL_DIMENSIONS, summeval_rubric
 from judgebias_core.store.connection import PROJECT_ROOT
 from judgebias_core.store.queries import dataset_summaries
