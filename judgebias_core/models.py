@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 DatasetKind = Literal["pairwise", "pointwise"]
 # Slot-relative pairwise verdict: A = first slot better, B = second slot better, C = tie.
@@ -127,3 +127,24 @@ class JudgeCallDetail:
     parser: str = ""
     error: str | None = None
     simulated: bool = False
+
+
+@dataclass(frozen=True)
+class RubricRunInfo:
+    """What a rubric run is: where its numbers come from."""
+
+    run_id: str
+    dataset_id: str
+    dataset_name: str
+    judge: str
+    protocol: str
+    origin: str
+    provider: str
+    simulated: bool
+    rubric_id: str | None
+    criterion: str | None
+    trials: int
+    k: int
+    orderings: int
+    items: int
+    params: dict[str, Any] = field(default_factory=dict)

@@ -5,6 +5,7 @@ Fails on any exception box; saves a screenshot per page under tests/artifacts/.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.app_helpers import PROJECT_ROOT
+from ui.navigation import PAGES
 
 pytestmark = pytest.mark.browser
 
@@ -35,15 +37,7 @@ def _free_port() -> int:
 
 def _page_files() -> list[tuple[str, str]]:
     """(url path, file) of every page app.py shows, in navigation order."""
-    sys.path.insert(0, str(PROJECT_ROOT))
-    source = (PROJECT_ROOT / "app.py").read_text()
-    start = source.index("PAGES: list")
-    namespace: dict[str, object] = {}
-    exec(source[source.index("[", start + 20): source.index("]\n", start) + 1].join(["PAGES = ", ""]), namespace)  # noqa: S102
-    pages = namespace["PAGES"]
-    assert isinstance(pages, list)
-    return [("" if f == "overview.py" else f.removesuffix(".py"), f) for f, *_ in pages
-            if (PROJECT_ROOT / "pages" / f).exists()]
+    return [(page.url_path, page.file) for page in PAGES]
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +56,7 @@ def dashboard(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:  # noqa: S310 - loopback
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                 if response.status == 200:
                     break
         except OSError:
@@ -87,21 +81,19 @@ def _wait_until_idle(page: object, timeout_ms: int = 90_000) -> None:
         page.wait_for_timeout(700)  # type: ignore[attr-defined]
     # Visible plotly charts have drawn their SVG before the screenshot is taken (charts in closed tabs or
     # expanders draw only when opened, so this wait is best effort; the exception check is the assertion).
-    try:
+    with contextlib.suppress(PlaywrightTimeout):
         page.wait_for_function(  # type: ignore[attr-defined]
             """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
                        .filter(chart => chart.offsetParent !== null)
                        .every(chart => chart.querySelector('.main-svg'))""",
             timeout=30_000,
         )
-    except PlaywrightTimeout:
-        pass
     page.wait_for_timeout(500)  # type: ignore[attr-defined]
 
 
 def test_a_permalink_opened_first_on_a_fresh_server_keeps_the_app_shell_and_filters(dashboard: str) -> None:
-    """A shared link can be the very first request a newly started server sees (see ui/shell.py)."""
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - imported where the browser is needed
+    """A shared link can be the very first request a newly started server sees (see ui/navigation.py)."""
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -110,6 +102,9 @@ def test_a_permalink_opened_first_on_a_fresh_server_keeps_the_app_shell_and_filt
         _wait_until_idle(page)
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
         assert "judgebias" in sidebar and "Position bias" in sidebar, sidebar[:300]
+        # The sidebar lists page titles only, never raw file names (Streamlit's legacy pages/ mode did).
+        assert all(page.title in sidebar for page in PAGES), sidebar[:500]
+        assert ".py" not in sidebar and "app_pages" not in sidebar and "pairwise_bias" not in sidebar
         main = page.locator('[data-testid="stMain"]').inner_text()
         assert "Pairwise bias" in main
         assert "devbench" in main and "repetition" in main
@@ -120,7 +115,7 @@ def test_a_permalink_opened_first_on_a_fresh_server_keeps_the_app_shell_and_filt
 
 
 def test_every_page_renders_without_an_exception(dashboard: str) -> None:
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - imported where the browser is needed
+    from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgebias_core.metrics.calibration import calibration
+from judgebias_core.analyses.calibration import calibration
 from judgebias_core.store.calibration_queries import calibration_targets
 from tests.app_helpers import open_page
+from tests.store_helpers import read
 
 
-def _metrics(at) -> dict[str, str]:  # noqa: ANN001 - AppTest
+def _metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
@@ -23,7 +24,7 @@ def test_judges_page_shows_agreement_and_disputed_calls(app_env: Path) -> None:
     assert "majority-vote" in set(pairs["judge B"])
     assert set(pairs.columns) >= {"judge A", "judge B", "agreement", "calls both answered (n)"}
     # the disputed call is readable in full, as plain text
-    assert any("Read a call in full" == box.label for box in at.selectbox)
+    assert any(box.label == "Read a call in full" for box in at.selectbox)
     assert len(at.text) >= 3
 
 
@@ -47,13 +48,13 @@ def test_calibration_page_reproduces_autoj_figures(app_env: Path) -> None:
 
 
 def test_calibration_page_on_the_demo_rubric_run(app_env: Path) -> None:
-    targets = calibration_targets(app_env)
+    targets = read(calibration_targets, app_env)
     first = targets[targets["dataset_id"] == "summeval"].iloc[0]  # the first-launch demo rubric runs
     at = open_page("calibration.py")
     next(box for box in at.selectbox if box.label == "Dataset").set_value("summeval").run()
     assert not at.exception
     metrics = _metrics(at)
-    expected = calibration(app_env, "summeval", first["judge"], first["study"])
+    expected = read(calibration, app_env, "summeval", first["judge"], first["study"])
     assert metrics["Judge calls (n)"] == f"{expected.n:,}"
     assert metrics["Quadratic-weighted kappa"] == f"{expected.weighted_kappa:.3f}"
     assert any(d.value.shape[0] > 0 and "gap" in d.value.columns for d in at.dataframe)  # disagreeing calls
