@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from judgebias_core import __version__
+from judgebias_core.cli.command_index import COMMAND_INDEX
 from judgebias_core.cli.common import CommandGroups
 from judgebias_core.errors import JudgebiasError, NotFoundError, StoreBusyError, ValidationFailed
 
@@ -25,7 +26,33 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+_GROUPS = ("metrics", "export")
+
+
+def modules_for(argv: Sequence[str]) -> set[str]:
+    """The command modules the command line names (none for ``--help``, ``--version`` or an unknown command)."""
+    words = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--db":
+            skip = True
+        elif not word.startswith("-"):
+            words.append(word)
+            if len(words) == 2 or words[0] not in _GROUPS:
+                break
+    if not words:
+        return set()
+    if words[0] in _GROUPS:
+        return {c.module for c in COMMAND_INDEX if c.group == words[0] and c.name == words[1:2][0]} \
+            if len(words) == 2 else set()
+    return {c.module for c in COMMAND_INDEX if c.group == "root" and c.name == words[0]}
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser. With ``argv``, only the module of the command it names is imported and every other
+    command is listed from the index (name and help, no arguments); without, every command module registers."""
     parser = argparse.ArgumentParser(
         prog="python -m judgebias_core",
         description="judgebias: measure position bias of LLM judges, headless. Every command reads or writes "
@@ -41,13 +68,20 @@ def build_parser() -> argparse.ArgumentParser:
         dest="export_what", metavar="WHAT", required=True
     )
     groups = CommandGroups(root=root, metrics=metrics, export=export)
+    wanted = set(COMMAND_MODULES) if argv is None else modules_for(argv)
     for name in COMMAND_MODULES:  # a listed module that is missing fails here, loudly
-        importlib.import_module(f"judgebias_core.cli.{name}").register(groups)
+        if name in wanted:
+            importlib.import_module(f"judgebias_core.cli.{name}").register(groups)
+    subparsers = {"root": root, "metrics": metrics, "export": export}
+    for command in COMMAND_INDEX:
+        if command.module not in wanted:
+            subparsers[command.group].add_parser(command.name, help=command.help)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
