@@ -8,6 +8,7 @@ import streamlit as st
 
 from judgebias_core import __version__
 from judgebias_core.bootstrap import ensure_store_ready
+from judgebias_core.store.integrity import damage_error
 from judgebias_core.store.queries import store_overview
 from ui.share import code_span
 from ui.state import cached, db_path, show_error
@@ -36,7 +37,7 @@ try:
         if ensure_store_ready(db_path()):
             st.cache_data.clear()
 except Exception as error:  # noqa: BLE001 - shown to the user, then the app stops
-    show_error(error)
+    show_error(damage_error(error, db_path()) or error)  # a damaged or foreign store file: StoreError, what to do
     st.stop()
 
 sections: dict[str, list[st.Page]] = {}
