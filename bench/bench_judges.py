@@ -17,17 +17,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from judgebias_core.analyses.calibration import calibration  # noqa: E402
+from judgebias_core.analyses.judges import agreement_report, leaderboard, self_preference, verbosity  # noqa: E402
 from judgebias_core.bootstrap import ensure_store_ready  # noqa: E402
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_report  # noqa: E402
-from judgebias_core.metrics.calibration import calibration  # noqa: E402
-from judgebias_core.metrics.leaderboard import leaderboard  # noqa: E402
-from judgebias_core.metrics.self_preference import self_preference  # noqa: E402
-from judgebias_core.metrics.verbosity import verbosity  # noqa: E402
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE  # noqa: E402
+from judgebias_core.store.handle import Store  # noqa: E402
 
 
-def timed(label: str, fn: Callable[..., Any], *args: Any) -> Any:
+def timed(label: str, fn: Callable[..., Any], db: Path, *args: Any) -> Any:
+    """``fn(reader, *args)`` on one reader of the store ``db``, timed (opening the reader included)."""
     start = time.perf_counter()
-    result = fn(*args)
+    with Store(db).reader() as reader:
+        result = fn(reader, *args)
     print(f"{label:<58} {time.perf_counter() - start:7.3f} s")
     return result
 

@@ -20,10 +20,14 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judgebias_core.metrics.listwise import listwise_metrics  # noqa: E402
-from judgebias_core.metrics.pairwise import pairwise_metrics, unit_metrics  # noqa: E402
-from judgebias_core.metrics.repetition import repetition_metrics  # noqa: E402
-from judgebias_core.store.pairwise_queries import pair_details, unit_counts  # noqa: E402
+from judgebias_core.analyses.pairwise import (  # noqa: E402
+    listwise_metrics,
+    pairwise_metrics,
+    repetition_metrics,
+    unit_metrics,
+)
+from judgebias_core.store.handle import Store  # noqa: E402
+from judgebias_core.store.pairwise_queries import pair_details  # noqa: E402
 from judgebias_core.store.writes import StoreBatch, write_batch  # noqa: E402
 
 BASE = "baseline"
@@ -93,14 +97,22 @@ def main() -> None:
         path = args.keep or Path(folder) / "bench.duckdb"
         if not path.exists():
             print(f"{build_store(path):,} synthetic judge calls written to {path}")
+        store = Store(path)
+
+        def on_reader(fn: Callable[..., object], *fn_args: object) -> Callable[[], object]:
+            def call() -> object:
+                with store.reader() as reader:
+                    return fn(reader, *fn_args)
+            return call
+
         total = sum([
-            timed("pairwise_metrics (all rows, Wilson, bootstrap)", lambda: pairwise_metrics(path)),
-            timed("repetition_metrics", lambda: repetition_metrics(path)),
-            timed("unit_metrics (full study)", lambda: unit_metrics(path, "synthetic", "full")),
-            timed("unit_counts (repetition study)", lambda: unit_counts(path, "synthetic", "repetition")),
-            timed("listwise_metrics", lambda: listwise_metrics(path)),
+            timed("pairwise_metrics (all rows, Wilson, bootstrap)", on_reader(pairwise_metrics)),
+            timed("repetition_metrics", on_reader(repetition_metrics)),
+            timed("unit_metrics (full study)", on_reader(unit_metrics, "synthetic", "full")),
+            timed("unit_metrics (repetition study)", on_reader(unit_metrics, "synthetic", "repetition")),
+            timed("listwise_metrics", on_reader(listwise_metrics)),
             timed("pair_details (500 inconsistent pairs)",
-                  lambda: pair_details(path, "synthetic", "full", ["judge-0"])),
+                  on_reader(pair_details, "synthetic", "full", ["judge-0"])),
         ])
         print(f"{'all pairwise metrics':<48} wall {total:6.3f} s   (load average {os.getloadavg()[0]:.1f})")
 

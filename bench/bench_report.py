@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from judgebias_core.bootstrap import ensure_store_ready  # noqa: E402
 from judgebias_core.exports import chrome_path, figure_image_bytes  # noqa: E402
 from judgebias_core.report import ReportRequest, build_report, render_html  # noqa: E402
+from judgebias_core.store.handle import Store  # noqa: E402
 from judgebias_core.store.queries import dataset_summaries  # noqa: E402
 
 
@@ -31,9 +32,12 @@ def main() -> None:
             ensure_store_ready(path)
             print(f"first-launch store built in {time.perf_counter() - started:.1f} s")
         first_figure = None
-        for summary in dataset_summaries(path):
+        with Store(path).reader() as reader:
+            summaries = dataset_summaries(reader)
+        for summary in summaries:
             started = time.perf_counter()
-            report = build_report(path, ReportRequest(summary.id))
+            with Store(path).reader() as reader:
+                report = build_report(reader, ReportRequest(summary.id))
             built = time.perf_counter() - started
             started = time.perf_counter()
             document = render_html(report)

@@ -15,12 +15,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from judgebias_core.analyses.rubric import probe_recommendation, rubric_report  # noqa: E402
 from judgebias_core.metrics.bias_cost import rank_by_bias_cost  # noqa: E402
 from judgebias_core.metrics.rubric import (  # noqa: E402
     item_mean_scores,
@@ -30,9 +31,9 @@ from judgebias_core.metrics.rubric import (  # noqa: E402
     within_item_spread,
 )
 from judgebias_core.metrics.rubric_correlation import human_correlation, ordering_correlations  # noqa: E402
-from judgebias_core.metrics.rubric_report import probe_recommendation, rubric_report  # noqa: E402
 from judgebias_core.protocols.orderings import all_orderings, balanced_orderings  # noqa: E402
 from judgebias_core.store.connection import transaction  # noqa: E402
+from judgebias_core.store.handle import Store  # noqa: E402
 from judgebias_core.store.rubric_queries import rubric_labels, rubric_trials  # noqa: E402
 from judgebias_core.store.writes import StoreBatch, write_batch  # noqa: E402
 
@@ -61,6 +62,8 @@ SELECT 'synthetic', 'item-' || i, 'synthetic-rater', 'synthetic', 'human', $rubr
 FROM range($items) r(i)
 """
 
+
+T = TypeVar("T")
 
 def build_store(path: Path, items: int) -> None:
     runs = pd.DataFrame([{"run_id": run, "dataset_id": "synthetic", "study": run, "origin": "engine",
@@ -100,9 +103,17 @@ def main() -> None:
         print(f"reusing the store {path}")
     else:
         timed(f"build store ({args.items * 20:,} synthetic trials)", lambda: build_store(path, args.items))
-    trials = timed("read permutation trials (rubric_trials)", lambda: rubric_trials(path, "perm"))
-    repeat = timed("read repeat trials (rubric_trials)", lambda: rubric_trials(path, "repeat"))
-    labels = timed("read labels (rubric_labels)", lambda: rubric_labels(path, "perm").set_index("item_id")["label"])
+    store = Store(path)
+
+    def on_reader(fn: Callable[..., T], *fn_args: object) -> Callable[[], T]:
+        def call() -> T:
+            with store.reader() as reader:
+                return fn(reader, *fn_args)
+        return call
+
+    trials = timed("read permutation trials (rubric_trials)", on_reader(rubric_trials, "perm"))
+    repeat = timed("read repeat trials (rubric_trials)", on_reader(rubric_trials, "repeat"))
+    labels = timed("read labels (rubric_labels)", lambda: on_reader(rubric_labels, "perm")().set_index("item_id")["label"])
     print(f"  {len(trials):,} permutation trials, {len(repeat):,} repeat trials, {len(labels):,} labelled items")
     timed("position share + Wilson intervals", lambda: position_share(trials, 5))
     table = timed("P(position | score) table", lambda: score_position_table(trials, SCORES))
@@ -114,8 +125,8 @@ def main() -> None:
     repeat_means = item_mean_scores(repeat)
     timed("Permutation vs Repeat, 2,000 bootstrap resamples",
           lambda: human_correlation(perm_means, repeat_means, labels, "human"))
-    timed("full rubric_report (store to result, with repeat run)", lambda: rubric_report(path, "perm", "repeat"))
-    timed("probe_recommendation (all 120 orderings)", lambda: probe_recommendation(path, "perm", "all"))
+    timed("full rubric_report (store to result, with repeat run)", on_reader(rubric_report, "perm", "repeat"))
+    timed("probe_recommendation (all 120 orderings)", on_reader(probe_recommendation, "perm", "all"))
     folder.cleanup()
 
 

@@ -86,11 +86,15 @@ def metric_actions(path: str, store: SyntheticStore) -> list[tuple[str, Callable
     all_judges = [f"synthetic-judge-{i:02d}" for i in range(len(all_runs))]
     perm0, repeat0 = store.rubric_permutation_runs[0], store.rubric_repeat_runs[0]
 
-    def metric(module: str, function: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
+    def metric(module: str, function: str, db: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
         def call() -> Any:
             import importlib  # noqa: PLC0415
 
-            return getattr(importlib.import_module(f"judgebias_core.metrics.{module}"), function)(*args, **kwargs)
+            from judgebias_core.store.handle import Store  # noqa: PLC0415
+
+            analysis = getattr(importlib.import_module(f"judgebias_core.analyses.{module}"), function)
+            with Store(db).reader() as reader:
+                return analysis(reader, *args, **kwargs)
         return call
 
     return [
@@ -100,20 +104,20 @@ def metric_actions(path: str, store: SyntheticStore) -> list[tuple[str, Callable
          metric("pairwise", "pairwise_metrics", path, PAIRWISE_DATASET)),
         ("pairwise: unit metrics (judge x candidate x task)", metric("pairwise", "unit_metrics", path,
                                                                      PAIRWISE_DATASET, run0)),
-        ("pairwise: repetition stability", metric("repetition", "repetition_metrics", path, PAIRWISE_DATASET,
+        ("pairwise: repetition stability", metric("pairwise", "repetition_metrics", path, PAIRWISE_DATASET,
                                                   None, run0)),
-        ("pairwise: list-wise metrics", metric("listwise", "listwise_metrics", path, PAIRWISE_DATASET)),
-        ("judges: agreement (every judge pair)", metric("agreement", "agreement_report", path, PAIRWISE_DATASET,
+        ("pairwise: list-wise metrics", metric("pairwise", "listwise_metrics", path, PAIRWISE_DATASET)),
+        ("judges: agreement (every judge pair)", metric("judges", "agreement_report", path, PAIRWISE_DATASET,
                                                         all_runs)),
-        ("judges: leaderboard (one judge, bootstrap)", metric("leaderboard", "leaderboard", path, PAIRWISE_DATASET,
+        ("judges: leaderboard (one judge, bootstrap)", metric("judges", "leaderboard", path, PAIRWISE_DATASET,
                                                              [run0], judge0)),
-        ("judges: self-preference", metric("self_preference", "self_preference", path, PAIRWISE_DATASET, all_runs,
+        ("judges: self-preference", metric("judges", "self_preference", path, PAIRWISE_DATASET, all_runs,
                                            all_judges)),
-        ("judges: verbosity", metric("verbosity", "verbosity", path, PAIRWISE_DATASET, all_runs, all_judges)),
+        ("judges: verbosity", metric("judges", "verbosity", path, PAIRWISE_DATASET, all_runs, all_judges)),
         ("rubric: report (positions, P(p|s), spread, Permutation vs Repeat, bootstrap)",
-         metric("rubric_report", "rubric_report", path, perm0, repeat0)),
-        ("rubric: score-by-position of one run", metric("rubric_report", "run_score_position", path, perm0)),
-        ("rubric: Bias Cost recommendation", metric("rubric_report", "probe_recommendation", path, perm0)),
+         metric("rubric", "rubric_report", path, perm0, repeat0)),
+        ("rubric: score-by-position of one run", metric("rubric", "run_score_position", path, perm0)),
+        ("rubric: Bias Cost recommendation", metric("rubric", "probe_recommendation", path, perm0)),
         ("rubric: calibration vs human labels", metric("calibration", "calibration", path, RUBRIC_DATASET, judge0,
                                                        perm0)),
     ]
@@ -163,7 +167,7 @@ def time_import(path: str, store: SyntheticStore, work: Path, cap: int) -> list[
     export_runs(path, runs, target)
     exported = time.perf_counter() - started
     started = time.perf_counter()
-    import_runs(copy, target, prepare_store=False)
+    import_runs(copy, target)
     imported = time.perf_counter() - started
     size_mb = sum(f.stat().st_size for f in target.glob("*.parquet")) / 1e6
     shutil.rmtree(target)

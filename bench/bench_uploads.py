@@ -21,10 +21,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judgebias_core.sources.rubric_files import upload_rubrics  # noqa: E402
-from judgebias_core.sources.upload import prepare_upload, suggest_spec, write_upload  # noqa: E402
-from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, read_table  # noqa: E402
-from judgebias_core.store.schema import migrate  # noqa: E402
+from judgebias_core.sources.rubric_files import upload_rubrics
+from judgebias_core.sources.upload import prepare_upload, suggest_spec, write_upload
+from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, read_table
+from judgebias_core.store.schema import migrate
 
 ITEM_ROWS = 200_000
 PROMPTS = 1_000

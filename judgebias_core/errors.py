@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class JudgebiasError(Exception):
@@ -27,6 +31,12 @@ class NotFoundError(JudgebiasError):
 
 class InvalidArgument(JudgebiasError):
     """An argument is well-formed but does not make sense for the data (e.g. wrong dataset kind)."""
+
+
+def invalid_argument(error: ValidationError, what: str | None = None) -> InvalidArgument:
+    """Settings pydantic refused, as the error the CLI and pages show: every problem as ``field: message``."""
+    problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors(include_url=False))
+    return InvalidArgument(f"{what}: {problems}" if what else problems)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from enum import StrEnum
+from typing import Any, Literal
 
 DatasetKind = Literal["pairwise", "pointwise"]
 # Slot-relative pairwise verdict: A = first slot better, B = second slot better, C = tie.
@@ -18,6 +19,25 @@ PARSE_FAILED: ParseStatus = "failed"  # a reply came back but no verdict could b
 NO_REPLY: ParseStatus = "no_reply"  # the call never got a reply (errors after retries, no recording)
 
 PARSER_PREPARSED = "pre-parsed"  # verdicts published without the judge's reply text (Auto-J)
+
+
+class RunStatus(StrEnum):
+    """A run's status in ``runs.status``, its progress file and ``RunOutcome``; a plain string wherever stored."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    SPENDING_CAP = "stopped: spending cap"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"  # the session ended without finishing (killed, crashed); resuming continues it
+
+    @property
+    def ended_cleanly(self) -> bool:
+        """The session stopped where it meant to (all done, the cap, a cancel request): exit status 0."""
+        return self in (RunStatus.COMPLETE, RunStatus.SPENDING_CAP, RunStatus.CANCELLED)
+
+    @property
+    def terminal(self) -> bool:
+        return self is not RunStatus.RUNNING
 
 
 @dataclass(frozen=True)
@@ -107,3 +127,24 @@ class JudgeCallDetail:
     parser: str = ""
     error: str | None = None
     simulated: bool = False
+
+
+@dataclass(frozen=True)
+class RubricRunInfo:
+    """What a rubric run is: where its numbers come from."""
+
+    run_id: str
+    dataset_id: str
+    dataset_name: str
+    judge: str
+    protocol: str
+    origin: str
+    provider: str
+    simulated: bool
+    rubric_id: str | None
+    criterion: str | None
+    trials: int
+    k: int
+    orderings: int
+    items: int
+    params: dict[str, Any] = field(default_factory=dict)

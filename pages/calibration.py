@@ -5,18 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
-from judgebias_core.errors import JudgebiasError
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.calibration import (
-    AgreementTable,
-    PairwiseCalibration,
-    RubricCalibration,
+from judgebias_core.analyses.calibration import (
     calibration,
     calibration_choices,
     disagreeing_pairs,
     disagreeing_trials,
 )
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.store.calibration_queries import item_texts
 from ui.share import (
     chart_downloads,

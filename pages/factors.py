@@ -5,16 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_units
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart, coefficient_chart, fitted_effect_chart
 from judgebias_core.errors import JudgebiasError
-from judgebias_core.metrics.stepwise import (
-    NUMERIC,
-    TARGETS,
-    fitted_effect,
-    plain_summary,
-    stepwise_analysis,
-    stepwise_units,
-)
+from judgebias_core.metrics.stepwise import NUMERIC, TARGETS, fitted_effect, plain_summary
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,

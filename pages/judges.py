@@ -7,7 +7,8 @@ import streamlit as st
 
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
 from judgebias_core.errors import JudgebiasError
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_report, disagreeing_calls
+from judgebias_core.analyses.judges import agreement_report, disagreeing_calls
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.store.calibration_queries import item_texts
 from ui.share import (
     chart_downloads,

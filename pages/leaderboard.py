@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from judgebias_core.charts.judges import leaderboard_forest
+from judgebias_core.analyses.judges import leaderboard
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED, leaderboard
+from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ui.share import (
     chart_downloads,
     escape_markdown,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.engine.batch import BATCH_PROVIDERS, BatchSettings, batch_cost
+from judgebias_core.engine.batch import BatchSettings, batch_cost
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
+from judgebias_core.providers import get_provider, provider_names
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from judgebias_core.store.run_queries import replay_judges
 from ui.run_panel import launch_runs, show_progress
@@ -37,11 +38,8 @@ with left:
     protocols = list(RUBRIC_PROTOCOLS) if kind == "pointwise" else [*PAIR_PROTOCOLS, "listwise"]
     protocol = st.selectbox("Protocol", protocols)
 with right:
-    provider = st.selectbox("Judge provider", ["simulated", "replay", "openai", "anthropic"],
-                            format_func=lambda p: {"simulated": "simulated (demo judge, not a model)",
-                                                   "replay": "replay recorded real replies",
-                                                   "openai": "OpenAI or OpenAI-compatible (vLLM, Ollama)",
-                                                   "anthropic": "Anthropic"}[p])
+    provider = st.selectbox("Judge provider", provider_names(), format_func=lambda p: get_provider(p).label)
+    capabilities = get_provider(provider).capabilities
     base_url = None
     if provider == "replay":
         study = st.selectbox("Recorded study", ["full", "repetition"])
@@ -52,12 +50,11 @@ with right:
         models = st.multiselect("Recorded judge(s)", judges, default=judges[:1], help="One run per judge.")
     else:
         study = "full"
-        typed = st.text_input("Model(s)", {"simulated": "demo-judge", "openai": "gpt-4o-mini",
-                                           "anthropic": "claude-3-5-haiku-latest"}[provider],
+        typed = st.text_input("Model(s)", ", ".join(get_provider(provider).default_models[:1]),
                               help="Several models separated by commas: one run per model.")
         models = list(dict.fromkeys(m.strip() for m in typed.split(",") if m.strip()))
     batch = None
-    if provider in BATCH_PROVIDERS:
+    if capabilities.batch:
         mode = st.radio("Mode", ["live", "batch"], horizontal=True, key="run_mode",
                         format_func=lambda m: {"live": "live calls", "batch": "batch API (about half price, "
                                                "results within 24 h)"}[m],
@@ -70,12 +67,14 @@ with right:
             retry_live = cols[2].checkbox("Retry live", help="Send those retries as live calls instead.")
             batch = BatchSettings(poll_interval_s=poll, retry_rounds=int(rounds), retry_live=retry_live)
     structured = logprobs = False
-    if provider == "openai":
+    if capabilities.base_url:
         base_url = st.text_input("Base URL (optional)", "", help="An OpenAI-compatible server, e.g. "
                                  "http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for Ollama.") or None
+    if capabilities.structured_output:
         structured = protocol != "listwise" and st.checkbox(
             "Structured output (JSON schema)", help="The reply must be JSON with a score or verdict field; "
             "supported by OpenAI and most OpenAI-compatible servers.")
+    if capabilities.logprobs:
         logprobs = kind == "pointwise" and st.checkbox(
             "Expected score from log-probabilities (G-Eval)", help="Stores sum of s x P(s) over the score token's "
             "alternatives next to the sampled score, where the server returns log-probabilities.")
@@ -161,13 +160,13 @@ except JudgebiasError as error:
 
 st.subheader("Plan")
 estimate = plan_totals([p.estimate for p in previews])
-cols = st.columns(6 if provider in BATCH_PROVIDERS else 5)
+cols = st.columns(6 if capabilities.batch else 5)
 cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{len(previews)} run(s) over {previews[0].items:,} items.")
 cols[1].metric("Input tokens (estimate)", f"{estimate.input_tokens:,}", help="Characters / 4.")
 cols[2].metric("Output tokens (estimate)", f"{estimate.output_tokens:,}", help="Half the max tokens per call.")
 cols[3].metric("Cost (estimate)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.2f}",
                help="From the editable price table (JUDGEBIAS_PRICES); the real cost uses the provider's usage.")
-if provider in BATCH_PROVIDERS:
+if capabilities.batch:
     in_batch = batch_cost(estimate)
     cols[5].metric("Cost in batch mode (estimate)", "unknown" if in_batch is None else f"${in_batch:,.2f}",
                    help="The provider's batch API bills half the live price; results come within 24 hours.")

@@ -7,10 +7,10 @@ import streamlit as st
 
 from judgebias_core.charts.judges import self_preference_heatmap, verbosity_curve
 from judgebias_core.errors import JudgebiasError
+from judgebias_core.identity import stable_id
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.self_preference import default_family_mapping, self_preference
-from judgebias_core.metrics.verbosity import bins_frame, verbosity, verbosity_frame
-from judgebias_core.sources.common import stable_id
+from judgebias_core.analyses.judges import default_family_mapping, self_preference, verbosity
+from judgebias_core.metrics.verbosity import bins_frame, verbosity_frame
 from ui.share import (
     chart_downloads,
     escape_markdown,

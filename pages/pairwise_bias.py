@@ -7,17 +7,10 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
+from judgebias_core.analyses.pairwise import listwise_metrics, pairwise_metrics, unit_metrics
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.errors import JudgebiasError
-from judgebias_core.metrics.listwise import listwise_metrics
-from judgebias_core.metrics.pairwise import (
-    candidate_win_rates,
-    metrics_frame,
-    pairwise_metrics,
-    ranking_safety,
-    task_breakdown,
-    unit_metrics,
-)
+from judgebias_core.metrics.pairwise import candidate_win_rates, metrics_frame, ranking_safety, task_breakdown
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
 from ui.share import (

@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from judgebias_core.analyses.rubric import probe_recommendation, rubric_report, run_score_position
 from judgebias_core.charts.rubric import (
     bias_cost_figure,
     correlation_comparison_figure,
@@ -18,13 +19,7 @@ from judgebias_core.charts.rubric import (
 )
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
-from judgebias_core.metrics.rubric_report import (
-    CANDIDATE_DESIGNS,
-    RubricReport,
-    probe_recommendation,
-    rubric_report,
-    run_score_position,
-)
+from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
 from judgebias_core.store.rubric_queries import (
     analysable_run_ids,
     comparable_run_ids,

@@ -41,6 +41,7 @@ _STORE_INPUTS = (
     "judgebias_core/demo.py",
     "judgebias_core/models.py",
     "judgebias_core/errors.py",
+    "judgebias_core/identity.py",
 )
 
 

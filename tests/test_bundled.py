@@ -12,6 +12,7 @@ from pathlib import Path
 from judgebias_core.sources.bundled import import_bundled
 from judgebias_core.store.connection import connect, scalar
 from judgebias_core.store.queries import call_detail, dataset_summaries, items_page, store_overview
+from tests.store_helpers import read
 
 
 def _count(path: Path, sql: str, params: list[object] | None = None) -> int:
@@ -20,7 +21,7 @@ def _count(path: Path, sql: str, params: list[object] | None = None) -> int:
 
 
 def test_dataset_counts(bundled_db_master: Path) -> None:
-    summaries = {s.id: s for s in dataset_summaries(bundled_db_master)}
+    summaries = {s.id: s for s in read(dataset_summaries, bundled_db_master)}
     assert set(summaries) >= {"mtbench", "devbench", "autoj", "prometheus-vicuna", "prometheus-mt-bench", "summeval"}
     assert (summaries["mtbench"].items, summaries["mtbench"].candidates, summaries["mtbench"].judge_calls) == (80, 31, 19584)
     assert (summaries["devbench"].items, summaries["devbench"].judge_calls) == (121, 15088)
@@ -59,24 +60,24 @@ def test_every_bundled_call_has_its_mirror(bundled_db_master: Path) -> None:
 def test_autoj_verdicts_are_pre_parsed_without_raw_text(bundled_db_master: Path) -> None:
     with connect(bundled_db_master, read_only=True) as con:
         call_id = scalar(con, "SELECT min(call_id) FROM judge_calls WHERE dataset_id = 'autoj'")
-    detail = call_detail(bundled_db_master, str(call_id))
+    detail = read(call_detail, bundled_db_master, str(call_id))
     assert detail.parser == "pre-parsed" and detail.raw_output is None and detail.verdict in {"A", "B", "C"}
     assert set(detail.answers) == {"response_1", "response_2"}
 
 
 def test_items_keep_the_bundled_order(bundled_db_master: Path) -> None:
-    frame, total = items_page(bundled_db_master, "summeval", 0, 5)
+    frame, total = read(items_page, bundled_db_master, "summeval", 0, 5)
     assert total == 1200
     assert frame["item_id"].str.split(":").str[1].tolist() == ["M8", "M9", "M10", "M11", "M12"]
-    frame, _ = items_page(bundled_db_master, "mtbench", 0, 2)
+    frame, _ = read(items_page, bundled_db_master, "mtbench", 0, 2)
     assert frame["item_id"].tolist() == ["81", "82"]
 
 
 def test_import_is_idempotent(bundled_db: Path) -> None:
-    before = store_overview(bundled_db)
+    before = read(store_overview, bundled_db)
     reports = import_bundled(bundled_db, force=True, datasets=("autoj", "summeval"))
     assert all(sum(r.inserted.values()) == 0 for r in reports)
-    assert store_overview(bundled_db) == before
+    assert read(store_overview, bundled_db) == before
 
 
 def test_cli_datasets_json(bundled_db_master: Path) -> None:
@@ -106,7 +107,7 @@ def test_dashboard_reads_while_the_cli_writes(tmp_path: Path) -> None:
         while writer.poll() is None:
             try:
                 if path.exists():
-                    seen.append(store_overview(path).judge_calls)
+                    seen.append(read(store_overview, path).judge_calls)
             except Exception as error:  # noqa: BLE001 - collected and asserted on below
                 errors.append(error)
             time.sleep(0.05)
@@ -118,5 +119,5 @@ def test_dashboard_reads_while_the_cli_writes(tmp_path: Path) -> None:
     assert writer.returncode == 0, writer.stderr.read() if writer.stderr else ""
     assert not errors
     assert seen, "the reader never got a turn"
-    assert store_overview(path).judge_calls == 19584 + 2784
+    assert read(store_overview, path).judge_calls == 19584 + 2784
     assert seen == sorted(seen)  # readers only ever see whole transactions

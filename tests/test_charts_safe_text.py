@@ -9,15 +9,17 @@ from typing import Any
 import plotly.graph_objects as go
 import pytest
 
+from judgebias_core.analyses.judges import verbosity
+from judgebias_core.analyses.pairwise import pairwise_metrics, unit_metrics
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from judgebias_core.charts.judges import verbosity_curve
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.charts.stepwise import _term_label
 from judgebias_core.metrics.calibration import Correlation
-from judgebias_core.metrics.pairwise import pairwise_metrics, task_breakdown, unit_metrics
-from judgebias_core.metrics.verbosity import verbosity
+from judgebias_core.metrics.pairwise import task_breakdown
 from judgebias_core.store.schema import migrate
 from tests.hostile_store import CANDIDATE, DATASET_ID, HOSTILE_STRINGS, JUDGE, TASK, build_hostile_store
+from tests.store_helpers import read
 
 BOLD = "<b>bold</b>"
 
@@ -53,9 +55,9 @@ def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_pairwise_charts_escape_judge_candidate_and_task(hostile_db: Path) -> None:
-    results = pairwise_metrics(hostile_db, DATASET_ID, None, "full", resamples=50)
+    results = read(pairwise_metrics, hostile_db, DATASET_ID, None, "full", resamples=50)
     _assert_literal(flip_rate_forest(results), JUDGE)
-    units = unit_metrics(hostile_db, DATASET_ID, "full")
+    units = read(unit_metrics, hostile_db, DATASET_ID, "full")
     for metric in ("position_consistency", "preference_fairness"):
         _assert_literal(judge_task_heatmap(task_breakdown(units), metric), JUDGE, TASK)
         scatter = quality_gap_scatter(units, metric)
@@ -64,7 +66,7 @@ def test_pairwise_charts_escape_judge_candidate_and_task(hostile_db: Path) -> No
 
 
 def test_judge_and_calibration_charts_escape_names(hostile_db: Path) -> None:
-    curve = verbosity_curve(verbosity(hostile_db, DATASET_ID, ["full"], [JUDGE], bins=2))
+    curve = verbosity_curve(read(verbosity, hostile_db, DATASET_ID, ["full"], [JUDGE], bins=2))
     _assert_literal(curve)
     assert all("%{fullData.name}" in trace.hovertemplate for trace in curve.data)
     _assert_literal(confusion_heatmap([CANDIDATE, BOLD, "tie"], [[1, 0, 0], [0, 1, 0], [0, 0, 1]], f"title {BOLD}",

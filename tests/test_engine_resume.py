@@ -55,16 +55,16 @@ def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     with FakeProvider(latency_s=0.05) as fake:
         journal = journal_path(bundled_db, RUN_ID)
-        first = subprocess.Popen(_command(bundled_db, fake.openai_url), env=_env(), cwd=PROJECT_ROOT,  # noqa: S603
+        first = subprocess.Popen(_command(bundled_db, fake.openai_url), env=_env(), cwd=PROJECT_ROOT,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _wait_for_journal_lines(journal, 12, first, timeout_s=120)
         first.send_signal(signal.SIGKILL)
         _, first_err = first.communicate()
-        received = {cid for cid, r in read_journal(journal).items() if r.get("text") is not None}
+        received = {cid for cid, r in read_journal(journal).items() if r.text is not None}
         assert 12 <= len(received) < 60 and first.returncode == -signal.SIGKILL
         sent_before = _settled_request_count(fake)
 
-        second = subprocess.run(_command(bundled_db, fake.openai_url), env=_env(), cwd=PROJECT_ROOT,  # noqa: S603
+        second = subprocess.run(_command(bundled_db, fake.openai_url), env=_env(), cwd=PROJECT_ROOT,
                                 capture_output=True, timeout=300, check=False)
         assert second.returncode == 0, second.stderr.decode()
         outcome = json.loads(second.stdout)

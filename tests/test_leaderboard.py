@@ -12,19 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
+from judgebias_core.analyses.judges import leaderboard, load_outcomes
 from judgebias_core.cli import main
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, load_outcomes
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.leaderboard import (
     _bt_fit,
     _bt_fit_resamples,
     flip_rate_bound,
     item_score_counts_from_outcomes,
-    leaderboard,
     leaderboard_from_outcomes,
     pair_scores,
 )
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
 from judgebias_core.store.agreement_queries import item_score_counts
+from tests.store_helpers import read
 
 
 def _outcome(item: str, candidate: str, opponent: str, classification: str, winner: str | None) -> dict:
@@ -121,10 +122,10 @@ def test_bootstrap_is_reproducible_by_seed() -> None:
 
 
 def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
-    board = leaderboard(bundled_db_master, "mtbench", ["full"], "gpt-4-0613", resamples=500)
-    from judgebias_core.metrics.pairwise import pairwise_metrics  # noqa: PLC0415 - cross-check only
+    board = read(leaderboard, bundled_db_master, "mtbench", ["full"], "gpt-4-0613", resamples=500)
+    from judgebias_core.analyses.pairwise import pairwise_metrics  # noqa: PLC0415 - cross-check only
 
-    [reference] = pairwise_metrics(bundled_db_master, "mtbench", ["gpt-4-0613"], "full", resamples=10)
+    [reference] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full", resamples=10)
     assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_ci_high)
     assert (board.pairs, len(board.rows), board.reference) == (2400, 31, "vicuna-13b-v1.3")
     assert board.rows[0].candidate == "gpt-4"
@@ -138,7 +139,7 @@ def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
 
 
 def test_ensemble_leaderboard_and_cli(bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    board = leaderboard(bundled_db_master, "devbench", ["full"], ENSEMBLE_JUDGE, resamples=200)
+    board = read(leaderboard, bundled_db_master, "devbench", ["full"], ENSEMBLE_JUDGE, resamples=200)
     assert board.judge == ENSEMBLE_JUDGE and board.pairs > 0
     capsys.readouterr()
     assert main(["--db", str(bundled_db_master), "metrics", "leaderboard", "--dataset", "autoj", "--judge",
@@ -198,10 +199,10 @@ def test_win_rate_interval_uses_the_shared_item_picks() -> None:
                                                 ("autoj", "auto-j-13b")])
 def test_store_counts_match_the_outcome_rows(bundled_db_master: Path, dataset: str, judge: str) -> None:
     """The per-item counts the store aggregates give the leaderboard the classified pairs give."""
-    outcomes = load_outcomes(bundled_db_master, dataset, ["full"], judge)
-    stored = item_score_counts(bundled_db_master, dataset, ["full"], judge)
+    outcomes = read(load_outcomes, bundled_db_master, dataset, ["full"], judge)
+    stored = read(item_score_counts, bundled_db_master, dataset, ["full"], judge)
     pd.testing.assert_frame_equal(stored, item_score_counts_from_outcomes(outcomes), check_dtype=False)
-    from_store = leaderboard(bundled_db_master, dataset, ["full"], judge, resamples=300)
+    from_store = read(leaderboard, bundled_db_master, dataset, ["full"], judge, resamples=300)
     from_rows = leaderboard_from_outcomes(outcomes, dataset, ["full"], judge, resamples=300)
     pd.testing.assert_frame_equal(from_store.frame(), from_rows.frame())
     assert (from_store.failed_pairs, from_store.items) == (from_rows.failed_pairs, from_rows.items)

@@ -10,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from judgebias_core.metrics.listwise import listwise_metrics
+from judgebias_core.analyses.pairwise import listwise_metrics
 from judgebias_core.store.pairwise_queries import listwise_groups
 from judgebias_core.store.writes import StoreBatch, write_batch
+from tests.store_helpers import read
 
 XYZ_ORDERS = [["x", "y", "z"], ["y", "z", "x"], ["z", "x", "y"]]
 
@@ -54,7 +55,7 @@ def listwise_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_groups_are_classified(listwise_db: Path) -> None:
-    groups = listwise_groups(listwise_db, study="s").set_index("item_id")
+    groups = read(listwise_groups, listwise_db, study="s").set_index("item_id")
     assert groups["classification"].to_dict() == {
         "same-winner": "consistent", "always-first": "primacy", "always-last": "recency", "no-winner": "consistent",
         "one-failed": "failed", "even": "undirected", "missing-order": "failed", "pair": "primacy",
@@ -62,7 +63,7 @@ def test_groups_are_classified(listwise_db: Path) -> None:
 
 
 def test_judge_metrics(listwise_db: Path) -> None:
-    results = {r.judge: r for r in listwise_metrics(listwise_db, study="s")}
+    results = {r.judge: r for r in read(listwise_metrics, listwise_db, study="s")}
     j = results["J"]
     assert (j.options, j.groups, j.failed_groups, j.consistent, j.primacy, j.recency, j.undirected) == (
         3, 7, 2, 2, 1, 1, 1)
@@ -75,7 +76,7 @@ def test_judge_metrics(listwise_db: Path) -> None:
 
 
 def test_no_listwise_calls_gives_nothing(fresh_db: Path) -> None:
-    assert listwise_metrics(fresh_db) == []
+    assert read(listwise_metrics, fresh_db) == []
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -92,7 +93,7 @@ def test_same_candidate_is_consistent_and_same_slot_is_not(listwise_db: Path, p:
     write_batch(listwise_db, StoreBatch(judge_calls=listwise_calls([("loyal", "i", orders, loyal),
                                                                     ("positional", "i", orders, positional)],
                                                                    study=study)))
-    results = {r.judge: r for r in listwise_metrics(listwise_db, study=study)}
+    results = {r.judge: r for r in read(listwise_metrics, listwise_db, study=study)}
     assert results["loyal"].consistent == 1 and results["loyal"].first_slot_picks == 0
     positional_result = results["positional"]
     assert positional_result.consistent == 0

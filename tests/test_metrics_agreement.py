@@ -12,19 +12,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judgebias_core.analyses.judges import agreement_report, load_outcomes, self_preference, verbosity
 from judgebias_core.cli import main
 from judgebias_core.metrics.agreement import (
     ENSEMBLE_JUDGE,
-    agreement_report,
     classify_pairs,
     disagreement_distribution,
-    load_outcomes,
     majority_vote,
     pairwise_agreements,
 )
-from judgebias_core.metrics.self_preference import self_preference, self_preference_from_sides
-from judgebias_core.metrics.verbosity import decisive_pairs_with_lengths, verbosity, verbosity_from_pairs
+from judgebias_core.metrics.self_preference import self_preference_from_sides
+from judgebias_core.metrics.verbosity import decisive_pairs_with_lengths, verbosity_from_pairs
 from judgebias_core.store.agreement_queries import pair_outcomes, pairwise_calls
+from tests.store_helpers import read
+
 
 def run_cli(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> dict:
     """Run the CLI in this process (a subprocess would pay the import time again) and read its JSON."""
@@ -48,7 +49,7 @@ def _independent_agreement(db: Path, dataset: str, study: str, a: str, b: str) -
 
 
 def test_mtbench_full_agreement_matches_an_independent_count(bundled_db_master: Path) -> None:
-    result = agreement_report(bundled_db_master, "mtbench", ["full"])
+    result = read(agreement_report, bundled_db_master, "mtbench", ["full"])
     assert set(result.judges) == {"gemini-pro", "gpt-3.5-turbo-1106", "gpt-4-0613"}
     assert result.instances == 4800
     for pair in result.pairs:
@@ -59,8 +60,8 @@ def test_mtbench_full_agreement_matches_an_independent_count(bundled_db_master: 
 
 
 def test_repetition_study_has_nine_judges_and_one_repetition_filter(bundled_db_master: Path) -> None:
-    everything = agreement_report(bundled_db_master, "devbench", ["repetition"])
-    second = agreement_report(bundled_db_master, "devbench", ["repetition"], repetition=2)
+    everything = read(agreement_report, bundled_db_master, "devbench", ["repetition"])
+    second = read(agreement_report, bundled_db_master, "devbench", ["repetition"], repetition=2)
     assert len(everything.judges) == 9 and len(everything.pairs) == 36
     assert everything.instances == 3 * second.instances == 3 * 144
     # DevBench judges had two options: no tie anywhere, so both variants coincide.
@@ -68,9 +69,9 @@ def test_repetition_study_has_nine_judges_and_one_repetition_filter(bundled_db_m
 
 
 def test_classify_pairs_reproduces_the_store_classification(bundled_db_master: Path) -> None:
-    calls = pairwise_calls(bundled_db_master, "mtbench", ["full"])
+    calls = read(pairwise_calls, bundled_db_master, "mtbench", ["full"])
     mine = classify_pairs(calls).sort_values(["judge", "item_id", "candidate"]).reset_index(drop=True)
-    stored = pair_outcomes(bundled_db_master, "mtbench", ["full"]).sort_values(
+    stored = read(pair_outcomes, bundled_db_master, "mtbench", ["full"]).sort_values(
         ["judge", "item_id", "candidate"]).reset_index(drop=True)
     assert len(mine) == len(stored) == 3 * 2400
     assert (mine["classification"] == stored["classification"]).all()
@@ -116,7 +117,7 @@ def test_agreement_properties(rows: list[tuple[str | None, ...]]) -> None:
 
 
 def test_ensemble_outcomes_are_classified_pairs(bundled_db_master: Path) -> None:
-    outcomes = load_outcomes(bundled_db_master, "mtbench", ["full"], ENSEMBLE_JUDGE)
+    outcomes = read(load_outcomes, bundled_db_master, "mtbench", ["full"], ENSEMBLE_JUDGE)
     assert len(outcomes) == 2400
     assert set(outcomes["classification"]) <= {"consistent", "primacy", "recency", "failed"}
 
@@ -148,7 +149,7 @@ def test_verbosity_on_a_hand_made_case() -> None:
 
 
 def test_autoj_prefers_longer_answers(bundled_db_master: Path) -> None:
-    [result] = verbosity(bundled_db_master, "autoj", ["full"], ["auto-j-13b"])
+    [result] = read(verbosity, bundled_db_master, "autoj", ["full"], ["auto-j-13b"])
     with duckdb.connect(str(bundled_db_master), read_only=True) as con:
         longer, total = con.execute(
             "SELECT count(*) FILTER (WHERE (p.winner = p.candidate) = (length(c.answer) > length(o.answer))), "
@@ -177,7 +178,7 @@ def test_self_preference_matrix_by_hand() -> None:
 
 
 def test_self_preference_on_mtbench(bundled_db_master: Path) -> None:
-    result = self_preference(bundled_db_master, "mtbench", ["full"], ["gpt-4-0613", "gemini-pro"])
+    result = read(self_preference, bundled_db_master, "mtbench", ["full"], ["gpt-4-0613", "gemini-pro"])
     matrix = result.matrix()
     assert {"openai", "google"} <= set(matrix.index)
     assert np.nanmin(matrix.to_numpy()) >= 0 and np.nanmax(matrix.to_numpy()) <= 1

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judgebias_core.analyses.calibration import calibration, calibration_choices, disagreeing_pairs, disagreeing_trials
 from judgebias_core.cli import main
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import (
@@ -19,13 +20,10 @@ from judgebias_core.metrics.calibration import (
     PairwiseCalibration,
     RubricCalibration,
     agreement_table,
-    calibration,
-    calibration_choices,
-    disagreeing_pairs,
-    disagreeing_trials,
 )
 from judgebias_core.store.calibration_queries import calibration_targets
 from judgebias_core.store.writes import StoreBatch, write_batch
+from tests.store_helpers import read
 
 RATINGS = {"i1": (1, 1, 2), "i2": (2, 3, 3), "i3": (5, 4, 5), "i4": (2, 2, 2), "i5": (4, 3, 4), "i6": (3, 3, 1)}
 SCORES = {"i1": (1, 2), "i2": (3, 3), "i3": (4, 5), "i4": (2, None), "i5": (4, 2), "i6": (3, 3)}
@@ -99,8 +97,8 @@ def write_pair_case(path: Path, judges: tuple[str, ...] = ("hand-judge",), names
 
 def test_ensemble_and_per_item_candidate_names(fresh_db: Path) -> None:
     write_pair_case(fresh_db, judges=("j1", "j2", "j3"), names={"p2": "model-x", "p3": "model-y"})
-    single = calibration(fresh_db, "hand-pairs", "j1")
-    ensemble = calibration(fresh_db, "hand-pairs", ENSEMBLE_JUDGE)
+    single = read(calibration, fresh_db, "hand-pairs", "j1")
+    ensemble = read(calibration, fresh_db, "hand-pairs", ENSEMBLE_JUDGE)
     # candidate names differ between items: labels become slots of the original order
     assert single.original.labels == [ORIGINAL_FIRST, ORIGINAL_SECOND, "tie"]
     assert single.swap_aggregated.confusion == [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
@@ -109,7 +107,7 @@ def test_ensemble_and_per_item_candidate_names(fresh_db: Path) -> None:
         mine, theirs = getattr(ensemble, name), getattr(single, name)
         assert (mine.n, mine.accuracy, mine.confusion) == (theirs.n, theirs.accuracy, theirs.confusion)
     assert ensemble.both_orders_correct == single.both_orders_correct == 2
-    choices = calibration_choices(fresh_db)
+    choices = read(calibration_choices, fresh_db)
     assert set(choices["judge"]) == {"j1", "j2", "j3", ENSEMBLE_JUDGE}
 
 
@@ -124,7 +122,7 @@ def _kappa_by_hand(human: list[int], judge: list[int], levels: list[int], quadra
 
 
 def test_autoj_known_answers(bundled_db_master: Path) -> None:
-    result = calibration(bundled_db_master, "autoj", "auto-j-13b", "full")
+    result = read(calibration, bundled_db_master, "autoj", "auto-j-13b", "full")
     assert isinstance(result, PairwiseCalibration)
     assert (result.consistent_pairs, result.pairs) == (1161, 1392)
     assert result.position_consistency == pytest.approx(0.8341, abs=5e-5)
@@ -149,7 +147,7 @@ def test_cli_calibration_contract_pairwise(bundled_db_master: Path, capsys: pyte
 
 def test_hand_made_pairs(fresh_db: Path) -> None:
     write_pair_case(fresh_db)
-    result = calibration(fresh_db, "hand-pairs", "hand-judge")
+    result = read(calibration, fresh_db, "hand-pairs", "hand-judge")
     assert (result.original.n, result.original.accuracy) == (4, 1.0)
     assert (result.swapped.n, result.swapped.accuracy) == (3, pytest.approx(2 / 3))
     assert (result.swap_aggregated.n, result.swap_aggregated.accuracy) == (3, pytest.approx(2 / 3))
@@ -157,13 +155,13 @@ def test_hand_made_pairs(fresh_db: Path) -> None:
     assert result.swap_aggregated.confusion == [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
     assert (result.both_orders_correct, result.pairs, result.failed_pairs) == (2, 4, 1)
     assert result.position_consistency == pytest.approx(2 / 3)
-    wrong = disagreeing_pairs(fresh_db, "hand-pairs", "hand-judge")
+    wrong = read(disagreeing_pairs, fresh_db, "hand-pairs", "hand-judge")
     assert set(wrong["item_id"]) == {"p2", "p4"}
 
 
 def test_hand_made_rubric_trials(fresh_db: Path) -> None:
     write_rubric_case(fresh_db)
-    result = calibration(fresh_db, "hand", "hand-judge", "hand-run")
+    result = read(calibration, fresh_db, "hand", "hand-judge", "hand-run")
     assert isinstance(result, RubricCalibration)
     parsed = [(item, s) for item, scores in SCORES.items() for s in scores if s is not None]
     medians = {item: int(np.median(r)) for item, r in RATINGS.items()}
@@ -180,13 +178,13 @@ def test_hand_made_rubric_trials(fresh_db: Path) -> None:
     # rows: median 1 (i1: 1, 2), 2 (i4: 2), 3 (i2, i6: 3 four times), 4 (i5: 4, 2), 5 (i3: 4, 5)
     assert result.confusion == [[1, 1, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 4, 0, 0], [0, 1, 0, 1, 0],
                                 [0, 0, 0, 1, 1]]
-    wrong = disagreeing_trials(fresh_db, "hand", "hand-judge", "hand-run")
+    wrong = read(disagreeing_trials, fresh_db, "hand", "hand-judge", "hand-run")
     assert len(wrong) == sum(h != j for h, j in zip(human, judge, strict=True))
 
 
 def test_reference_judge_labels_are_named_as_such(fresh_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_rubric_case(fresh_db, label_source="reference-judge")
-    targets = calibration_targets(fresh_db)
+    targets = read(calibration_targets, fresh_db)
     assert targets["label_source"].tolist() == ["reference-judge"]
     payload = run_cli(capsys, fresh_db, "metrics", "calibration", "--dataset", "hand", "--judge", "hand-judge")
     assert payload["label_source"] == "reference-judge"
@@ -199,12 +197,12 @@ def test_reference_judge_labels_are_named_as_such(fresh_db: Path, capsys: pytest
 
 
 def test_demo_rubric_run_calibrates_against_summeval_experts(bundled_db_master: Path) -> None:
-    targets = calibration_targets(bundled_db_master)
+    targets = read(calibration_targets, bundled_db_master)
     rubric = targets[targets["kind"] == "pointwise"]
     if rubric.empty:
         pytest.skip("the first-launch store holds no rubric run on labelled items")
     row = rubric.iloc[0]
-    result = calibration(bundled_db_master, row["dataset_id"], row["judge"], row["study"])
+    result = read(calibration, bundled_db_master, row["dataset_id"], row["judge"], row["study"])
     assert isinstance(result, RubricCalibration)
     assert result.n + result.failed == row["calls"]
     assert -1 <= result.kappa <= 1 and -1 <= result.pearson.statistic <= 1

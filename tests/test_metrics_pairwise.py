@@ -16,18 +16,13 @@ from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
+from judgebias_core.analyses.pairwise import pairwise_metrics, repetition_metrics, unit_metrics
 from judgebias_core.cli import main
-from judgebias_core.metrics.pairwise import (
-    pairwise_metrics,
-    ranking_safety,
-    task_breakdown,
-    unit_metrics,
-    unit_rates,
-)
+from judgebias_core.metrics.pairwise import ranking_safety, task_breakdown, unit_rates
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
-from judgebias_core.metrics.repetition import repetition_metrics
-from judgebias_core.store.pairwise_queries import pair_details, unit_counts
+from judgebias_core.store.pairwise_queries import pair_details
 from judgebias_core.store.writes import StoreBatch, write_batch
+from tests.store_helpers import read
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 BASE = "base"
@@ -73,7 +68,7 @@ def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_known_answer_gpt4_mtbench_full(bundled_db_master: Path) -> None:
-    [result] = pairwise_metrics(bundled_db_master, "mtbench", ["gpt-4-0613"], "full")
+    [result] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full")
     assert (result.consistent, result.pairs, result.failed_pairs) == (1957, 2400, 0)
     assert result.position_consistency == pytest.approx(0.8154, abs=5e-5)
     assert result.primacy + result.recency == 443
@@ -81,7 +76,7 @@ def test_known_answer_gpt4_mtbench_full(bundled_db_master: Path) -> None:
 
 
 def test_known_answer_autoj_full(bundled_db_master: Path) -> None:
-    [result] = pairwise_metrics(bundled_db_master, "autoj", ["auto-j-13b"], "full")
+    [result] = read(pairwise_metrics, bundled_db_master, "autoj", ["auto-j-13b"], "full")
     assert (result.consistent, result.classified_pairs) == (1161, 1392)
     assert result.study == "full" and result.repetition == 1
 
@@ -109,7 +104,7 @@ def test_mtbench_matches_a_count_from_the_raw_files(bundled_db_master: Path) -> 
     lean = (pairs["cls"] == "recency").astype(int) - (pairs["cls"] == "primacy").astype(int)
     fairness = lean.groupby([pairs[k] for k in ["study", "judge", "repetition", "candidate", "task"]]).mean()
     fairness = fairness.groupby(level=[0, 1, 2]).mean()
-    results = pairwise_metrics(bundled_db_master, "mtbench")
+    results = read(pairwise_metrics, bundled_db_master, "mtbench")
     assert len(results) == len(counts) == 30
     for r in results:
         row = counts.loc[(r.study, r.judge, r.repetition)]
@@ -119,7 +114,7 @@ def test_mtbench_matches_a_count_from_the_raw_files(bundled_db_master: Path) -> 
 
 
 def test_every_bundled_pair_study_has_one_row_per_repetition(bundled_db_master: Path) -> None:
-    results = pairwise_metrics(bundled_db_master)
+    results = read(pairwise_metrics, bundled_db_master)
     keys = {(r.dataset, r.study, r.judge, r.repetition) for r in results}
     assert len(keys) == len(results)
     rep_rows = [r for r in results if r.dataset == "mtbench" and r.study == "repetition"]
@@ -131,7 +126,7 @@ def test_every_bundled_pair_study_has_one_row_per_repetition(bundled_db_master: 
 
 
 def test_hand_built_counts(toy_db: Path) -> None:
-    [r] = pairwise_metrics(toy_db, "toy")
+    [r] = read(pairwise_metrics, toy_db, "toy")
     assert (r.pairs, r.failed_pairs, r.consistent, r.primacy, r.recency) == (12, 1, 4, 3, 4)
     assert r.position_consistency == pytest.approx(4 / 11)
     low, high = proportion_confint(7, 11, alpha=0.05, method="wilson")
@@ -150,7 +145,7 @@ def test_mirrored_verdicts_exchange_primacy_and_recency(toy_db: Path, tmp_path: 
     mirror = {"A": "B", "B": "A", "C": "C", None: None}
     path = tmp_path / "mirror.duckdb"
     write_batch(path, toy_batch([(j, i, c, r, mirror[o], mirror[s]) for j, i, c, r, o, s in TOY_PAIRS]))
-    [original], [mirrored] = pairwise_metrics(toy_db, "toy"), pairwise_metrics(path, "toy")
+    [original], [mirrored] = read(pairwise_metrics, toy_db, "toy"), read(pairwise_metrics, path, "toy")
     assert (mirrored.primacy, mirrored.recency) == (original.recency, original.primacy)
     assert mirrored.consistent == original.consistent
     assert mirrored.preference_fairness == pytest.approx(-original.preference_fairness)
@@ -158,9 +153,8 @@ def test_mirrored_verdicts_exchange_primacy_and_recency(toy_db: Path, tmp_path: 
 
 
 def test_unit_counts_and_rates(toy_db: Path) -> None:
-    counts = unit_counts(toy_db, "toy", "full").set_index(["judge", "candidate", "task"])
-    assert counts.loc[("J", "c1", "t2"), ["pairs", "failed", "recency"]].tolist() == [3, 1, 2]
-    units = unit_metrics(toy_db, "toy", "full").set_index(["candidate", "task"])
+    units = read(unit_metrics, toy_db, "toy", "full").set_index(["candidate", "task"])
+    assert units.loc[("c1", "t2"), ["pairs", "failed", "recency"]].tolist() == [3, 1, 2]
     # (c1, t1): c1 wins once, baseline once, one inconsistent pair counted as a tie
     assert units.loc[("c1", "t1"), "overall_win_rate"] == pytest.approx(0.5)
     # (c2, t1): one consistent tie, two inconsistent: 1.5 / 3
@@ -173,12 +167,12 @@ def test_unit_counts_and_rates(toy_db: Path) -> None:
 
 
 def test_task_and_candidate_filters(toy_db: Path) -> None:
-    [r] = pairwise_metrics(toy_db, "toy", tasks=["t1"], candidates=["c1"])
+    [r] = read(pairwise_metrics, toy_db, "toy", tasks=["t1"], candidates=["c1"])
     assert (r.pairs, r.consistent, r.primacy, r.recency) == (3, 2, 1, 0)
 
 
 def test_drill_down_returns_both_replies(toy_db: Path) -> None:
-    pairs = pair_details(toy_db, "toy", "full", ["J"])
+    pairs = read(pair_details, toy_db, "toy", "full", ["J"])
     assert len(pairs) == 7 and set(pairs["classification"]) == {"primacy", "recency"}
     row = pairs[(pairs["item_id"] == "i3") & (pairs["candidate"] == "c1")].iloc[0]
     assert (row["raw_original"], row["raw_swapped"]) == ("reply [[A]]", "reply [[A]]")
@@ -191,12 +185,12 @@ def test_repetition_stability_hand_built(fresh_db: Path) -> None:
         ("J", "i2", "c1", 1, "C", None), ("J", "i2", "c1", 2, "B", None), ("J", "i2", "c1", 3, None, None),
     ]
     write_batch(fresh_db, toy_batch(pairs, study="repetition"))
-    [r] = repetition_metrics(fresh_db, "toy")
+    [r] = read(repetition_metrics, fresh_db, "toy")
     # prompts: i1 original 2/3, i1 swapped 2/3 (failed stays in R), i2 original 1/3, i2 swapped never parsed
     assert (r.prompts, r.prompts_unparsed, r.repetitions) == (4, 1, 3)
     assert r.repetition_stability == pytest.approx(5 / 9)
     assert (r.floor_prompts, r.floor_changed, r.repetition_floor) == (2, 1, 0.5)
-    by_rep = {m.repetition: m for m in pairwise_metrics(fresh_db, "toy")}
+    by_rep = {m.repetition: m for m in read(pairwise_metrics, fresh_db, "toy")}
     assert set(by_rep) == {1, 2, 3} and by_rep[1].repetition_floor == 0.5
     assert by_rep[1].flip_rate_excess == pytest.approx(by_rep[1].flip_rate - 0.5)
 
@@ -208,17 +202,17 @@ def test_repetition_stability_with_uneven_repetitions(fresh_db: Path) -> None:
         ("J", "i2", "c1", 1, "C", "A"), ("J", "i2", "c1", 2, "B", "A"),
     ]
     write_batch(fresh_db, toy_batch(pairs, study="repetition"))
-    [r] = repetition_metrics(fresh_db, "toy")
+    [r] = read(repetition_metrics, fresh_db, "toy")
     # i1 original 2/3, i1 swapped 3/3, i2 original 1/2, i2 swapped 2/2: (2/3 + 1 + 1/2 + 1) / 4 = 19/24
     assert (r.prompts, r.repetitions) == (4, 3)
     assert r.repetition_stability == pytest.approx(19 / 24, rel=1e-15)
 
 
 def test_repetition_study_prompt_counts(bundled_db_master: Path) -> None:
-    results = repetition_metrics(bundled_db_master, "mtbench")
+    results = read(repetition_metrics, bundled_db_master, "mtbench")
     assert len(results) == 9 and {r.prompts for r in results} == {192}
     assert all(0 < r.repetition_stability <= 1 for r in results)
-    assert not repetition_metrics(bundled_db_master, "autoj")
+    assert not read(repetition_metrics, bundled_db_master, "autoj")
 
 
 def test_repetition_stability_is_the_exact_mean_and_the_same_every_time(bundled_db_master: Path) -> None:
@@ -235,7 +229,7 @@ def test_repetition_stability_is_the_exact_mean_and_the_same_every_time(bundled_
                   for _, prompt in mine.groupby(["item_id", "first_candidate", "second_candidate"])
                   if prompt["parsed_verdict"].notna().any()]
         expected[str(judge)] = sum(shares, Fraction(0)) / len(shares)
-    runs = [{r.judge: r.repetition_stability for r in repetition_metrics(bundled_db_master, "mtbench")}
+    runs = [{r.judge: r.repetition_stability for r in read(repetition_metrics, bundled_db_master, "mtbench")}
             for _ in range(20)]
     assert all(run == runs[0] for run in runs)
     # Each prompt's share summed exactly: the result is the correctly rounded exact mean on this data.

@@ -13,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import pearsonr, spearmanr
 
+from judgebias_core.analyses.rubric import probe_recommendation, rubric_report, run_score_position
 from judgebias_core.cli import build_parser, main
 from judgebias_core.errors import InvalidArgument, NotFoundError
+from judgebias_core.metrics import rubric_bootstrap
 from judgebias_core.metrics.bias_cost import bias_costs, rank_by_bias_cost
 from judgebias_core.metrics.rubric import (
     exposure_counts,
@@ -23,9 +25,7 @@ from judgebias_core.metrics.rubric import (
     score_position_table,
     within_item_spread,
 )
-from judgebias_core.metrics import rubric_bootstrap
 from judgebias_core.metrics.rubric_correlation import correlation_estimate, row_pearson, row_spearman
-from judgebias_core.metrics.rubric_report import probe_recommendation, rubric_report, run_score_position
 from judgebias_core.protocols.orderings import balanced_orderings, is_balanced, latin_square_orderings
 from judgebias_core.sources.bundled import import_bundled
 from judgebias_core.store.rubric_queries import (
@@ -37,6 +37,7 @@ from judgebias_core.store.rubric_queries import (
 )
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.rubric_toy_store import repeat_calls, write_toy_store
+from tests.store_helpers import read
 
 LABELS = np.array([1.0, 2.0, 3.0, 2.5])  # i1..i4: mean of the raters
 
@@ -50,7 +51,7 @@ def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def toy_report(toy_db: Path):
-    return rubric_report(toy_db, "toy-perm", "toy-repeat")
+    return read(rubric_report, toy_db, "toy-perm", "toy-repeat")
 
 
 def frac(value: float) -> Fraction:
@@ -94,16 +95,16 @@ def test_bias_cost_of_every_ordering(toy_report) -> None:
 
 def test_probe_run_and_never_chosen_score(toy_db: Path) -> None:
     # The probe only ever chose scores 1 and 2 at position 1: P rows [1,0,0], [1,0,0], score 3 never chosen (P = 0).
-    probe = run_score_position(toy_db, "toy-probe")
+    probe = read(run_score_position, toy_db, "toy-probe")
     assert probe.table.rows[2] is None and probe.parsed == 2
-    report = rubric_report(toy_db, "toy-perm", probe_run_id="toy-probe")
+    report = read(rubric_report, toy_db, "toy-perm", probe_run_id="toy-probe")
     costs = {o.ordering: o.bias_cost for o in report.orderings}
     assert costs[(3, 1, 2)] == pytest.approx(1.0) and costs[(3, 2, 1)] == pytest.approx(1.0)
     assert costs[(1, 2, 3)] == pytest.approx(4 / 3) and costs[(2, 1, 3)] == pytest.approx(4 / 3)
     assert report.recommended.ordering == (3, 1, 2) and report.probe_run_id == "toy-probe"
-    ranking = probe_recommendation(toy_db, "toy-probe", "all").ranking
+    ranking = read(probe_recommendation, toy_db, "toy-probe", "all").ranking
     assert [c.rank for c in ranking] == [1, 1, 3, 3, 3, 3]
-    assert probe_recommendation(toy_db, "toy-probe", "run", run_id="toy-perm").recommended.ordering == (3, 1, 2)
+    assert read(probe_recommendation, toy_db, "toy-probe", "run", run_id="toy-perm").recommended.ordering == (3, 1, 2)
 
 
 def test_per_ordering_correlations_and_ranks(toy_report) -> None:
@@ -199,11 +200,11 @@ def test_weighted_spearman_is_spearman_of_the_expanded_sample(rows: list[tuple[i
 
 def test_unknown_run_and_mismatched_probe(toy_db: Path, tmp_path: Path) -> None:
     with pytest.raises(NotFoundError):
-        rubric_report(toy_db, "no-such-run")
+        read(rubric_report, toy_db, "no-such-run")
     with pytest.raises(InvalidArgument):
-        bias_costs(run_score_position(toy_db, "toy-perm").table, [(1, 2, 3, 4)])
+        bias_costs(read(run_score_position, toy_db, "toy-perm").table, [(1, 2, 3, 4)])
     with pytest.raises(InvalidArgument, match="resample"):
-        rubric_report(toy_db, "toy-perm", "toy-repeat", resamples=0)
+        read(rubric_report, toy_db, "toy-perm", "toy-repeat", resamples=0)
     # A repeat run on other items cannot be compared against the same labels.
     path = tmp_path / "other.duckdb"
     path.write_bytes(toy_db.read_bytes())
@@ -214,11 +215,11 @@ def test_unknown_run_and_mismatched_probe(toy_db: Path, tmp_path: Path) -> None:
                             "rubric_id": "toy-k3"}]),
         judge_calls=calls.assign(call_id="x" + calls["call_id"], run_id="elsewhere", dataset_id="other-set")))
     with pytest.raises(InvalidArgument, match="other-set"):
-        rubric_report(path, "toy-perm", "elsewhere")
+        read(rubric_report, path, "toy-perm", "elsewhere")
 
 
 def test_run_choices(toy_db: Path) -> None:
-    runs = list_rubric_runs(toy_db)
+    runs = read(list_rubric_runs, toy_db)
     assert analysable_run_ids(runs) == ["toy-perm", "toy-probe", "toy-repeat"]  # permutation first, newest first
     assert repeat_run_choices(runs, "toy-perm") == ["toy-repeat"]
     assert repeat_run_choices(runs, "toy-repeat") == []
@@ -324,16 +325,16 @@ def test_labels_on_bundled_data(real_labels_db: Path) -> None:
                            for d, rubric in (("summeval", "summeval-coherence"), ("prometheus-vicuna", None))]),
         judge_calls=calls,
     ))
-    summeval = rubric_report(real_labels_db, "real-summeval")
+    summeval = read(rubric_report, real_labels_db, "real-summeval")
     assert summeval.human.label_source == "human" and summeval.labelled_items == 3
     assert summeval.balanced is True and summeval.position.counts == (15, 0, 0, 0, 0)
     expert_means = experts["expert_scores"].map(lambda s: np.mean(s["coherence"])).to_numpy()
-    labels = rubric_labels(real_labels_db, "real-summeval").set_index("item_id")
+    labels = read(rubric_labels, real_labels_db, "real-summeval").set_index("item_id")
     assert labels.loc[experts["item_id"], "label"].to_numpy() == pytest.approx(expert_means)
     assert (labels["raters"] == 3).all()
-    prometheus = rubric_report(real_labels_db, "real-prometheus-vicuna")
+    prometheus = read(rubric_report, real_labels_db, "real-prometheus-vicuna")
     assert prometheus.human.label_source == "reference-judge" and prometheus.labelled_items == 3
-    labels = rubric_labels(real_labels_db, "real-prometheus-vicuna").set_index("item_id")
+    labels = read(rubric_labels, real_labels_db, "real-prometheus-vicuna").set_index("item_id")
     assert labels.loc[gpt4["item_id"], "label"].to_numpy() == pytest.approx(gpt4["gpt4_scores"].map(np.mean))
 
 

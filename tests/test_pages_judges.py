@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgebias_core.metrics.calibration import calibration
+from judgebias_core.analyses.calibration import calibration
 from judgebias_core.store.calibration_queries import calibration_targets
 from tests.app_helpers import open_page
+from tests.store_helpers import read
 
 
 def _metrics(at) -> dict[str, str]:  # noqa: ANN001 - AppTest
@@ -47,13 +48,13 @@ def test_calibration_page_reproduces_autoj_figures(app_env: Path) -> None:
 
 
 def test_calibration_page_on_the_demo_rubric_run(app_env: Path) -> None:
-    targets = calibration_targets(app_env)
+    targets = read(calibration_targets, app_env)
     first = targets[targets["dataset_id"] == "summeval"].iloc[0]  # the first-launch demo rubric runs
     at = open_page("calibration.py")
     next(box for box in at.selectbox if box.label == "Dataset").set_value("summeval").run()
     assert not at.exception
     metrics = _metrics(at)
-    expected = calibration(app_env, "summeval", first["judge"], first["study"])
+    expected = read(calibration, app_env, "summeval", first["judge"], first["study"])
     assert metrics["Judge calls (n)"] == f"{expected.n:,}"
     assert metrics["Quadratic-weighted kappa"] == f"{expected.weighted_kappa:.3f}"
     assert any(d.value.shape[0] > 0 and "gap" in d.value.columns for d in at.dataframe)  # disagreeing calls

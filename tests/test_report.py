@@ -13,13 +13,19 @@ from judgebias_core.cli import main
 from judgebias_core.errors import NotFoundError
 from judgebias_core.report import Report, ReportRequest, build_report, render_html
 from judgebias_core.report.phrasing import in_words
+from judgebias_core.store.handle import Store
 from tests.hostile_store import DATASET_ID, HOSTILE_STRINGS, JUDGE, build_hostile_store
 from tests.rubric_toy_store import write_toy_store
 
 
+def _report(path: Path, request: ReportRequest) -> Report:
+    with Store(path).reader() as reader:
+        return build_report(reader, request)
+
+
 @pytest.fixture(scope="module")
 def mtbench_report(bundled_db_master: Path) -> Report:
-    return build_report(bundled_db_master, ReportRequest("mtbench"))
+    return _report(bundled_db_master, ReportRequest("mtbench"))
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +88,7 @@ def test_html_is_self_contained(mtbench_report: Report, mtbench_html: str) -> No
 
 
 def test_judge_and_run_filters(bundled_db_master: Path) -> None:
-    report = build_report(bundled_db_master, ReportRequest("mtbench", judges=("gpt-4-0613",),
+    report = _report(bundled_db_master, ReportRequest("mtbench", judges=("gpt-4-0613",),
                                                            runs=("bundled:mtbench:repetition",)))
     table = _section(report, "pairwise").tables[0].frame
     assert set(table["judge"]) == {"gpt-4-0613"} and set(table["study"]) == {"repetition"}
@@ -95,18 +101,18 @@ def test_judge_and_run_filters(bundled_db_master: Path) -> None:
                                       ReportRequest("mtbench", runs=("bundled:devbench:full",))])
 def test_unknown_scope_is_a_named_error(bundled_db_master: Path, request_: ReportRequest) -> None:
     with pytest.raises(NotFoundError):
-        build_report(bundled_db_master, request_)
+        _report(bundled_db_master, request_)
 
 
 def test_autoj_calibration_is_against_people(bundled_db_master: Path) -> None:
-    report = build_report(bundled_db_master, ReportRequest("autoj"))
+    report = _report(bundled_db_master, ReportRequest("autoj"))
     calibration = _section(report, "calibration")
     assert calibration.headline[0].startswith("Against people's labels on 1,392 pairs, the verdict of auto-j-13b")
     assert "leaderboard" not in {s.key for s in report.sections}  # response_1 vs response_2 is no ranking
 
 
 def test_hostile_text_is_escaped_everywhere(hostile_db: Path) -> None:
-    report = build_report(hostile_db, ReportRequest(DATASET_ID))
+    report = _report(hostile_db, ReportRequest(DATASET_ID))
     table = _section(report, "pairwise").tables[0].frame.iloc[0]
     assert (table["judge"], table["classified (n)"], table["with a parse failure"]) == (JUDGE, "6", "1")
     body = render_html(report).split("</head>", 1)[1]
@@ -121,7 +127,7 @@ def test_hostile_text_is_escaped_everywhere(hostile_db: Path) -> None:
 
 
 def test_a_section_that_cannot_be_computed_is_named_not_fatal(hostile_db: Path) -> None:
-    report = build_report(hostile_db, ReportRequest(DATASET_ID))
+    report = _report(hostile_db, ReportRequest(DATASET_ID))
     assert report.skipped == ("What drives the bias: could not be computed (only 1 unit(s) with a classified pair: "
                               "too few to fit a regression).",)
     assert [s.key for s in report.sections] == ["pairwise"]
@@ -129,7 +135,7 @@ def test_a_section_that_cannot_be_computed_is_named_not_fatal(hostile_db: Path) 
 
 def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:
     write_toy_store(fresh_db)
-    report = build_report(fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
+    report = _report(fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
     rubric = _section(report, "rubric")
     assert rubric.headline == ("With the 3 score options rotated through every place, toy-judge (a simulated judge) "
                                "chose the option shown at place 1 in 69.6% of 23 readable scores, where a judge "

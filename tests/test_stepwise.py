@@ -12,16 +12,11 @@ import statsmodels.formula.api as smf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_units
 from judgebias_core.cli import main
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.stepwise import (
-    StepwiseResult,
-    fitted_effect,
-    plain_summary,
-    stepwise_analysis,
-    stepwise_select,
-    stepwise_units,
-)
+from judgebias_core.metrics.stepwise import StepwiseResult, fitted_effect, plain_summary, stepwise_select
+from tests.store_helpers import read
 
 PREDICTORS = ("judge", "candidate", "task", "quality_gap", "input_length", "output_length", "prompt_length")
 
@@ -120,7 +115,7 @@ def test_too_few_units_is_a_named_error() -> None:
 
 @pytest.fixture(scope="module")
 def mtbench_units(bundled_db_master: Path) -> tuple[pd.DataFrame, int]:
-    return stepwise_units(bundled_db_master, "mtbench", "full")
+    return read(stepwise_units, bundled_db_master, "mtbench", "full")
 
 
 def test_unit_table_on_mtbench(mtbench_units: tuple[pd.DataFrame, int], bundled_db_master: Path) -> None:
@@ -144,7 +139,7 @@ def test_every_aic_on_mtbench_equals_a_fresh_fit(mtbench_units: tuple[pd.DataFra
 
 
 def test_autoj_sets_the_saturating_task_aside(bundled_db_master: Path) -> None:
-    result = stepwise_analysis(bundled_db_master, "autoj", "full", "position_consistency")
+    result = read(stepwise_analysis, bundled_db_master, "autoj", "full", "position_consistency")
     assert result.units == 58 and result.saturating_predictors == ["task"]
     assert set(result.constant_predictors) == {"judge", "candidate"}
     assert np.isfinite(result.final_aic)

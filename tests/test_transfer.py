@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judgebias_core.cli import build_parser, main
+from judgebias_core.cli.transfer_commands import import_runs_with_bundled_data, load_bundled_datasets
 from judgebias_core.errors import NotFoundError, ValidationFailed
 from judgebias_core.store.connection import connect, transaction
 from judgebias_core.store.schema import migrate
@@ -63,7 +64,7 @@ def test_real_calls_moved_to_another_run_keep_the_known_answer(mtbench_export: P
     frame["run_id"] = frame["study"] = "moved:mtbench"
     moved = tmp_path / "moved.parquet"
     frame.to_parquet(moved)
-    result = import_runs(bundled_db, moved)
+    result = import_runs_with_bundled_data(bundled_db, moved)
     assert result.inserted["judge_calls"] == 14_400 and result.inserted["runs"] == 1
     assert result.datasets_without_items == ()
     known = _frame(bundled_db, "SELECT count(*) FILTER (WHERE classification = 'consistent') AS consistent, "
@@ -71,14 +72,14 @@ def test_real_calls_moved_to_another_run_keep_the_known_answer(mtbench_export: P
                                "count(*) FILTER (WHERE task IS NULL) AS no_task FROM pair_outcomes "
                                "WHERE judge = 'gpt-4-0613' AND study = 'moved:mtbench'")
     assert known.iloc[0].tolist() == [1_957, 2_400, 0]
-    again = import_runs(bundled_db, moved)
+    again = import_runs_with_bundled_data(bundled_db, moved)
     assert sum(again.inserted.values()) == 0
 
 
 def test_a_bundled_dataset_missing_from_the_store_is_loaded_with_its_items(bundled_db_master: Path,
                                                                            tmp_path: Path, fresh_db: Path) -> None:
     export_runs(bundled_db_master, [AUTOJ_FULL], tmp_path / "autoj.parquet")
-    result = import_runs(fresh_db, tmp_path / "autoj.parquet", prepare_store=False)
+    result = import_runs(fresh_db, tmp_path / "autoj.parquet", load_bundled=load_bundled_datasets)
     assert result.datasets_without_items == () and result.runs == (AUTOJ_FULL,)
     pd.testing.assert_frame_equal(_calls(fresh_db, AUTOJ_FULL), _calls(bundled_db_master, AUTOJ_FULL))
 
@@ -101,7 +102,7 @@ def test_folder_export_writes_one_file_per_run(bundled_db: Path, tmp_path: Path)
     files = export_runs(bundled_db, [AUTOJ_FULL, "bundled:devbench:repetition"], tmp_path / "out")
     assert sorted(Path(f.path).name for f in files) == ["bundled_autoj_full.parquet",
                                                          "bundled_devbench_repetition.parquet"]
-    result = import_runs(bundled_db, tmp_path / "out")
+    result = import_runs_with_bundled_data(bundled_db, tmp_path / "out")
     assert result.rows_read == 2_784 + 3_888 and len(result.files) == 2 and sum(result.inserted.values()) == 0
 
 
@@ -118,7 +119,7 @@ def test_a_file_that_is_not_an_export_lists_every_problem(tmp_path: Path, fresh_
     path = tmp_path / "other.parquet"
     pd.DataFrame({"call_id": ["a"], "kind": ["pairwise"]}).to_parquet(path)
     with pytest.raises(ValidationFailed) as caught:
-        import_runs(fresh_db, path, prepare_store=False)
+        import_runs(fresh_db, path)
     assert {p.column for p in caught.value.problems} >= {"run_id", "dataset_id", "parse_status", "run_protocol"}
 
 
@@ -130,7 +131,7 @@ def test_bad_rows_are_reported_by_row_and_nothing_is_written(mtbench_export: Pat
     path = tmp_path / "bad.parquet"
     frame.to_parquet(path)
     with pytest.raises(ValidationFailed) as caught:
-        import_runs(fresh_db, path, prepare_store=False)
+        import_runs(fresh_db, path)
     assert {(p.row, p.column) for p in caught.value.problems} == {(2, "kind"), (4, "judge")}
     assert _frame(fresh_db, "SELECT count(*) AS n FROM judge_calls")["n"].iloc[0] == 0
 
@@ -174,7 +175,7 @@ def test_batches_in_any_split_classify_like_one_full_refresh(rows: list) -> None
         pd.testing.assert_frame_equal(incremental, _outcomes(path))
         export_runs(path, ["toy-run"], Path(folder) / "toy.parquet")
         copy = Path(folder) / "copy.duckdb"
-        result = import_runs(copy, Path(folder) / "toy.parquet", prepare_store=False)
+        result = import_runs(copy, Path(folder) / "toy.parquet")
         assert result.datasets_without_items == ("toy",)
         pd.testing.assert_frame_equal(_calls(copy, "toy-run"), _calls(path, "toy-run"))
         pd.testing.assert_frame_equal(_outcomes(copy), incremental)

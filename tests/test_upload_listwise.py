@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 from scipy.stats import binomtest, norm
 
+from judgebias_core.analyses.pairwise import listwise_metrics
 from judgebias_core.cli import main
 from judgebias_core.errors import ValidationFailed
-from judgebias_core.metrics.listwise import listwise_metrics
 from judgebias_core.sources.upload import UploadResult, prepare_upload, suggest_spec, upload_file
 from judgebias_core.sources.upload_listwise_checks import pick_verdict
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.pairwise_queries import pairwise_scope
 from judgebias_core.store.queries import list_runs
+from tests.store_helpers import read
 from tests.upload_helpers import fingerprint, rows, upload_db  # noqa: F401 - fixture
 
 G, C, L, A = "gpt-4", "claude-v1", "llama-13b", "alpaca-13b"  # mtbench candidates with an answer to every item
@@ -102,12 +103,12 @@ def test_calls_are_stored_as_the_engine_stores_list_wise_calls(upload_db: Path, 
     run = list_runs(upload_db).set_index("run_id").loc[uploaded.run_id]
     assert (run["origin"], run["protocol"], run["study"], run["judge"]) == (
         "upload", "listwise", uploaded.run_id, "lw-judge")
-    scope = pairwise_scope(upload_db)
+    scope = read(pairwise_scope, upload_db)
     assert set(scope.loc[scope["study"] == uploaded.run_id, "kind"]) == {"listwise"}  # the Pairwise bias page's filter
 
 
 def test_listwise_metrics_match_the_hand_count(upload_db: Path, uploaded: UploadResult) -> None:
-    results = {(r.repetition, r.options): r for r in listwise_metrics(upload_db, "mtbench", study=uploaded.run_id)}
+    results = {(r.repetition, r.options): r for r in read(listwise_metrics, upload_db, "mtbench", study=uploaded.run_id)}
     assert set(results) == {(1, 3), (2, 3), (1, 4)}
     three = results[(1, 3)]
     # items 81 consistent, 82 primacy, 83 recency, 85 failed, 86 undirected

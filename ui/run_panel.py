@@ -12,18 +12,19 @@ from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.errors import MissingApiKey
-from judgebias_core.judges.base import KEY_VARIABLES
+from judgebias_core.models import RunStatus
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.providers import key_variables
 from ui.share import code_span
 from ui.state import db_path
 
-TERMINAL = ("complete", "cancelled", "stopped: spending cap", "interrupted", "failed")
+TERMINAL = tuple(status for status in RunStatus if status.terminal)
 
 
 def provider_keys() -> dict[str, str]:
     """API keys from Streamlit secrets (the environment is inherited anyway); never shown or stored."""
     keys: dict[str, str] = {}
-    for variable in KEY_VARIABLES.values():
+    for variable in key_variables().values():
         try:
             value = st.secrets.get(variable)
         except Exception:  # noqa: BLE001 - no secrets file is the common case
@@ -34,7 +35,7 @@ def provider_keys() -> dict[str, str]:
 
 
 def key_available(provider: str) -> bool:
-    variable = KEY_VARIABLES.get(provider)
+    variable = key_variables().get(provider)
     return variable is None or bool(os.environ.get(variable) or provider_keys().get(variable))
 
 
@@ -43,7 +44,7 @@ def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, 
     """Button callback: launch each run in the background (through the batch API with ``batch``; callbacks run
     before the script, so a rerun of the page cannot lose the click); a missing key is left in
     ``st.session_state['launch_error']``."""
-    variable = KEY_VARIABLES.get(provider)
+    variable = key_variables().get(provider)
     if variable and not key_available(provider):
         st.session_state["launch_error"] = MissingApiKey(variable)
         return

@@ -16,6 +16,7 @@ import streamlit as st
 
 from judgebias_core.explanations import explanation
 from judgebias_core.exports import chrome_path, csv_bytes, figure_image_bytes, parquet_bytes
+from judgebias_core.names import slug
 from ui.state import db_path
 
 T = TypeVar("T")
@@ -35,7 +36,7 @@ def code_span(text: object) -> str:
 
 
 def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "export"
+    return slug(name, "export")
 
 
 def _mid_sentence(name: str) -> str:

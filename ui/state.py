@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import os
+import functools
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -11,6 +12,7 @@ import streamlit as st
 
 from judgebias_core.errors import JudgebiasError, StoreBusyError, ValidationFailed
 from judgebias_core.store.connection import resolve_db_path
+from judgebias_core.store.handle import Store
 
 T = TypeVar("T")
 
@@ -32,17 +34,27 @@ def store_stamp(path: Path | None = None) -> tuple[float, int]:
     return stamp_time, stamp_size
 
 
+@functools.cache
+def _takes_reader(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``'s first parameter is a ``StoreReader`` (named ``reader``) rather than the store path."""
+    return next(iter(inspect.signature(fn).parameters), None) == "reader"
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
-def _cached_call(_fn: Callable[..., Any], fn_key: str, stamp: tuple[float, int], args: tuple[Any, ...],
+def _cached_call(_fn: Callable[..., Any], fn_key: str, path: str, stamp: tuple[float, int], args: tuple[Any, ...],
                  kwargs_items: tuple[tuple[str, Any], ...]) -> Any:
-    return _fn(*args, **dict(kwargs_items))
+    if _takes_reader(_fn):
+        with Store(path).reader() as reader:  # one snapshot for the whole call, closed when it returns
+            return _fn(reader, *args, **dict(kwargs_items))
+    return _fn(path, *args, **dict(kwargs_items))
 
 
 def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Call a core read function with the store path first, cached until the store changes."""
+    """Call a core read function, cached until the store changes: an analysis or query that takes a ``reader``
+    gets one read-only snapshot of the store, any other core function the store path, as first argument."""
     path = db_path()
     key = f"{fn.__module__}.{fn.__qualname__}"
-    return _cached_call(fn, key, store_stamp(path), (str(path), *args), tuple(sorted(kwargs.items())))
+    return _cached_call(fn, key, str(path), store_stamp(path), args, tuple(sorted(kwargs.items())))
 
 
 def show_error(error: Exception) -> None:
@@ -62,6 +74,3 @@ def show_error(error: Exception) -> None:
     else:
         raise error
 
-
-def env_flag(name: str) -> bool:
-    return os.environ.get(name, "").lower() in {"1", "true", "yes"}

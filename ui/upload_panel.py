@@ -5,7 +5,6 @@ Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escap
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,8 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed
+from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed, invalid_argument
+from judgebias_core.names import slug
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
 from judgebias_core.sources.upload_mapping import (
@@ -71,8 +71,7 @@ def _readable(rows: pd.DataFrame, table: str) -> pd.DataFrame:
 
 
 def _slug(file_name: str) -> str:
-    stem = file_name.rsplit(".", 1)[0].lower()
-    return re.sub(r"[^a-z0-9._-]+", "-", stem).strip("-._")[:60] or "upload"
+    return slug(file_name.rsplit(".", 1)[0], "upload", lowercase=True, strip="-._", max_length=60)
 
 
 def _field_columns(kind: UploadKind, columns: list[str], suggested: dict[str, str], key: str) -> dict[str, str]:
@@ -216,8 +215,7 @@ def _table_upload(kind: UploadKind) -> None:
     try:
         spec = UploadSpec.model_validate({**suggested.model_dump(), **target, **settings, "columns": columns})
     except ValidationError as error:
-        st.error("Settings: " + escape_markdown("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                                          for e in error.errors())))
+        show_error(invalid_argument(error, "Settings"))
         return
     preview = cached(prepare_upload, data, file.name, spec)
     _show_preview(preview)

@@ -7,6 +7,7 @@ import argparse
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.engine.overview import runs_overview
 from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
+from judgebias_core.store.handle import Store
 from judgebias_core.store.integrity import check_store
 from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.schema import migrate
@@ -23,10 +24,12 @@ def _import_bundled(args: argparse.Namespace) -> int:
 def _datasets(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
+    with Store(path).reader() as reader:
+        summaries = dataset_summaries(reader)
     rows = [
         {"id": s.id, "name": s.name, "kind": s.kind, "items": s.items, "candidates": s.candidates,
          "judge_calls": s.judge_calls, "human_labels": s.human_labels, "source": s.source, "licence": s.licence}
-        for s in dataset_summaries(path)
+        for s in summaries
     ]
     text = "\n".join(
         f"{r['id']:<22} {r['kind']:<9} items={r['items']:<6} candidates={r['candidates']:<4} "

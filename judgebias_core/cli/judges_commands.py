@@ -6,12 +6,15 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
+from judgebias_core.analyses.calibration import calibration
+from judgebias_core.analyses.judges import agreement_report, leaderboard, verbosity
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_report
-from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration, calibration
-from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED, leaderboard
-from judgebias_core.metrics.verbosity import verbosity, verbosity_frame
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
+from judgebias_core.metrics.verbosity import verbosity_frame
 from judgebias_core.store.agreement_queries import pairwise_studies
+from judgebias_core.store.handle import Store, StoreReader
 
 CORRELATIONS = ("pearson", "spearman", "kendall", "item_pearson", "item_spearman", "item_kendall")
 
@@ -47,14 +50,16 @@ def _calibration_text(result: PairwiseCalibration | RubricCalibration) -> str:
 
 
 def _calibration(args: argparse.Namespace) -> int:
-    result = calibration(db_path(args), args.dataset, args.judge, args.study)
+    with Store(db_path(args)).reader() as reader:
+        result = calibration(reader, args.dataset, args.judge, args.study)
     payload = rubric_payload(result) if isinstance(result, RubricCalibration) else result
     emit(args, payload, _calibration_text(result))
     return 0
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    result = agreement_report(db_path(args), args.dataset, args.study, args.repetition)
+    with Store(db_path(args)).reader() as reader:
+        result = agreement_report(reader, args.dataset, args.study, args.repetition)
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
@@ -64,23 +69,26 @@ def _agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_studies(args: argparse.Namespace) -> list[str]:
+def _default_studies(reader: StoreReader, args: argparse.Namespace) -> list[str]:
     if args.study:
         return list(args.study)
-    return pairwise_studies(db_path(args), args.dataset)["study"].tolist()[:1]
+    return pairwise_studies(reader, args.dataset)["study"].tolist()[:1]
 
 
 def _verbosity(args: argparse.Namespace) -> int:
-    studies = _default_studies(args)
-    judges = args.judge or [*agreement_report(db_path(args), args.dataset, studies).judges, ENSEMBLE_JUDGE]
-    results = verbosity(db_path(args), args.dataset, studies, judges)
+    with Store(db_path(args)).reader() as reader:
+        studies = _default_studies(reader, args)
+        judges = args.judge or [*agreement_report(reader, args.dataset, studies).judges, ENSEMBLE_JUDGE]
+        results = verbosity(reader, args.dataset, studies, judges)
     emit(args, {"dataset": args.dataset, "studies": studies, "judges": results},
          verbosity_frame(results).round(4).to_string(index=False))
     return 0
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    board = leaderboard(db_path(args), args.dataset, _default_studies(args), args.judge, args.resamples, args.seed)
+    with Store(db_path(args)).reader() as reader:
+        board = leaderboard(reader, args.dataset, _default_studies(reader, args), args.judge, args.resamples,
+                            args.seed)
     columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
                "rank_strength", "position_artefact"]
     emit(args, board, board.frame()[columns].round(4).to_string(index=False)

@@ -9,13 +9,14 @@ from dataclasses import asdict
 
 import pandas as pd
 
+from judgebias_core.analyses.pairwise import (
+    judge_flip_rate_bound,
+    listwise_metrics,
+    pairwise_metrics,
+    repetition_metrics,
+)
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
-from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.listwise import listwise_metrics
-from judgebias_core.metrics.pairwise import pairwise_metrics
-from judgebias_core.metrics.pairwise_intervals import wilson_interval
-from judgebias_core.metrics.repetition import repetition_metrics
-from judgebias_core.store.pairwise_queries import unit_counts
+from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.schema import migrate
 
@@ -33,14 +34,16 @@ def _text_table(rows: list[dict], columns: list[str] | None = None) -> str:
 
 def _metric_handler(compute: Callable[..., Sequence[object]],
                     columns: list[str] | None = None) -> Callable[[argparse.Namespace], int]:
-    """A handler that prints one row per result of ``compute(path, dataset, judges, study)``."""
+    """A handler that prints one row per result of ``compute(reader, dataset, judges, study)``."""
 
     def handler(args: argparse.Namespace) -> int:
         path = db_path(args)
         migrate(path)
-        if args.dataset:
-            dataset_summary(path, args.dataset)  # NotFoundError (exit 2) for an unknown dataset
-        rows = [asdict(r) for r in compute(path, args.dataset, args.judge, args.study)]  # type: ignore[call-overload]
+        with Store(path).reader() as reader:
+            if args.dataset:
+                dataset_summary(reader, args.dataset)  # NotFoundError (exit 2) for an unknown dataset
+            results = compute(reader, args.dataset, args.judge, args.study)
+        rows = [asdict(r) for r in results]  # type: ignore[call-overload]
         emit(args, rows, _text_table(rows, columns))
         return 0
 
@@ -50,22 +53,17 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
 def _gate(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
-    dataset_summary(path, args.dataset)  # raises NotFoundError (exit 2) for an unknown dataset
-    units = unit_counts(path, args.dataset, args.study, [args.judge])
-    if units.empty:
-        raise NotFoundError(f"judge {args.judge!r} has no pairs in study {args.study!r} of dataset {args.dataset!r}")
-    flips = int(units["primacy"].sum() + units["recency"].sum())
-    classified = flips + int(units["consistent"].sum())
-    if classified == 0:
-        raise NotFoundError(f"judge {args.judge!r} has no classified pair (every pair failed to parse)")
-    upper = wilson_interval(flips, classified).high
+    with Store(path).reader() as reader:
+        dataset_summary(reader, args.dataset)  # raises NotFoundError (exit 2) for an unknown dataset
+        bound = judge_flip_rate_bound(reader, args.dataset, args.study, args.judge)
+    flips, classified, upper = bound.flips, bound.classified, bound.upper
     passed = upper <= args.max_flip_rate
     verdict = "pass" if passed else "FAIL"
-    line = (f"{verdict}: {args.judge} on {args.dataset}/{args.study}: flip rate {flips / classified:.4f} "
+    line = (f"{verdict}: {args.judge} on {args.dataset}/{args.study}: flip rate {bound.rate:.4f} "
             f"({flips} of {classified} pairs), Wilson 95% upper bound {upper:.4f} "
             f"{'<=' if passed else '>'} max {args.max_flip_rate:.4f}")
     payload = {"dataset": args.dataset, "study": args.study, "judge": args.judge, "pairs": classified,
-               "flips": flips, "flip_rate": flips / classified, "flip_rate_ci_high": upper,
+               "flips": flips, "flip_rate": bound.rate, "flip_rate_ci_high": upper,
                "max_flip_rate": args.max_flip_rate, "passed": passed}
     emit(args, payload, line)
     if not passed and args.json:

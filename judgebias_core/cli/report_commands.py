@@ -7,12 +7,14 @@ from pathlib import Path
 
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.report import ReportRequest, build_report, render_html
+from judgebias_core.store.handle import Store
 
 
 def _report(args: argparse.Namespace) -> int:
     request = ReportRequest(dataset_id=args.dataset, judges=tuple(args.judge or ()), runs=tuple(args.run or ()))
     progress(f"building the report of {args.dataset}…")
-    report = build_report(db_path(args), request)
+    with Store(db_path(args)).reader() as reader:
+        report = build_report(reader, request)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render_html(report), encoding="utf-8")
     payload = {"out": str(args.out), "dataset": args.dataset, "judges": list(request.judges),

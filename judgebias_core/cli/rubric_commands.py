@@ -8,11 +8,13 @@ from typing import Any
 
 import pandas as pd
 
+from judgebias_core.analyses.rubric import rubric_report
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.exports import csv_bytes
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
-from judgebias_core.metrics.rubric_report import RubricReport, rubric_report
+from judgebias_core.metrics.rubric_report import RubricReport
+from judgebias_core.store.handle import Store
 from judgebias_core.store.rubric_queries import run_calls_for_export
 from judgebias_core.store.schema import migrate
 
@@ -100,7 +102,8 @@ def report_text(report: RubricReport) -> str:
 def _metrics_rubric(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
-    report = rubric_report(path, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples, args.seed)
+    with Store(path).reader() as reader:
+        report = rubric_report(reader, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples, args.seed)
     emit(args, report_payload(report), report_text(report))
     return 0
 
@@ -121,7 +124,8 @@ def export_frame(frame: pd.DataFrame, out: Path, file_format: str) -> None:
 def _export_trials(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
-    frame = run_calls_for_export(path, args.run_id, lists_as_json=args.format == "csv")
+    with Store(path).reader() as reader:
+        frame = run_calls_for_export(reader, args.run_id, lists_as_json=args.format == "csv")
     out = Path(args.out)
     export_frame(frame, out, args.format)
     progress(f"wrote {len(frame):,} judge calls of run {args.run_id} to {out}")

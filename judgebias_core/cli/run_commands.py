@@ -9,12 +9,20 @@ from pydantic import ValidationError
 
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.engine import RunProgress, start_run
-from judgebias_core.engine.batch import BATCH_PROVIDERS, BatchSettings, describe_batches, start_batch_run
-from judgebias_core.errors import InvalidArgument
-from judgebias_core.protocols.spec import PROTOCOLS, PROVIDERS, RunSettings, RunSpec, SimulatedParams
+from judgebias_core.engine.batch import BatchSettings, batch_provider, describe_batches, start_batch_run
+from judgebias_core.errors import InvalidArgument, invalid_argument
+from judgebias_core.protocols.spec import PROTOCOLS, RunSettings, RunSpec, SimulatedParams
+from judgebias_core.providers import all_providers, batch_provider_names, key_variables, provider_names
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
+    try:
+        return _spec_from_args(args)
+    except ValidationError as error:
+        raise invalid_argument(error, "run settings") from None
+
+
+def _spec_from_args(args: argparse.Namespace) -> RunSpec:
     simulated = None
     if args.provider == "simulated":
         weights = tuple(float(w) for w in args.sim_position_weights.split(",")) if args.sim_position_weights else None
@@ -59,15 +67,16 @@ def _run(args: argparse.Namespace) -> int:
     settings = RunSettings(concurrency=args.concurrency, max_cost_usd=args.max_cost, timeout_s=args.timeout,
                            sdk_max_retries=args.sdk_retries, max_attempts=args.attempts)
     if args.mode == "batch":
-        if spec.provider not in BATCH_PROVIDERS:
-            raise InvalidArgument(f"--mode batch needs --provider {' or '.join(BATCH_PROVIDERS)} (their batch APIs); "
-                                  f"{spec.provider!r} runs live only: drop --mode batch")
+        try:
+            batch_provider(spec)
+        except InvalidArgument:
+            raise InvalidArgument(f"--mode batch needs --provider {' or '.join(batch_provider_names())} (their "
+                                  f"batch APIs); {spec.provider!r} runs live only: drop --mode batch") from None
         try:
             batch = BatchSettings(poll_interval_s=args.poll_interval, retry_rounds=args.batch_retries,
                                   retry_live=args.retry_live, max_requests_per_batch=args.max_batch_requests)
         except ValidationError as error:
-            problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in error.errors())
-            raise InvalidArgument(f"batch settings: {problems}") from None
+            raise invalid_argument(error, "batch settings") from None
         outcome = start_batch_run(db_path(args), spec, settings, batch, run_id=args.run_id,
                                   on_progress=_StderrProgress(), on_batches=lambda s: progress(describe_batches(s)))
     else:
@@ -75,20 +84,26 @@ def _run(args: argparse.Namespace) -> int:
     emit(args, outcome, f"run {outcome.run_id}: {outcome.status}; {outcome.completed} of {outcome.planned} calls "
                         f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
                         f"${outcome.cost_usd:.4f}")
-    return 0 if outcome.status in ("complete", "stopped: spending cap", "cancelled") else 1
+    return 0 if outcome.status.ended_cleanly else 1
+
+
+def _having(capability: str) -> str:
+    """The providers with a capability, for help texts ("openai, anthropic")."""
+    return ", ".join(p.name for p in all_providers() if getattr(p.capabilities, capability))
 
 
 def register(groups: CommandGroups) -> None:
+    batch_names = ", ".join(batch_provider_names())
     parser = groups.root.add_parser(
         "run", help="launch a judge run (the same --run-id resumes it)",
         description="Plan a run, send its calls to a judge, store every judgment as it arrives. Running the same "
         "command (or --run-id) again resumes: the journal is replayed and only missing calls are sent. "
-        "--mode batch (openai, anthropic) sends the calls through the provider's batch API at about half the "
-        "price and polls until it ends. Keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY only.",
+        f"--mode batch ({batch_names}) sends the calls through the provider's batch API at about half the "
+        f"price and polls until it ends. Keys come from {' / '.join(key_variables().values())} only.",
     )
     parser.add_argument("--dataset", required=True, help="dataset id (see `datasets`)")
     parser.add_argument("--protocol", required=True, choices=PROTOCOLS, help="which calls to plan")
-    parser.add_argument("--provider", required=True, choices=PROVIDERS, help="who judges")
+    parser.add_argument("--provider", required=True, choices=provider_names(), help="who judges")
     parser.add_argument("--model", required=True, help="model name (replay: the recorded judge, e.g. gpt-4-0613)")
     parser.add_argument("--base-url", help="OpenAI-compatible server (vLLM, Ollama, LM Studio) or API endpoint")
     parser.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
@@ -110,14 +125,15 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--replay-study", default="full", help="replay: the recorded study (full or repetition)")
     parser.add_argument("--template", help="a file with the prompt template to use instead of the default")
     parser.add_argument("--structured-output", action="store_true",
-                        help="openai: ask for a JSON reply following a schema (score or verdict), parsed as JSON")
+                        help=f"{_having('structured_output')}: ask for a JSON reply following a schema (score "
+                        "or verdict), parsed as JSON")
     parser.add_argument("--logprobs", action="store_true",
-                        help="openai rubric runs: store the G-Eval expected score (from the score token's "
-                        "log-probabilities)")
+                        help=f"{_having('logprobs')} rubric runs: store the G-Eval expected score (from the "
+                        "score token's log-probabilities)")
     parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout in seconds (default 60)")
     parser.add_argument("--sdk-retries", type=int, default=2, help="the SDK's own retries per attempt (default 2)")
     parser.add_argument("--attempts", type=int, default=3, help="engine attempts, with backoff between (default 3)")
-    batch = parser.add_argument_group("batch mode (openai, anthropic: their batch APIs, about half the live price)")
+    batch = parser.add_argument_group(f"batch mode ({batch_names}: their batch APIs, about half the live price)")
     batch.add_argument("--mode", choices=("live", "batch"), default="live",
                        help="live calls, or one or more provider batches polled until they end (default live)")
     batch.add_argument("--poll-interval", type=float, default=30.0, help="seconds between batch polls (default 30)")

@@ -6,8 +6,10 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
+from judgebias_core.analyses.stepwise import stepwise_units
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
-from judgebias_core.metrics.stepwise import TARGETS, StepwiseResult, plain_summary, stepwise_select, stepwise_units
+from judgebias_core.metrics.stepwise import TARGETS, StepwiseResult, plain_summary, stepwise_select
+from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.schema import migrate
 
@@ -42,8 +44,9 @@ def _text(result: StepwiseResult) -> str:
 def _stepwise(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
-    dataset_summary(path, args.dataset)  # NotFoundError for an unknown dataset
-    units, left_out = stepwise_units(path, args.dataset, args.study)
+    with Store(path).reader() as reader:
+        dataset_summary(reader, args.dataset)  # NotFoundError for an unknown dataset
+        units, left_out = stepwise_units(reader, args.dataset, args.study)
     result = stepwise_select(units, args.target, start=args.start, units_left_out=left_out)
     if args.export_units:
         units.to_csv(args.export_units, index=False)

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
-from judgebias_core.errors import InvalidArgument
+from judgebias_core.errors import InvalidArgument, invalid_argument
 from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import (
     UploadPreview,
@@ -99,8 +99,7 @@ def _upload(args: argparse.Namespace) -> int:
             columns = dict(spec.columns) | explicit
             spec = spec.model_copy(update={"columns": {f: c for f, c in columns.items() if c}})
     except ValidationError as error:
-        raise InvalidArgument("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors(
-            include_url=False))) from error
+        raise invalid_argument(error) from error
     preview = prepare_upload(path, data, Path(args.file).name, spec)
     payload = _preview_payload(preview)
     if args.dry_run or preview.problems:

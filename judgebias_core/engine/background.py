@@ -32,7 +32,7 @@ def launch_background(db_path: str | os.PathLike[str], spec: RunSpec, settings: 
     env = dict(os.environ) | {k: v for k, v in (keys or {}).items() if v}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
     log = run_file(db_path, run_id, ".log").open("ab")
-    process = subprocess.Popen(  # noqa: S603 - our own module, arguments are paths
+    process = subprocess.Popen(
         [sys.executable, "-m", "judgebias_core.engine.background", str(launch)],
         stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env, cwd=str(PROJECT_ROOT), start_new_session=True,
     )

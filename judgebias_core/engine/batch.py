@@ -12,14 +12,13 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from judgebias_core.engine.batch_types import BatchBackend, BatchRequest, BatchState
-from judgebias_core.engine.journal import Journal, journal_path, read_journal
-from judgebias_core.engine.launch import RunOutcome, check_same_run, int_or_none, register_run, replay_journal
+from judgebias_core.engine.journal import Journal, journal_path
+from judgebias_core.engine.landing import ReplyLanding
+from judgebias_core.engine.launch import RunOutcome, check_same_run, finish_session, open_session, register_run
 from judgebias_core.engine.progress import (
     RunLock,
     RunProgress,
@@ -28,21 +27,20 @@ from judgebias_core.engine.progress import (
     write_batch_line,
     write_progress,
 )
-from judgebias_core.engine.records import RunContext, cache_key
-from judgebias_core.engine.runner import STOP_CANCEL, STOP_CAP, STOP_COMPLETE, Budget, RunExecutor
-from judgebias_core.engine.writer import StoreWriter
+from judgebias_core.engine.records import ReplyRecord, cache_key, cached_records
+from judgebias_core.engine.runner import Budget, RunExecutor
 from judgebias_core.errors import InvalidArgument, JudgeCallError
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import PlanEstimate, price_of
-from judgebias_core.models import NO_REPLY
+from judgebias_core.models import RunStatus
 from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.providers import Provider, batch_provider_names, get_provider
 from judgebias_core.store import batch_queries, run_queries
 from judgebias_core.store.batch_queries import BatchRecord
 from judgebias_core.store.schema import migrate
 
-BATCH_PROVIDERS = ("openai", "anthropic")
 BATCH_PRICE_FACTOR = 0.5  # both providers bill batch requests at half their live price
 BatchStateCallback = Callable[[dict[str, BatchState]], None]
 
@@ -71,17 +69,20 @@ def describe_batches(states: dict[str, BatchState]) -> str:
     return f"{len(states)} batch(es), {done}/{total} requests done at the provider: {parts}"
 
 
+def batch_provider(spec: RunSpec) -> Provider:
+    """The spec's provider, when it has a batch API (``InvalidArgument`` naming those that do otherwise)."""
+    provider = get_provider(spec.provider)
+    if not provider.capabilities.batch:
+        raise InvalidArgument(f"batch mode needs provider {' or '.join(batch_provider_names())}, "
+                              f"not {spec.provider!r}")
+    return provider
+
+
 def make_backend(spec: RunSpec, settings: RunSettings, key: str | None = None) -> BatchBackend:
-    """The batch API of the spec's provider, through its official SDK."""
-    if spec.provider == "openai":
-        from judgebias_core.engine.batch_openai import OpenAIBatches  # noqa: PLC0415 - SDK import on demand
-
-        return OpenAIBatches(spec, settings, key)
-    if spec.provider == "anthropic":
-        from judgebias_core.engine.batch_anthropic import AnthropicBatches  # noqa: PLC0415
-
-        return AnthropicBatches(spec, settings, key)
-    raise InvalidArgument(f"batch mode needs provider {' or '.join(BATCH_PROVIDERS)}, not {spec.provider!r}")
+    """The batch API of the spec's provider, as its registry entry declares it."""
+    factory = batch_provider(spec).batch_backend
+    assert factory is not None  # a provider with the batch capability declares its backend
+    return factory(spec, settings, key)
 
 
 def split_requests(requests: Sequence[BatchRequest], backend: BatchBackend,
@@ -107,8 +108,7 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
                     backend: BatchBackend | None = None) -> RunOutcome:
     """Run (or resume) a run through the provider's batch API; returns its stored counts like ``start_run``."""
     settings, batch = settings or RunSettings(), batch or BatchSettings()
-    if spec.provider not in BATCH_PROVIDERS:
-        raise InvalidArgument(f"batch mode needs provider {' or '.join(BATCH_PROVIDERS)}, not {spec.provider!r}")
+    batch_provider(spec)
     migrate(db_path)
     run_id = run_id or spec.default_run_id()
     check_same_run(db_path, spec, run_id)
@@ -134,36 +134,27 @@ class BatchRunner:
         self.calls = {c.call_id: c for c in plan.calls}
         self.price = price_of(spec.model)
         self.states: dict[str, BatchState] = {}
-        self.counts = {"received": 0, "failed": 0, "cached": 0, "cost_usd": 0.0}
         self.started = time.monotonic()
         self.submitted_now = 0
         self.errors: dict[str, str] = {}  # call id -> why its last batch request gave no reply
         self.answered: set[str] = set()  # calls with a reply in the store or the journal when the session began
 
-    # ---- landing replies ----
-    def _land(self, record: dict[str, Any]) -> None:
-        self.journal.append(record)
-        self.writer.put(record)
-        self.counts["received" if record.get("text") is not None else "failed"] += 1
-        self.counts["cached"] += bool(record.get("cached"))
-        self.counts["cost_usd"] += record.get("cost_usd") or 0.0
-
+    # ---- replies ----
     def _record_of(self, call_id: str, text: str | None, input_tokens: int | None, output_tokens: int | None,
-                   error: str | None = None) -> dict[str, Any]:
+                   error: str | None = None) -> ReplyRecord:
         cost = self.price.cost(input_tokens, output_tokens) * BATCH_PRICE_FACTOR if (
             self.price and text is not None) else 0.0
-        record = {"call_id": call_id, "text": text, "input_tokens": input_tokens, "output_tokens": output_tokens,
-                  "latency_ms": None, "cost_usd": cost, "cached": False, "cache_key": self.cache_keys.get(call_id),
-                  "batch": True, "at": time.time()}
-        return record | ({"error": error} if error else {})
+        return ReplyRecord(call_id, text, input_tokens, output_tokens, cost_usd=cost,
+                           cache_key=self.cache_keys.get(call_id), batch=True, error=error or None)
 
-    def _report(self, status: str = "running") -> None:
-        completed = int(self.base["completed"]) + self.counts["received"]
-        failed = int(self.base["failed"]) + self.counts["failed"]
+    def _report(self, status: RunStatus = RunStatus.RUNNING) -> None:
+        counts = self.landing.counts
+        completed = int(self.base["completed"]) + counts.received
+        failed = int(self.base["failed"]) + counts.failed
         progress = RunProgress(
             run_id=self.plan.run_id, status=status, planned=len(self.plan.calls), completed=completed,
             failed=failed, parse_failures=int(self.base["parse_failures"]) + self.writer.parse_failures,
-            cached=self.counts["cached"], cost_usd=float(self.base["cost_usd"]) + self.counts["cost_usd"],
+            cached=counts.cached, cost_usd=float(self.base["cost_usd"]) + counts.cost_usd,
             elapsed_s=time.monotonic() - self.started, seconds_left=None, pid=os.getpid(), updated_at=time.time())
         write_progress(self.db_path, progress)
         if self.states:
@@ -176,56 +167,41 @@ class BatchRunner:
     # ---- the session ----
     async def execute(self) -> RunOutcome:
         run_id = self.plan.run_id
-        context = RunContext(run_id, self.client.name, self.plan.template_id,
-                             self.client.parser or self.plan.template.parser, self.spec.allow_none)
-        stored = run_queries.stored_call_status(self.db_path, run_id)
-        no_reply_ids = set(stored.loc[stored["parse_status"] == NO_REPLY, "call_id"])
-        self.writer = StoreWriter(self.db_path, self.calls, context, self.spec.provider, self.spec.model,
-                                  no_reply_ids, self.settings.flush_every, self.settings.flush_interval_s)
-        journaled = read_journal(journal_path(self.db_path, run_id))
-        replayed = replay_journal(journaled, set(stored["call_id"]), no_reply_ids, self.calls, self.writer)
-        self.writer.parse_failures = 0
-        answered = set(stored.loc[stored["parse_status"] != NO_REPLY, "call_id"]) | {
-            r["call_id"] for r in journaled.values() if r.get("text") is not None}
-        self.answered = answered
-        pending = [c for c in self.plan.calls if c.call_id not in answered]
+        session = open_session(self.db_path, self.spec, self.settings, self.plan, self.client)
+        self.writer, self.answered, pending = session.writer, session.answered, session.pending
         self.cache_keys = {c.call_id: cache_key(self.spec, c) for c in pending}
         self.base = run_queries.run_counts(self.db_path, run_id)
         # read before the writer thread holds the store (a read-only connection cannot open beside it)
         earlier = batch_queries.run_batches(self.db_path, run_id)
-        found = run_queries.cached_replies(self.db_path, list(self.cache_keys.values()))
-        self.journal = Journal(journal_path(self.db_path, run_id))
+        found = cached_records(run_queries.cached_replies(self.db_path, list(self.cache_keys.values())))
+        journal = Journal(journal_path(self.db_path, run_id))
+        self.landing = ReplyLanding(journal, self.writer)
         self.writer.start()
-        status = "interrupted"
+        status = RunStatus.INTERRUPTED
         try:
             status = await self._run(self._answer_from_cache(pending, found), earlier)
         finally:
             await self.client.aclose()
             await self.backend.aclose()
-            self.journal.close()
+            journal.close()
             self.writer.close()
-            run_queries.set_run_status(self.db_path, run_id, status, finished=status != "interrupted")
+            run_queries.set_run_status(self.db_path, run_id, status, finished=status is not RunStatus.INTERRUPTED)
             self._report(status)
-        counts = run_queries.run_counts(self.db_path, run_id)
-        return RunOutcome(run_id, status, len(self.plan.calls), counts["completed"], counts["failed"],
-                          counts["parse_failures"], counts["cost_usd"], self.submitted_now, replayed)
+        return finish_session(self.db_path, self.plan, status, self.submitted_now, session.replayed)
 
-    def _answer_from_cache(self, pending: list[PlannedCall], found: pd.DataFrame) -> list[PlannedCall]:
+    def _answer_from_cache(self, pending: list[PlannedCall], found: dict[str, ReplyRecord]) -> list[PlannedCall]:
         """Land the calls the response cache already answered; the rest still need the provider."""
-        cached = {r.cache_key: r for r in found.itertuples()}
         rest = []
         for call in pending:
-            hit = cached.get(self.cache_keys[call.call_id])
+            key = self.cache_keys[call.call_id]
+            hit = found.get(key)
             if hit is None:
                 rest.append(call)
                 continue
-            self._land({"call_id": call.call_id, "text": hit.raw_output,
-                        "input_tokens": int_or_none(hit.input_tokens),
-                        "output_tokens": int_or_none(hit.output_tokens), "latency_ms": 0.0, "cost_usd": 0.0,
-                        "cached": True, "cache_key": self.cache_keys[call.call_id], "at": time.time()})
+            self.landing.land(hit.for_call(call.call_id, key))
         return rest
 
-    async def _run(self, pending: list[PlannedCall], earlier: list[BatchRecord]) -> str:
+    async def _run(self, pending: list[PlannedCall], earlier: list[BatchRecord]) -> RunStatus:
         in_flight = [b for b in earlier if b.status == "submitted"]
         flying = {call_id for b in in_flight for call_id in b.call_ids}
         first_round = max((b.round for b in earlier), default=0) + 1
@@ -234,7 +210,7 @@ class BatchRunner:
         while in_flight:
             ended, in_flight = await self._wait(in_flight)
             if ended is None:
-                return STOP_CANCEL
+                return RunStatus.CANCELLED
             for record, failed in ended:
                 if not failed:
                     continue
@@ -244,22 +220,22 @@ class BatchRunner:
                     in_flight += await self._submit(failed, record.round + 1)
                 else:
                     for call in failed:
-                        self._land(self._record_of(call.call_id, None, None, None, self.errors.get(call.call_id)))
+                        self.landing.land(self._record_of(call.call_id, None, None, None, self.errors.get(call.call_id)))
         return stop
 
-    def _within_cap(self, calls: list[PlannedCall]) -> tuple[list[PlannedCall], str]:
+    def _within_cap(self, calls: list[PlannedCall]) -> tuple[list[PlannedCall], RunStatus]:
         """The calls whose estimated batch cost fits under the spending cap (all when there is no cap)."""
         if self.settings.max_cost_usd is None or self.price is None:
-            return calls, STOP_COMPLETE
+            return calls, RunStatus.COMPLETE
         budget = Budget(None, self.price, self.spec.max_tokens)
         room = self.settings.max_cost_usd - float(self.base["cost_usd"])
         kept: list[PlannedCall] = []
         for call in calls:
             room -= budget.estimate(call) * BATCH_PRICE_FACTOR
             if room < 0:
-                return kept, STOP_CAP
+                return kept, RunStatus.SPENDING_CAP
             kept.append(call)
-        return kept, STOP_COMPLETE
+        return kept, RunStatus.COMPLETE
 
     async def _submit(self, calls: list[PlannedCall], round_number: int) -> list[BatchRecord]:
         requests = [BatchRequest(c.call_id, self.client.request_params(c)) for c in calls]
@@ -318,7 +294,7 @@ class BatchRunner:
                 continue
             result = results.get(call_id)
             if result is not None and result.text is not None:
-                self._land(self._record_of(call_id, result.text, result.input_tokens, result.output_tokens))
+                self.landing.land(self._record_of(call_id, result.text, result.input_tokens, result.output_tokens))
             else:
                 self.errors[call_id] = result.error if result and result.error else (
                     f"no result for this request in batch {record.batch_id}")
@@ -328,10 +304,7 @@ class BatchRunner:
 
     async def _send_live(self, calls: list[PlannedCall]) -> None:
         budget = Budget(self.settings.max_cost_usd, self.price, self.spec.max_tokens)
-        executor = RunExecutor(self.client, self.settings, self.journal, self.writer, budget,
+        executor = RunExecutor(self.client, self.settings, self.landing, budget,
                                {c.call_id: self.cache_keys[c.call_id] for c in calls}, {},
                                should_cancel=lambda: cancel_requested(self.db_path, self.plan.run_id))
-        await executor.run(calls)
-        self.counts["received"] += executor.counts.received
-        self.counts["failed"] += executor.counts.failed
-        self.counts["cost_usd"] += executor.counts.cost_usd
+        await executor.run(calls)  # its replies land through the session's landing, counted with the batch ones

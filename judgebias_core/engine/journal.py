@@ -6,11 +6,11 @@ resumed run first replays it, so a reply that reached the journal is never reque
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+
+from judgebias_core.engine.records import ReplyRecord
 
 RUNS_FOLDER = "runs"
 
@@ -51,8 +51,8 @@ class Journal:
         self._fsync = fsync
         self._file = path.open("a", encoding="utf-8")
 
-    def append(self, record: dict[str, Any]) -> None:
-        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+    def append(self, record: ReplyRecord) -> None:
+        self._file.write(record.to_json() + "\n")
         self._file.flush()  # in the OS after this: survives the process being killed
         if self._fsync:
             os.fsync(self._file.fileno())
@@ -61,17 +61,16 @@ class Journal:
         self._file.close()
 
 
-def read_journal(path: Path) -> dict[str, dict[str, Any]]:
+def read_journal(path: Path) -> dict[str, ReplyRecord]:
     """The last record of every call in a journal; a torn last line (killed mid-write) is skipped."""
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, ReplyRecord] = {}
     if not path.exists():
         return records
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
+                record = ReplyRecord.from_json(line)
+            except ValueError:
                 continue
-            if isinstance(record, dict) and "call_id" in record:
-                records[record["call_id"]] = record
+            records[record.call_id] = record
     return records

@@ -10,25 +10,27 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 from pydantic import BaseModel
 
 from judgebias_core.engine.journal import Journal, journal_path, read_journal
+from judgebias_core.engine.landing import ReplyLanding
 from judgebias_core.engine.progress import RunLock, RunProgress, begin_session, cancel_requested, write_progress
-from judgebias_core.engine.records import RunContext, cache_key
+from judgebias_core.engine.records import ReplyRecord, RunContext, cache_key, cached_records
 from judgebias_core.engine.runner import Budget, RunExecutor
 from judgebias_core.engine.writer import StoreWriter
 from judgebias_core.errors import InvalidArgument
+from judgebias_core.identity import model_family
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import price_of
-from judgebias_core.models import NO_REPLY
-from judgebias_core.protocols.plans import Plan, build_plan
+from judgebias_core.models import NO_REPLY, RunStatus
+from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
-from judgebias_core.sources.common import model_family
+from judgebias_core.providers import get_provider
 from judgebias_core.store import run_queries
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
@@ -39,7 +41,7 @@ ProgressCallback = Callable[[RunProgress], None]
 @dataclass(frozen=True)
 class RunOutcome:
     run_id: str
-    status: str
+    status: RunStatus
     planned: int
     completed: int
     failed: int
@@ -68,7 +70,7 @@ def register_run(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, cli
         "run_id": plan.run_id, "dataset_id": spec.dataset_id, "study": plan.run_id, "origin": "engine",
         "protocol": spec.protocol, "provider": spec.provider, "judge": client.name, "model": spec.model,
         "simulated": client.simulated, "params": json.dumps(run_params(spec, plan, client, settings, batch)),
-        "template_id": plan.template_id, "rubric_id": plan.rubric_id, "status": "running",
+        "template_id": plan.template_id, "rubric_id": plan.rubric_id, "status": RunStatus.RUNNING.value,
         "planned": len(plan.calls),
     }])
     judges = pd.DataFrame([{"judge": client.name, "provider": spec.provider, "family": (
@@ -84,7 +86,7 @@ def check_same_run(db_path: str | os.PathLike[str], spec: RunSpec, run_id: str) 
     record = run_queries.run_record(db_path, run_id)
     if record is None:
         return
-    stored = json.loads(record["params"] or "{}").get("spec")
+    stored = json.loads(str(record["params"] or "{}")).get("spec")
     if record["origin"] != "engine" or stored is None:
         raise InvalidArgument(f"run id {run_id!r} belongs to a run the engine did not make")
     if RunSpec.model_validate(stored) != spec:
@@ -98,10 +100,13 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
               key: str | None = None) -> RunOutcome:
     """Run (or resume) a run to the end, a spending cap or a cancel request; returns its stored counts."""
     settings = settings or RunSettings()
+    provider = get_provider(spec.provider)
+    if not provider.capabilities.live:
+        raise InvalidArgument(f"provider {spec.provider!r} has no live calls: use batch mode")
     migrate(db_path)
     run_id = run_id or spec.default_run_id()
     check_same_run(db_path, spec, run_id)
-    if settings.max_cost_usd is not None and spec.provider in ("openai", "anthropic") and price_of(spec.model) is None:
+    if settings.max_cost_usd is not None and provider.paid and price_of(spec.model) is None:
         raise InvalidArgument(f"no price for {spec.model!r} in the price table: add it (JUDGEBIAS_PRICES) "
                               "to use a spending cap")
     plan = build_plan(db_path, spec, run_id)
@@ -112,8 +117,21 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
         return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
 
 
-async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,
-                   client: JudgeClient, on_progress: ProgressCallback | None) -> RunOutcome:
+@dataclass(frozen=True)
+class Session:
+    """Where a session of a run (live or batch) starts: the journal replayed into the store, and what is left."""
+
+    calls: dict[str, PlannedCall]
+    writer: StoreWriter
+    replayed: int  # journal lines moved into the store
+    answered: set[str]  # calls with a reply in the store or the journal
+    earlier_failures: set[str]  # calls stored with no reply by an earlier session, still without one
+    pending: list[PlannedCall]  # the plan's calls with no reply yet, in plan order
+
+
+def open_session(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,
+                 client: JudgeClient) -> Session:
+    """Replay the run's journal into the store (writer not started yet) and list the calls still to send."""
     context = RunContext(plan.run_id, client.name, plan.template_id, client.parser or plan.template.parser,
                          spec.allow_none)
     calls = {c.call_id: c for c in plan.calls}
@@ -121,67 +139,67 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
     no_reply_ids = set(stored.loc[stored["parse_status"] == NO_REPLY, "call_id"])
     writer = StoreWriter(db_path, calls, context, spec.provider, spec.model, no_reply_ids,
                          settings.flush_every, settings.flush_interval_s)
-    journal_file = journal_path(db_path, plan.run_id)
-    journaled = read_journal(journal_file)
+    journaled = read_journal(journal_path(db_path, plan.run_id))
     replayed = replay_journal(journaled, set(stored["call_id"]), no_reply_ids, calls, writer)
-    writer.parse_failures = 0  # the replayed lines are in ``base`` below
+    writer.parse_failures = 0  # the replayed lines are in the stored counts
     answered = set(stored.loc[stored["parse_status"] != NO_REPLY, "call_id"]) | {
-        r["call_id"] for r in journaled.values() if r.get("text") is not None}
+        r.call_id for r in journaled.values() if r.text is not None}
     pending = [c for c in plan.calls if c.call_id not in answered]
+    return Session(calls, writer, replayed, answered, no_reply_ids - answered, pending)
+
+
+def finish_session(db_path: str | os.PathLike[str], plan: Plan, status: RunStatus, sent: int,
+                   replayed: int) -> RunOutcome:
+    """The run's stored counts after a session (its status is already written)."""
+    counts = run_queries.run_counts(db_path, plan.run_id)
+    return RunOutcome(plan.run_id, status, len(plan.calls), int(counts["completed"]), int(counts["failed"]),
+                      int(counts["parse_failures"]), counts["cost_usd"], sent, replayed)
+
+
+async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,
+                   client: JudgeClient, on_progress: ProgressCallback | None) -> RunOutcome:
+    session = open_session(db_path, spec, settings, plan, client)
+    writer, pending = session.writer, session.pending
     cache_keys = {c.call_id: cache_key(spec, c) for c in pending} if client.paid else {}
-    cached = {r.cache_key: {"text": r.raw_output, "input_tokens": int_or_none(r.input_tokens),
-                            "output_tokens": int_or_none(r.output_tokens),
-                            "score_logprobs": _json_or_none(r.score_logprobs)}
-              for r in run_queries.cached_replies(db_path, list(cache_keys.values())).itertuples()}
+    cached = cached_records(run_queries.cached_replies(db_path, list(cache_keys.values())))
     budget = Budget(settings.max_cost_usd, price_of(spec.model) if client.paid else None, spec.max_tokens)
     base = run_queries.run_counts(db_path, plan.run_id)
-    journal = Journal(journal_file)
-    executor = RunExecutor(client, settings, journal, writer, budget, cache_keys, cached,
-                           should_cancel=lambda: cancel_requested(db_path, plan.run_id),
-                           earlier_failures=set(no_reply_ids) - answered)
+    journal = Journal(journal_path(db_path, plan.run_id))
+    landing = ReplyLanding(journal, writer, session.earlier_failures)
+    executor = RunExecutor(client, settings, landing, budget, cache_keys, cached,
+                           should_cancel=lambda: cancel_requested(db_path, plan.run_id))
     budget.spent = base["cost_usd"]
 
-    def report(status: str = "running") -> None:
+    def report(status: RunStatus = RunStatus.RUNNING) -> None:
         progress = _progress(plan, executor, writer, base, status)
         write_progress(db_path, progress)
         if on_progress:
             on_progress(progress)
 
     writer.start()
-    status = "interrupted"
+    status = RunStatus.INTERRUPTED
     try:
         status = await executor.run(pending, on_tick=report)
     finally:
         await client.aclose()
         journal.close()
         writer.close()
-        run_queries.set_run_status(db_path, plan.run_id, status, finished=status != "interrupted")
+        run_queries.set_run_status(db_path, plan.run_id, status, finished=status is not RunStatus.INTERRUPTED)
         report(status)
-    counts = run_queries.run_counts(db_path, plan.run_id)
-    return RunOutcome(plan.run_id, status, len(plan.calls), counts["completed"], counts["failed"],
-                      counts["parse_failures"], counts["cost_usd"], len(pending), replayed)
+    return finish_session(db_path, plan, status, len(pending), session.replayed)
 
 
-def _json_or_none(value: object) -> object:
-    return json.loads(value) if isinstance(value, str) else None
-
-
-def int_or_none(value: object) -> int | None:
-    """A stored count as int, None for NULL or NaN."""
-    return None if value is None or value != value else int(value)  # noqa: PLR0124 - NaN check
-
-
-def replay_journal(journal: dict[str, dict[str, object]], stored_ids: set[str], no_reply_ids: set[str],
-                    calls: dict[str, object], writer: StoreWriter) -> int:
+def replay_journal(journal: Mapping[str, ReplyRecord], stored_ids: set[str], no_reply_ids: set[str],
+                   calls: Mapping[str, PlannedCall], writer: StoreWriter) -> int:
     """Move journal lines the store does not hold yet (or holds only as 'no reply') into the store."""
     missing = [r for cid, r in journal.items() if cid in calls and (
-        cid not in stored_ids or (cid in no_reply_ids and r.get("text") is not None))]
-    writer.write(missing)  # type: ignore[arg-type]
+        cid not in stored_ids or (cid in no_reply_ids and r.text is not None))]
+    writer.write(missing)
     return len(missing)
 
 
 def _progress(plan: Plan, executor: RunExecutor, writer: StoreWriter, base: dict[str, float],
-              status: str) -> RunProgress:
+              status: RunStatus) -> RunProgress:
     counts = executor.counts
     elapsed = time.monotonic() - counts.started
     done_now = counts.received + counts.failed
@@ -194,6 +212,6 @@ def _progress(plan: Plan, executor: RunExecutor, writer: StoreWriter, base: dict
         run_id=plan.run_id, status=status, planned=len(plan.calls), completed=completed,
         failed=failed, parse_failures=int(base["parse_failures"]) + writer.parse_failures,
         cached=counts.cached, cost_usd=float(base["cost_usd"]) + counts.cost_usd, elapsed_s=elapsed,
-        seconds_left=(remaining / rate) if rate > 0 and status == "running" else None, pid=os.getpid(),
+        seconds_left=(remaining / rate) if rate > 0 and status is RunStatus.RUNNING else None, pid=os.getpid(),
         updated_at=time.time(),
     )

@@ -8,9 +8,8 @@ import os
 import pandas as pd
 
 from judgebias_core.engine.progress import read_progress
+from judgebias_core.models import RunStatus
 from judgebias_core.store.queries import list_runs
-
-LIVE_STATUSES = ("running",)
 
 
 def runs_overview(db_path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -18,8 +17,8 @@ def runs_overview(db_path: str | os.PathLike[str]) -> pd.DataFrame:
     frame = list_runs(db_path)
     statuses = []
     for run_id, origin, status in frame[["run_id", "origin", "status"]].itertuples(index=False):
-        live = read_progress(db_path, run_id) if origin == "engine" and status in LIVE_STATUSES else None
-        statuses.append(live.status if live else status)
+        live = read_progress(db_path, run_id) if origin == "engine" and status == RunStatus.RUNNING else None
+        statuses.append(live.status.value if live else status)
     return frame.assign(status=statuses)
 
 

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO
 
 from judgebias_core.engine.journal import cancel_path, progress_path, run_file
+from judgebias_core.models import RunStatus
 
 
 @dataclass(frozen=True)
 class RunProgress:
     run_id: str
-    status: str  # running | complete | stopped: spending cap | cancelled | interrupted | failed
+    status: RunStatus
     planned: int
     completed: int  # calls with a stored reply, unparseable ones included
     failed: int  # calls with no reply after every retry
@@ -86,11 +88,11 @@ def read_progress(db_path: str | os.PathLike[str], run_id: str) -> RunProgress |
     path = progress_path(db_path, run_id)
     try:
         values = json.loads(Path(path).read_text(encoding="utf-8"))
-        progress = RunProgress(**values)
-    except (OSError, ValueError, TypeError):
+        progress = RunProgress(**(values | {"status": RunStatus(values["status"])}))
+    except (OSError, ValueError, TypeError, KeyError):
         return None
-    if progress.status == "running" and not process_alive(progress.pid):
-        return RunProgress(**(asdict(progress) | {"status": "interrupted", "seconds_left": None}))
+    if progress.status is RunStatus.RUNNING and not process_alive(progress.pid):
+        return RunProgress(**(asdict(progress) | {"status": RunStatus.INTERRUPTED, "seconds_left": None}))
     return progress
 
 
@@ -128,7 +130,7 @@ class RunLock:
         from judgebias_core.errors import InvalidArgument  # noqa: PLC0415
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until __exit__
+        handle = open(self.path, "a+", encoding="utf-8")
         try:
             _lock(handle)
         except OSError:
@@ -155,7 +157,7 @@ class RunLock:
 
 def _lock(handle: IO[str]) -> None:
     """Take the exclusive lock without waiting; OSError when another process holds it."""
-    if os.name == "nt":
+    if sys.platform == "win32":
         import msvcrt  # noqa: PLC0415
 
         handle.seek(0)
@@ -167,7 +169,7 @@ def _lock(handle: IO[str]) -> None:
 
 
 def _unlock(handle: IO[str]) -> None:
-    if os.name == "nt":
+    if sys.platform == "win32":
         import msvcrt  # noqa: PLC0415
 
         handle.seek(0)

@@ -10,30 +10,29 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import pandas as pd
 
-from judgebias_core.engine.records import RunContext, call_row
+from judgebias_core.engine.records import ReplyRecord, RunContext, call_row
 from judgebias_core.errors import StoreBusyError
 from judgebias_core.models import NO_REPLY, PARSE_FAILED
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.store import run_queries
 from judgebias_core.store.writes import StoreBatch, write_batch
 
-def rows_frame(calls: Mapping[str, PlannedCall], records: Iterable[dict[str, Any]],
+
+def rows_frame(calls: Mapping[str, PlannedCall], records: Iterable[ReplyRecord],
                context: RunContext) -> pd.DataFrame:
-    return pd.DataFrame([call_row(calls[r["call_id"]], r, context) for r in records])
+    return pd.DataFrame([call_row(calls[r.call_id], r, context) for r in records])
 
 
-def cache_frame(records: Iterable[dict[str, Any]], provider: str, model: str, run_id: str) -> pd.DataFrame:
+def cache_frame(records: Iterable[ReplyRecord], provider: str, model: str, run_id: str) -> pd.DataFrame:
     """Cache rows for paid replies that were really received (not themselves answered from the cache)."""
     return pd.DataFrame([
-        {"cache_key": r["cache_key"], "provider": provider, "model": model, "raw_output": r["text"],
-         "input_tokens": r.get("input_tokens"), "output_tokens": r.get("output_tokens"), "run_id": run_id,
-         "call_id": r["call_id"],
-         "score_logprobs": json.dumps(r["score_logprobs"]) if r.get("score_logprobs") else None}
-        for r in records if r.get("text") is not None and r.get("cache_key") and not r.get("cached")
+        {"cache_key": r.cache_key, "provider": provider, "model": model, "raw_output": r.text,
+         "input_tokens": r.input_tokens, "output_tokens": r.output_tokens, "run_id": run_id, "call_id": r.call_id,
+         "score_logprobs": json.dumps(r.score_logprobs) if r.score_logprobs else None}
+        for r in records if r.text is not None and r.cache_key and not r.cached
     ])
 
 
@@ -56,11 +55,11 @@ class StoreWriter(threading.Thread):
         self.written = 0
         self.last_error: str | None = None
         self._lock = threading.Lock()
-        self._inbox: list[dict[str, Any]] = []
+        self._inbox: list[ReplyRecord] = []
         self._closing = threading.Event()
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[ReplyRecord] = []
 
-    def put(self, record: dict[str, Any]) -> None:
+    def put(self, record: ReplyRecord) -> None:
         with self._lock:
             self._inbox.append(record)
 
@@ -100,12 +99,12 @@ class StoreWriter(threading.Thread):
             if raise_errors:
                 raise
 
-    def write(self, records: list[dict[str, Any]]) -> None:
+    def write(self, records: list[ReplyRecord]) -> None:
         """Parse and store records now (also used to replay a journal on resume)."""
         if not records:
             return
         frame = rows_frame(self.calls, records, self.context)
-        replaced = [r["call_id"] for r in records if r["call_id"] in self.replace_ids and r.get("text") is not None]
+        replaced = [r.call_id for r in records if r.call_id in self.replace_ids and r.text is not None]
         run_queries.delete_no_reply_calls(self.db_path, replaced)
         write_batch(self.db_path, StoreBatch(
             judge_calls=frame, extra={"response_cache": cache_frame(records, self.provider, self.model,

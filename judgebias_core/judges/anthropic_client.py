@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anthropic
-from anthropic.types import Message
+from anthropic.types import Message, TextBlock
 
 from judgebias_core.errors import JudgeCallError
 from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
@@ -45,7 +45,7 @@ class AnthropicJudge(JudgeClient):
         except Exception as error:  # noqa: BLE001 - classified, and the key is redacted
             raise call_error(error, anthropic, self._key) from None
         try:
-            text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+            text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
         except (AttributeError, TypeError) as error:
             raise malformed(error) from None
         if not message.content:

@@ -8,10 +8,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
-from judgebias_core.errors import MissingApiKey
+from judgebias_core.errors import InvalidArgument, MissingApiKey
 from judgebias_core.protocols.plans import PlannedCall
+from judgebias_core.providers import get_provider
 
-KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 _KEY_LIKE = re.compile(r"(sk|key|ak)-[A-Za-z0-9_\-*]{6,}")
 
 
@@ -47,7 +47,7 @@ class JudgeClient(ABC):
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         """Send one request; raises ``JudgeCallError`` (retryable or not) when no reply came back."""
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - optional: clients without connections keep it
         """Release connections."""
 
     def describe(self) -> str:
@@ -55,8 +55,10 @@ class JudgeClient(ABC):
 
 
 def api_key(provider: str, given: str | None = None) -> str:
-    """The key from ``given`` (e.g. a Streamlit secret) or the provider's environment variable."""
-    variable = KEY_VARIABLES[provider]
+    """The key from ``given`` (e.g. a Streamlit secret) or the environment variable the provider declares."""
+    variable = get_provider(provider).key_variable
+    if variable is None:
+        raise InvalidArgument(f"provider {provider!r} takes no API key")
     key = given or os.environ.get(variable)
     if not key:
         raise MissingApiKey(variable)

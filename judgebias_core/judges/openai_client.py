@@ -13,9 +13,11 @@ from judgebias_core.judges.geval import JSON_SCORE_MARKER, RESULT_MARKER, score_
 from judgebias_core.judges.sdk_errors import call_error, malformed
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
-
+from judgebias_core.providers import get_provider
 
 TOP_LOGPROBS = 10
+# The SDK needs some key; a local server started without one (vLLM, Ollama) accepts any.
+KEYLESS_SERVER_KEY = "no-key"
 
 
 def reply_schema(call: PlannedCall) -> dict[str, Any]:
@@ -33,6 +35,8 @@ def reply_schema(call: PlannedCall) -> dict[str, Any]:
 
 class OpenAIJudge(JudgeClient):
     """One ``AsyncOpenAI`` client per judge; the SDK retries 429 (honouring Retry-After), 5xx and timeouts.
+    Serves every provider of the OpenAI API: ``openai`` and the local-server presets (``vllm``, ``ollama``),
+    which take their default endpoint, key variable (none) and price (free) from the registry.
 
     Requests go through the client's ``post`` with the plain JSON body, parsed into the SDK's ``ChatCompletion``:
     ``chat.completions.create`` would first walk the body through its typed-dict transform, about 2 ms of CPU
@@ -42,11 +46,16 @@ class OpenAIJudge(JudgeClient):
     provider = "openai"
 
     def __init__(self, spec: RunSpec, settings: RunSettings, key: str | None = None) -> None:
+        entry = get_provider(spec.provider)
+        self.provider, self.paid = spec.provider, entry.paid
         self.model = spec.model
         self.name = spec.judge_name()
         self._spec = spec
-        self._key = api_key("openai", key)
-        self._client = openai.AsyncOpenAI(api_key=self._key, base_url=spec.base_url, timeout=settings.timeout_s,
+        self._api = ("OpenAI chat completions" if entry.default_base_url is None
+                     else f"OpenAI-compatible chat completions ({entry.label})")
+        self._base_url = spec.base_url or entry.default_base_url
+        self._key = api_key(spec.provider, key) if entry.key_variable else KEYLESS_SERVER_KEY
+        self._client = openai.AsyncOpenAI(api_key=self._key, base_url=self._base_url, timeout=settings.timeout_s,
                                           max_retries=settings.sdk_max_retries)
 
     def request_params(self, call: PlannedCall) -> dict[str, Any]:
@@ -90,5 +99,5 @@ class OpenAIJudge(JudgeClient):
         await self._client.close()
 
     def describe(self) -> str:
-        where = f" at {self._spec.base_url}" if self._spec.base_url else ""
-        return f"OpenAI chat completions, model {self.model}{where}"
+        where = f" at {self._base_url}" if self._base_url else ""
+        return f"{self._api}, model {self.model}{where}"

@@ -1,6 +1,7 @@
 """Editable price table (USD per million tokens) and the estimates shown before a run.
 
-Prices change: edit ``PRICES`` or point ``JUDGEBIAS_PRICES`` at a JSON file
+Each provider declares its models' prices (``PRICES`` in ``judgebias_core/providers/<name>.py``). Prices change:
+edit them there or point ``JUDGEBIAS_PRICES`` at a JSON file
 ``{"model": [input_per_million, output_per_million], ...}`` whose entries override these.
 Figures before a run are estimates (characters / 4 for input tokens); after it, the provider's reported usage.
 """
@@ -13,28 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgebias_core.errors import InvalidArgument
+from judgebias_core.providers import all_providers
 
 PRICES_ENV_VAR = "JUDGEBIAS_PRICES"
 CHARS_PER_TOKEN = 4
-
-# (input, output) USD per million tokens, list prices as published by the providers; edit when they change.
-PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-4-0613": (30.00, 60.00),
-    "gpt-4-turbo": (10.00, 30.00),
-    "gpt-3.5-turbo-0125": (0.50, 1.50),
-    "claude-3-haiku-20240307": (0.25, 1.25),
-    "claude-3-5-haiku-latest": (0.80, 4.00),
-    "claude-3-5-sonnet-latest": (3.00, 15.00),
-    "claude-3-7-sonnet-latest": (3.00, 15.00),
-    "claude-sonnet-4-0": (3.00, 15.00),
-    "claude-opus-4-0": (15.00, 75.00),
-    "claude-3-opus-20240229": (15.00, 75.00),
-}
 
 
 @dataclass(frozen=True)
@@ -47,8 +30,8 @@ class Price:
 
 
 def price_table() -> dict[str, tuple[float, float]]:
-    """The built-in prices with the overrides of $JUDGEBIAS_PRICES applied."""
-    table = dict(PRICES)
+    """Every registered provider's prices with the overrides of $JUDGEBIAS_PRICES applied."""
+    table = {model: price for provider in all_providers() for model, price in provider.prices.items()}
     override = os.environ.get(PRICES_ENV_VAR)
     if override:
         try:

@@ -15,6 +15,10 @@ from judgebias_core.store import run_queries
 NO_RECORDING = "no recording"
 
 
+def replay_description(model: str, study: str) -> str:
+    return f"replay of {model}'s recorded replies (study {study}); no model is called"
+
+
 class ReplayJudge(JudgeClient):
     """Keys: dataset, study (``spec.replay_study``), judge (``spec.model``), item, slot order, repetition."""
 
@@ -46,4 +50,4 @@ class ReplayJudge(JudgeClient):
         return JudgeReply(text=text)
 
     def describe(self) -> str:
-        return f"replay of {self.model}'s recorded replies (study {self.study}); no model is called"
+        return replay_description(self.model, self.study)

@@ -1,1 +1,1 @@
-"""Metrics: pure functions from store queries or frames to result dataclasses (never imports engine/ or judges/)."""
+"""Metrics: pure functions from frames or typed inputs to result dataclasses (no store, no duckdb, no engine)."""

@@ -7,20 +7,13 @@ judges run in separate studies on the same pairs can be compared.
 from __future__ import annotations
 
 import itertools
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.sources.common import model_family
-from judgebias_core.store.agreement_queries import (
-    judge_families,
-    pair_outcomes,
-    pairwise_calls,
-    verdict_code_matrix,
-)
+from judgebias_core.identity import model_family
 
 ENSEMBLE_JUDGE = "majority-vote"
 ENSEMBLE_FAMILY = "ensemble"
@@ -170,8 +163,9 @@ def family_agreements(pairs: list[JudgePairAgreement], families: dict[str, str])
     ]
 
 
-def _families_for(path: str | os.PathLike[str], judges: list[str]) -> dict[str, str]:
-    known = judge_families(path)
+def families_for(judges: list[str], known: dict[str, str]) -> dict[str, str]:
+    """Each judge label's family: the judges table's (``known``), else from the name (``name [study]`` labels
+    use the name)."""
     plain = {judge: judge.split(" [")[0] for judge in judges}
     return {judge: known.get(name) or model_family(name) for judge, name in plain.items()}
 
@@ -214,14 +208,15 @@ def _code_disagreement(codes: np.ndarray) -> DisagreementDistribution:
     )
 
 
-def agreement_report(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
-                     repetition: int | None = None) -> AgreementResult:
-    """Agreement of every pair of judges in the studies, the ensemble against each, and per-call disagreement."""
+def check_studies(studies: list[str]) -> None:
     if not studies:
         raise InvalidArgument("choose at least one study")
-    # The verdict table is pivoted in SQL into small integer codes: the same counts as verdict_table's strings.
-    judges, _, codes = verdict_code_matrix(path, dataset_id, studies, repetition)
-    families = _families_for(path, judges)
+
+
+def agreement_from_codes(judges: list[str], codes: np.ndarray, families: dict[str, str], dataset_id: str,
+                         studies: list[str], repetition: int | None = None) -> AgreementResult:
+    """Agreement of every pair of judges, the ensemble against each, and per-call disagreement, from the verdict
+    code matrix (``verdict_code_matrix``: one row per call, one column per judge; 0 missing, 1..3 for A, B, C)."""
     notes = []
     if len(judges) < 2:
         notes.append("only one judge in the chosen studies: agreement needs two")
@@ -238,10 +233,10 @@ def agreement_report(path: str | os.PathLike[str], dataset_id: str, studies: lis
     )
 
 
-def disagreeing_calls(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
-                      repetition: int | None = None, minimum_differing: int = 1) -> pd.DataFrame:
-    """Calls on which at least ``minimum_differing`` judges differ from the majority, most disputed first."""
-    table = verdict_table(pairwise_calls(path, dataset_id, studies, repetition))
+def disagreeing_calls_from_calls(calls: pd.DataFrame, minimum_differing: int = 1) -> pd.DataFrame:
+    """Calls (``pairwise_calls`` rows) on which at least ``minimum_differing`` judges differ from the majority,
+    most disputed first."""
+    table = verdict_table(calls)
     answered = table.notna().sum(axis=1)
     top = pd.DataFrame({verdict: (table == verdict).sum(axis=1) for verdict in VERDICTS}).max(axis=1)
     frame = table.assign(**{ENSEMBLE_JUDGE: majority_vote(table), "judges answering": answered,
@@ -282,16 +277,6 @@ def ensemble_calls(calls: pd.DataFrame) -> pd.DataFrame:
     votes = majority_vote(table).rename("verdict").reset_index()
     studies = "+".join(sorted(calls["study"].unique()))
     return keys.merge(votes, on=INSTANCE_KEY).assign(judge=ENSEMBLE_JUDGE, study=studies)
-
-
-def load_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judge: str) -> pd.DataFrame:
-    """Classified pairs of one judge (or of the majority-vote ensemble) in the studies."""
-    if judge == ENSEMBLE_JUDGE:
-        return classify_pairs(ensemble_calls(pairwise_calls(path, dataset_id, studies)))
-    outcomes = pair_outcomes(path, dataset_id, studies, judge)
-    if outcomes.empty:
-        raise no_outcomes_error(dataset_id, studies, judge)
-    return outcomes
 
 
 def no_outcomes_error(dataset_id: str, studies: list[str], judge: str) -> InvalidArgument:

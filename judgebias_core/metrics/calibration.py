@@ -6,7 +6,6 @@ Rubric scores are compared with the raters' median (kappa, confusion) and mean (
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,16 +13,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from judgebias_core.errors import InvalidArgument, NotFoundError
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, ensemble_calls
-from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
-from judgebias_core.store.calibration_queries import (
-    calibration_targets,
-    pair_preferences,
-    pairwise_calls_with_labels,
-    rubric_scale,
-    rubric_trials_with_labels,
-)
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 
 TIE = "tie"
 ORIGINAL_FIRST, ORIGINAL_SECOND = "first in original order", "second in original order"
@@ -258,19 +248,9 @@ def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], data
     )
 
 
-def labelled_pair_calls(path: str | os.PathLike[str], dataset_id: str, judge: str,
-                        study: str | None = None) -> pd.DataFrame:
-    """A judge's pairwise calls on labelled items; the ensemble's are its majority votes over the study's judges."""
-    if judge != ENSEMBLE_JUDGE:
-        return pairwise_calls_with_labels(path, dataset_id, judge, study)
-    studies = [study] if study else pairwise_studies(path, dataset_id)["study"].tolist()
-    votes = ensemble_calls(pairwise_calls(path, dataset_id, studies))
-    return votes.merge(pair_preferences(path, dataset_id), on="item_id")
-
-
-def calibration_choices(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Every (dataset, study, judge) that can be calibrated; the ensemble wherever a pairwise study has two judges."""
-    targets = calibration_targets(path)
+def calibration_choices_from_targets(targets: pd.DataFrame) -> pd.DataFrame:
+    """Every (dataset, study, judge) that can be calibrated (``calibration_targets`` rows), plus the ensemble
+    wherever a pairwise study has two judges."""
     pairwise = targets[targets["kind"] == "pairwise"]
     several = pairwise.groupby(["dataset_id", "kind", "study", "label_source"], as_index=False).agg(
         judges=("judge", "size"), calls=("calls", "max"), items=("items", "max"))
@@ -278,27 +258,8 @@ def calibration_choices(path: str | os.PathLike[str]) -> pd.DataFrame:
     return pd.concat([targets, ensembles[targets.columns]], ignore_index=True)
 
 
-def calibration(path: str | os.PathLike[str], dataset_id: str, judge: str,
-                study: str | None = None) -> PairwiseCalibration | RubricCalibration:
-    """Calibration of a judge (or the majority-vote ensemble) against the dataset's labels.
-
-    Pairwise when the judge made pairwise calls on labelled items, else rubric.
-    """
-    calls = labelled_pair_calls(path, dataset_id, judge, study)
-    if not calls.empty:
-        return pairwise_calibration_from_calls(calls, dataset_id, judge, study)
-    trials = rubric_trials_with_labels(path, dataset_id, judge, study)
-    if trials.empty:
-        raise NotFoundError(f"judge {judge!r} has no call on labelled items of {dataset_id!r}"
-                            + (f" in study {study!r}" if study else ""))
-    levels = rubric_scale(path, sorted(trials["rubric_id"].unique()))
-    return rubric_calibration_from_trials(trials, levels, dataset_id, judge, study)
-
-
-def disagreeing_pairs(path: str | os.PathLike[str], dataset_id: str, judge: str,
-                      study: str | None = None) -> pd.DataFrame:
+def disagreeing_pairs_from_calls(calls: pd.DataFrame) -> pd.DataFrame:
     """Pairs whose swap-aggregated verdict differs from the human label, with both orders' verdicts."""
-    calls = labelled_pair_calls(path, dataset_id, judge, study)
     if calls.empty:
         return pd.DataFrame()
     calls, _ = _with_pair_labels(calls)
@@ -310,10 +271,9 @@ def disagreeing_pairs(path: str | os.PathLike[str], dataset_id: str, judge: str,
     return wide[wide["swap_aggregated"] != wide["human"]].reset_index(drop=True)
 
 
-def disagreeing_trials(path: str | os.PathLike[str], dataset_id: str, judge: str,
-                       study: str | None = None) -> pd.DataFrame:
-    """Rubric calls whose score differs from the raters' median, largest gaps first."""
-    trials = rubric_trials_with_labels(path, dataset_id, judge, study)
+def disagreeing_trials_from_trials(trials: pd.DataFrame) -> pd.DataFrame:
+    """Rubric calls (``rubric_trials_with_labels`` rows) whose score differs from the raters' median, largest gaps
+    first."""
     parsed = trials[trials["score"].notna()]
     gap = (parsed["score"] - parsed["human_median"]).abs()
     frame = parsed.assign(gap=gap)[gap > 0]

@@ -6,7 +6,6 @@ inconsistent (primacy or recency) pair. Failed pairs are left out. Each pair cou
 
 from __future__ import annotations
 
-import os
 import warnings
 from dataclasses import dataclass
 
@@ -15,9 +14,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
-from judgebias_core.metrics.pairwise_intervals import resampled_column_sums, wilson_interval
-from judgebias_core.store.agreement_queries import item_score_counts
+from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_counts, resampled_column_sums
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
@@ -82,10 +79,8 @@ def flip_rate_bound(outcomes: pd.DataFrame) -> tuple[float, float]:
 
 def _flip_bound(counts: pd.DataFrame) -> tuple[float, float]:
     """:func:`flip_rate_bound` from per-item counts (``flips`` over the ``pairs`` not failed)."""
-    flips, classified = int(counts["flips"].sum()), int(counts["pairs"].sum())
-    if classified == 0:
-        return float("nan"), float("nan")
-    return flips / classified, wilson_interval(flips, classified).high
+    bound = flip_rate_bound_from_counts(int(counts["flips"].sum()), int(counts["pairs"].sum()))
+    return bound.rate, bound.upper
 
 
 def side_scores(scores: pd.DataFrame) -> pd.DataFrame:
@@ -259,15 +254,3 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
         pairs=classified, failed_pairs=int(counts["failed"].sum()), items=len(items),
         flip_rate=flip_rate, flip_rate_ci_high=flip_high, resamples=resamples, seed=seed, baseline_design=star,
     )
-
-
-def leaderboard(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judge: str,
-                resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Leaderboard:
-    """The leaderboard one judge (or the majority-vote ensemble) gives the candidates of a dataset."""
-    if judge == ENSEMBLE_JUDGE:
-        return leaderboard_from_outcomes(load_outcomes(path, dataset_id, studies, judge), dataset_id, studies,
-                                         judge, resamples, seed)
-    counts = item_score_counts(path, dataset_id, studies, judge)
-    if counts.empty:
-        raise no_outcomes_error(dataset_id, studies, judge)
-    return leaderboard_from_counts(counts, dataset_id, studies, judge, resamples, seed)

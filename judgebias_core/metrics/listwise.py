@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 
+import pandas as pd
+
 from judgebias_core.metrics.pairwise_intervals import first_slot_test, wilson_interval
-from judgebias_core.store.pairwise_queries import listwise_groups
 
 GROUP_KEYS = ["dataset_id", "study", "judge", "repetition", "options"]
 
@@ -43,10 +42,9 @@ class ListwiseJudgeMetrics:
     binomial_p: float
 
 
-def listwise_metrics(path: str | os.PathLike[str], dataset_id: str | None = None,
-                     judges: Sequence[str] | None = None, study: str | None = None) -> list[ListwiseJudgeMetrics]:
-    """One result per (dataset, study, judge, repetition, p) with list-wise calls in the store."""
-    groups = listwise_groups(path, dataset_id, study, judges)
+def listwise_from_groups(groups: pd.DataFrame) -> list[ListwiseJudgeMetrics]:
+    """One result per (dataset, study, judge, repetition, p) of classified list-wise groups
+    (``store.pairwise_queries.listwise_groups``)."""
     if groups.empty:
         return []
     inconsistent = groups["classification"].isin(["primacy", "recency", "undirected"])

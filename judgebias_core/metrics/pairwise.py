@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -19,7 +18,6 @@ from judgebias_core.metrics.pairwise_intervals import (
     wilson_interval,
 )
 from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_results
-from judgebias_core.store.pairwise_queries import pairwise_inputs, unit_counts_frame
 
 ROW_KEYS = ["dataset_id", "study", "judge", "repetition"]
 COUNT_COLUMNS = ["pairs", "failed", "consistent", "primacy", "recency", "candidate_wins", "opponent_wins", "ties"]
@@ -78,13 +76,12 @@ def unit_rates(units: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def unit_metrics(path: str | os.PathLike[str], dataset_id: str, study: str, judges: Sequence[str] | None = None,
-                 repetition: int | None = None) -> pd.DataFrame:
-    """Per (judge, candidate, task): counts, PC, PF, overall win rate (inconsistent = tie) and quality gap.
+def unit_metrics_from_counts(frame: pd.DataFrame, repetition: int | None = None) -> pd.DataFrame:
+    """Per (judge, candidate, task) of unit counts (``unit_counts_frame``): counts, PC, PF, overall win rate
+    (inconsistent = tie) and quality gap.
 
     Repetitions are pooled unless ``repetition`` picks one.
     """
-    frame = unit_counts_frame(path, dataset_id, study, judges)
     if repetition is not None:
         frame = frame[frame["repetition"] == repetition]
     pooled = frame.groupby(["judge", "candidate", "task"], as_index=False)[COUNT_COLUMNS].sum()
@@ -142,16 +139,11 @@ def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd
     )
 
 
-def pairwise_metrics(path: str | os.PathLike[str], dataset_id: str | None = None,
-                     judges: Sequence[str] | None = None, study: str | None = None,
-                     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
-                     tasks: Sequence[str] | None = None,
-                     candidates: Sequence[str] | None = None) -> list[PairwiseJudgeMetrics]:
-    """One result per (dataset, study, judge, repetition) with pairs in the store, optionally within tasks/candidates.
-
-    Repetition stability ignores the task and candidate filters (it is a property of the judge's prompts).
-    """
-    units, items, repetitions = pairwise_inputs(path, dataset_id, study, judges, tasks, candidates)
+def pairwise_metrics_from_counts(units: pd.DataFrame, items: pd.DataFrame, repetitions: pd.DataFrame,
+                                 resamples: int = BOOTSTRAP_RESAMPLES,
+                                 seed: int = BOOTSTRAP_SEED) -> list[PairwiseJudgeMetrics]:
+    """One result per (dataset, study, judge, repetition) of the unit counts, from the three frames of
+    ``store.pairwise_queries.pairwise_inputs`` (unit counts, per-item counts, repetition counts)."""
     if units.empty:
         return []
     units = unit_rates(units)

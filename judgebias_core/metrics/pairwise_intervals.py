@@ -33,6 +33,24 @@ def wilson_interval(successes: int, trials: int, confidence: float = CONFIDENCE)
 
 
 @lru_cache(maxsize=4)
+@dataclass(frozen=True)
+class FlipRateBound:
+    """A flip rate with its Wilson 95% upper bound (the ranking-safety and CI-gate figure)."""
+
+    flips: int
+    classified: int  # pairs not failed
+    rate: float  # NaN when no pair is classified
+    upper: float
+
+
+def flip_rate_bound_from_counts(flips: int, classified: int) -> FlipRateBound:
+    """Flips over classified pairs and the Wilson 95% upper bound (NaN for both when nothing is classified)."""
+    if classified == 0:
+        return FlipRateBound(flips=flips, classified=0, rate=float("nan"), upper=float("nan"))
+    return FlipRateBound(flips=flips, classified=classified, rate=flips / classified,
+                         upper=wilson_interval(flips, classified).high)
+
+
 def _resample_counts(n_items: int, resamples: int, seed: int) -> np.ndarray:
     """How often each item is drawn in each resample (resamples x items); shared by rows with as many items."""
     picks = np.random.default_rng(seed).integers(0, n_items, size=(resamples, n_items))

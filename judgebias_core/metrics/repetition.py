@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
-
-from judgebias_core.store.pairwise_queries import repetition_counts
 
 
 @dataclass(frozen=True)
@@ -25,12 +21,6 @@ class RepetitionMetrics:
     repetition_floor: float | None  # share of prompts whose repetitions 1 and 2 disagree
     floor_prompts: int  # prompts whose repetitions 1 and 2 both parsed (the floor's denominator)
     floor_changed: int
-
-
-def repetition_metrics(path: str | os.PathLike[str], dataset_id: str | None = None,
-                       judges: Sequence[str] | None = None, study: str | None = None) -> list[RepetitionMetrics]:
-    """One result per (dataset, study, judge) whose pairwise calls have more than one repetition."""
-    return repetition_results(repetition_counts(path, dataset_id, study, judges))
 
 
 def repetition_results(frame: pd.DataFrame) -> list[RepetitionMetrics]:

@@ -1,8 +1,7 @@
-"""Everything the rubric analysis reports on one run (and its repeat baseline), read from the store."""
+"""Everything the rubric analysis reports on one run (and its repeat baseline), from its trial frames."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,8 +30,8 @@ from judgebias_core.metrics.rubric_correlation import (
     human_correlation,
     ordering_correlations,
 )
+from judgebias_core.models import RubricRunInfo
 from judgebias_core.protocols.orderings import Ordering, canonical, is_balanced, orderings_for
-from judgebias_core.store.rubric_queries import RubricRunInfo, rubric_labels, rubric_run_info, rubric_trials
 
 PREFERRED_LABEL_SOURCES = ("human", "reference-judge")
 
@@ -103,31 +102,43 @@ class ProbeRecommendation:
         return self.ranking[0]
 
 
-def _labels(path: str | os.PathLike[str], run_id: str) -> tuple[pd.Series, str | None]:
-    """Per-item labels of the run's items: human where any exist, else a reference judge's."""
-    frame = rubric_labels(path, run_id)
+def preferred_labels(labels: pd.DataFrame) -> tuple[pd.Series, str | None]:
+    """Per-item labels (``rubric_labels`` rows): human where any exist, else a reference judge's."""
     for source in PREFERRED_LABEL_SOURCES:
-        chosen = frame[frame["label_source"] == source]
+        chosen = labels[labels["label_source"] == source]
         if not chosen.empty:
             return chosen.set_index("item_id")["label"].astype(float), source
     return pd.Series(dtype=float), None
 
 
-def run_score_position(path: str | os.PathLike[str], run_id: str) -> RunScorePosition:
+def trial_scores(trials: pd.DataFrame) -> tuple[int, ...]:
+    """The scores a run's orderings show (all its trials, parsed or not)."""
+    return rubric_scores([parse_ordering_key(k) for k in run_orderings(trials)["ordering_key"]])
+
+
+def run_score_position_from_trials(info: RubricRunInfo, trials: pd.DataFrame) -> RunScorePosition:
     """P(position | score) of one run (a probe run, or one judge's run for side-by-side heatmaps)."""
-    info = rubric_run_info(path, run_id)
-    trials = rubric_trials(path, run_id)
-    scores = rubric_scores([parse_ordering_key(k) for k in run_orderings(trials)["ordering_key"]])
-    return RunScorePosition(info, score_position_table(trials, scores), int(len(parsed_trials(trials))))
+    return RunScorePosition(info, score_position_table(trials, trial_scores(trials)), int(len(parsed_trials(trials))))
 
 
-def _probe_table(path: str | os.PathLike[str], probe_run_id: str, scores: tuple[int, ...]) -> ScorePositionTable:
-    probe = run_score_position(path, probe_run_id)
+def probe_table(probe: RunScorePosition, scores: tuple[int, ...]) -> ScorePositionTable:
+    """The probe run's P(position | score); InvalidArgument when it shows other scores than the analysed run."""
     if probe.table.scores != scores:
         raise InvalidArgument(
-            f"the probe run {probe_run_id!r} shows scores {list(probe.table.scores)}, this run {list(scores)}"
+            f"the probe run {probe.run.run_id!r} shows scores {list(probe.table.scores)}, this run {list(scores)}"
         )
     return probe.table
+
+
+def check_repeat_run(info: RubricRunInfo, repeat_info: RubricRunInfo, k: int) -> None:
+    """InvalidArgument unless the repeat run has the same k, dataset and rubric as the analysed run."""
+    if repeat_info.k != k:
+        raise InvalidArgument(f"the repeat run {repeat_info.run_id!r} has k = {repeat_info.k}, this run k = {k}")
+    # Both runs are compared against the same labels, so they must score the same items on the same rubric.
+    if (repeat_info.dataset_id, repeat_info.rubric_id) != (info.dataset_id, info.rubric_id):
+        raise InvalidArgument(
+            f"the repeat run {repeat_info.run_id!r} scores {repeat_info.dataset_id}/{repeat_info.rubric_id}, "
+            f"this run {info.dataset_id}/{info.rubric_id}")
 
 
 def _number(value: object) -> float:
@@ -152,69 +163,64 @@ def _ordering_results(counts: pd.DataFrame, parsed: pd.DataFrame, labels: pd.Ser
     return tuple(sorted(results, key=lambda r: (r.ordering != base, r.ordering)))
 
 
-def rubric_report(path: str | os.PathLike[str], run_id: str, repeat_run_id: str | None = None,
-                  probe_run_id: str | None = None, resamples: int = BOOTSTRAP_RESAMPLES,
-                  seed: int = BOOTSTRAP_SEED) -> RubricReport:
-    """Analyse a rubric run; Bias Cost uses the probe run's P(position | score) (this run's by default)."""
+def check_resamples(resamples: int) -> None:
     if resamples < 1:
         raise InvalidArgument("the bootstrap needs at least one resample")
-    info = rubric_run_info(path, run_id)
-    all_trials = rubric_trials(path, run_id)
+
+
+def rubric_report_from_trials(info: RubricRunInfo, all_trials: pd.DataFrame, labels: pd.DataFrame,
+                              probe: RunScorePosition | None = None,
+                              repeat: tuple[RubricRunInfo, pd.DataFrame] | None = None,
+                              resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> RubricReport:
+    """Analyse a rubric run from its trials (``rubric_trials``) and labels (``rubric_labels``); Bias Cost uses the
+    probe run's P(position | score) (this run's when ``probe`` is None); ``repeat`` is the baseline run and its
+    trials."""
+    check_resamples(resamples)
     trials = parsed_trials(all_trials)  # filtered once: every metric below reads parsed trials only
     counts = run_orderings(all_trials)
     orderings = [parse_ordering_key(key) for key in counts["ordering_key"]]
     scores = rubric_scores(orderings)
     k = len(scores)
     table = score_position_table(trials, scores)
-    probe = table if probe_run_id in (None, run_id) else _probe_table(path, probe_run_id, scores)
-    labels, label_source = _labels(path, run_id)
-
-    repeat_info = repeat_trials = None
-    if repeat_run_id:
-        repeat_info = rubric_run_info(path, repeat_run_id)
-        repeat_trials = rubric_trials(path, repeat_run_id)
-        if repeat_info.k != k:
-            raise InvalidArgument(f"the repeat run {repeat_run_id!r} has k = {repeat_info.k}, this run k = {k}")
-        # Both runs are compared against the same labels, so they must score the same items on the same rubric.
-        if (repeat_info.dataset_id, repeat_info.rubric_id) != (info.dataset_id, info.rubric_id):
-            raise InvalidArgument(
-                f"the repeat run {repeat_run_id!r} scores {repeat_info.dataset_id}/{repeat_info.rubric_id}, "
-                f"this run {info.dataset_id}/{info.rubric_id}")
+    probe_scores = table if probe is None else probe_table(probe, scores)
+    label_means, label_source = preferred_labels(labels)
+    repeat_info, repeat_trials = repeat if repeat is not None else (None, None)
+    if repeat_info is not None:
+        check_repeat_run(info, repeat_info, k)
 
     human = None
     if label_source is not None:
         human = human_correlation(item_mean_scores(trials),
                                   item_mean_scores(repeat_trials) if repeat_trials is not None else None,
-                                  labels, label_source, resamples, seed)
+                                  label_means, label_source, resamples, seed)
     parsed = int(len(trials))
     no_reply = int((all_trials["parse_status"] == "no_reply").sum())
     return RubricReport(
         run=info, k=k, scores=scores, trials=int(len(all_trials)), parsed=parsed,
         parse_failures=int(len(all_trials)) - parsed - no_reply, no_reply=no_reply, balanced=is_balanced(orderings),
         position=position_share(trials, k), score_position=table,
-        orderings=_ordering_results(counts, trials, labels, probe, scores),
-        probe_run_id=probe_run_id or run_id, recommended=rank_by_bias_cost(probe, orderings)[0],
+        orderings=_ordering_results(counts, trials, label_means, probe_scores, scores),
+        probe_run_id=probe.run.run_id if probe is not None else info.run_id,
+        recommended=rank_by_bias_cost(probe_scores, orderings)[0],
         spread_permutation=within_item_spread(trials), repeat_run=repeat_info,
         spread_repeat=within_item_spread(repeat_trials) if repeat_trials is not None else None,
-        human=human, labelled_items=int(len(labels)),
+        human=human, labelled_items=int(len(label_means)),
     )
 
 
 CANDIDATE_DESIGNS = ("run", "balanced", "all", "latin", "reverse")
 
 
-def probe_recommendation(path: str | os.PathLike[str], probe_run_id: str, design: str = "all",
-                         run_id: str | None = None) -> ProbeRecommendation:
+def probe_recommendation_from(probe: RunScorePosition, design: str = "all",
+                               run_trials: pd.DataFrame | None = None) -> ProbeRecommendation:
     """Rank candidate orderings by Bias Cost under the probe's P(position | score).
 
-    ``design`` names the candidates: 'run' (the orderings of ``run_id``), or a design of protocols.orderings.
+    ``design`` names the candidates: 'run' (the orderings of ``run_trials``), or a design of protocols.orderings.
     """
-    probe = run_score_position(path, probe_run_id)
     if design == "run":
-        if run_id is None:
+        if run_trials is None:
             raise InvalidArgument("candidates 'run' need the run whose orderings to rank")
-        candidates = [parse_ordering_key(key) for key in run_orderings(rubric_trials(path, run_id))["ordering_key"]]
+        candidates = [parse_ordering_key(key) for key in run_orderings(run_trials)["ordering_key"]]
     else:
         candidates = orderings_for(design, probe.table.scores)
     return ProbeRecommendation(probe, design, tuple(rank_by_bias_cost(probe.table, candidates)))
-

@@ -6,21 +6,13 @@ Families come from an editable mapping of model names to families; names missing
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 
-from judgebias_core.metrics.agreement import ENSEMBLE_FAMILY, ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
-from judgebias_core.metrics.leaderboard import pair_scores, side_scores
-from judgebias_core.sources.common import model_family
-from judgebias_core.store.agreement_queries import (
-    dataset_candidates,
-    judge_families,
-    judges_with_outcomes,
-    pair_score_totals,
-)
+from judgebias_core.identity import model_family
+from judgebias_core.metrics.agreement import ENSEMBLE_FAMILY, ENSEMBLE_JUDGE
 
 
 @dataclass(frozen=True)
@@ -61,10 +53,9 @@ class SelfPreference:
         return frame.pivot(index="judge_family", columns="candidate_family", values="win_rate")
 
 
-def default_family_mapping(path: str | os.PathLike[str], dataset_id: str, judges: list[str]) -> dict[str, str]:
-    """Every judge and candidate name of a dataset with its family (the judges table, else from the name)."""
-    known = judge_families(path)
-    mapping = {name: model_family(name) for name in dataset_candidates(path, dataset_id)}
+def family_mapping(candidates: list[str], judges: list[str], known: dict[str, str]) -> dict[str, str]:
+    """Every judge and candidate name with its family (``known``: the judges table's, else from the name)."""
+    mapping = {name: model_family(name) for name in candidates}
     mapping.update({judge: known.get(judge) or model_family(judge) for judge in judges if judge != ENSEMBLE_JUDGE})
     return mapping
 
@@ -107,30 +98,12 @@ def self_preference_from_totals(totals: pd.DataFrame, families: Mapping[str, str
                           judges=sorted(totals["judge"].unique()), cells=cells, gaps=gaps)
 
 
-def _stored_side_totals(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
-                        judges: list[str]) -> pd.DataFrame:
-    """(judge, player) totals of the stored judges' classified pairs, both sides of each pair, from SQL."""
-    combos = pair_score_totals(path, dataset_id, studies, judges)
+def side_totals_from_combos(combos: pd.DataFrame) -> pd.DataFrame:
+    """(judge, player) totals from (judge, candidate, opponent) totals (``pair_score_totals``), both sides of each
+    pair."""
     sides = pd.concat([
         combos.rename(columns={"candidate": "player"})[["judge", "player", "pairs", "score_sum"]],
         combos.rename(columns={"opponent": "player"}).assign(score_sum=combos["pairs"] - combos["score_sum"])[
             ["judge", "player", "pairs", "score_sum"]],
     ], ignore_index=True)
     return sides.groupby(["judge", "player"], as_index=False)[["pairs", "score_sum"]].sum()
-
-
-def self_preference(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judges: list[str],
-                    families: Mapping[str, str] | None = None) -> SelfPreference:
-    """Judge family x candidate family win rates over the judges' classified pairs."""
-    families = dict(families) if families else default_family_mapping(path, dataset_id, judges)
-    stored = [judge for judge in judges if judge != ENSEMBLE_JUDGE]
-    found = judges_with_outcomes(path, dataset_id, studies, stored)
-    parts = []
-    for judge in judges:  # in order, so the first judge without pairs raises as load_outcomes would
-        if judge == ENSEMBLE_JUDGE:
-            outcomes = load_outcomes(path, dataset_id, studies, judge)
-            parts.append(side_totals(side_scores(pair_scores(outcomes)).assign(judge=judge)))
-        elif judge not in found:
-            raise no_outcomes_error(dataset_id, studies, judge)
-    totals = pd.concat([_stored_side_totals(path, dataset_id, studies, stored), *parts], ignore_index=True)
-    return self_preference_from_totals(totals, families, dataset_id, studies)

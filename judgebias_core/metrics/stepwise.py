@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,8 +14,6 @@ import statsmodels.formula.api as smf
 from statsmodels.regression.linear_model import RegressionResultsWrapper
 
 from judgebias_core.errors import InvalidArgument, NotFoundError
-from judgebias_core.metrics.pairwise import unit_metrics
-from judgebias_core.store.pairwise_queries import unit_lengths
 
 Target = Literal["position_consistency", "preference_fairness"]
 Start = Literal["empty", "full"]
@@ -178,27 +175,24 @@ def fitted_effect(units: pd.DataFrame, result: StepwiseResult, variable: str, po
                          "ci_high": predicted["mean_ci_upper"].to_numpy()})
 
 
-def stepwise_units(path: str | os.PathLike[str], dataset_id: str, study: str) -> tuple[pd.DataFrame, int]:
-    """The unit table (one row per judge, candidate, task; repetitions pooled) and how many units were left out.
+def stepwise_unit_table(units: pd.DataFrame, lengths: pd.DataFrame, dataset_id: str,
+                        study: str) -> tuple[pd.DataFrame, int]:
+    """The unit table from unit metrics (``unit_metrics_from_counts``) and unit lengths: one row per judge,
+    candidate, task (repetitions pooled), and how many units were left out.
 
     Units without a classified pair (every pair failed to parse) are left out and counted.
     """
-    units = unit_metrics(path, dataset_id, study)
     if units.empty:
         raise NotFoundError(f"no classified pairs in study {study!r} of dataset {dataset_id!r}")
-    lengths = unit_lengths(path, dataset_id, study)
     table = units.merge(lengths, on=["judge", "candidate", "task"], how="left")[UNIT_COLUMNS]
     kept = table[table["classified"] > 0].reset_index(drop=True)
     return kept, len(table) - len(kept)
 
 
-def stepwise_analysis(path: str | os.PathLike[str], dataset_id: str, study: str, target: str,
-                      start: Start = "empty") -> StepwiseResult:
-    """Stepwise regression of ``target`` over the units of one (dataset, study)."""
+def check_target(target: str) -> None:
+    """InvalidArgument for a target that is not one of ``TARGETS``."""
     if target not in TARGETS:
         raise InvalidArgument(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
-    units, left_out = stepwise_units(path, dataset_id, study)
-    return stepwise_select(units, target, start=start, units_left_out=left_out)
 
 
 def plain_summary(result: StepwiseResult) -> str:

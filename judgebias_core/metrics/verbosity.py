@@ -5,7 +5,6 @@ Only consistent decisive pairs count (the same candidate wins in both orders), s
 
 from __future__ import annotations
 
-import os
 import warnings
 from dataclasses import dataclass
 
@@ -14,9 +13,6 @@ import pandas as pd
 import statsmodels.api as sm
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
-
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, load_outcomes, no_outcomes_error
-from judgebias_core.store.agreement_queries import answer_lengths, decisive_length_counts, judges_with_outcomes
 
 DEFAULT_BINS = 8
 PER_CHARACTERS = 1000
@@ -109,34 +105,11 @@ def verbosity_from_pairs(pairs: pd.DataFrame, judge: str, bins: int = DEFAULT_BI
     )
 
 
-def _expand_counts(counts: pd.DataFrame) -> pd.DataFrame:
+def expand_length_counts(counts: pd.DataFrame) -> pd.DataFrame:
     """One row per pair from (difference, candidate_won, pairs) counts, ordered by difference then outcome."""
     repeats = counts["pairs"].to_numpy()
     return pd.DataFrame({"difference": np.repeat(counts["difference"].to_numpy(np.int64), repeats),
                          "candidate_won": np.repeat(counts["candidate_won"].to_numpy(np.int64), repeats)})
-
-
-def verbosity(path: str | os.PathLike[str], dataset_id: str, studies: list[str], judges: list[str],
-              bins: int = DEFAULT_BINS) -> list[VerbosityResult]:
-    """Verbosity bias of each judge (the majority-vote ensemble included when asked for) on a dataset."""
-    stored = [judge for judge in judges if judge != ENSEMBLE_JUDGE]
-    # Stored judges' decisive pairs come counted per (length difference, outcome) from one query: every measure
-    # here depends on the pairs only through those counts.
-    found = judges_with_outcomes(path, dataset_id, studies, stored)
-    counts = decisive_length_counts(path, dataset_id, studies, stored)
-    by_judge = {judge: _expand_counts(rows) for judge, rows in counts.groupby("judge", sort=False)}
-    no_pairs = pd.DataFrame({"difference": np.zeros(0, dtype=np.int64), "candidate_won": np.zeros(0, dtype=np.int64)})
-    results = []
-    for judge in judges:
-        if judge == ENSEMBLE_JUDGE:
-            pairs = decisive_pairs_with_lengths(load_outcomes(path, dataset_id, studies, judge),
-                                                answer_lengths(path, dataset_id))
-        elif judge not in found:
-            raise no_outcomes_error(dataset_id, studies, judge)
-        else:
-            pairs = by_judge.get(judge, no_pairs)
-        results.append(verbosity_from_pairs(pairs, judge, bins))
-    return results
 
 
 def verbosity_frame(results: list[VerbosityResult]) -> pd.DataFrame:

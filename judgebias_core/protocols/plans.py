@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
+from judgebias_core.identity import stable_id
 from judgebias_core.models import CallKind, Rubric
 from judgebias_core.prompts import (
     PromptTemplate,
@@ -25,7 +26,7 @@ from judgebias_core.prompts import (
 )
 from judgebias_core.protocols.orderings import Ordering, canonical, orderings_for
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSpec
-from judgebias_core.sources.common import stable_id
+from judgebias_core.providers import get_provider
 from judgebias_core.store import run_queries
 from judgebias_core.store.queries import load_rubric
 
@@ -122,7 +123,7 @@ def _template(spec: RunSpec, kind: CallKind, options: int) -> PromptTemplate:
     base = default_template(kind, options)
     parser = base.parser
     if spec.structured_output:
-        if kind == "listwise" or spec.provider != "openai":
+        if kind == "listwise" or not get_provider(spec.provider).capabilities.structured_output:
             raise InvalidArgument("structured output is available for rubric and pairwise runs of OpenAI-compatible "
                                   "judges")
         parser = "json-score" if kind == "rubric" else "json"
@@ -144,7 +145,8 @@ def build_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str | None =
     """Every call the run makes, in order, with its rendered prompt."""
     run_id = run_id or spec.default_run_id()
     dataset = run_queries.dataset_row(path, spec.dataset_id)
-    if spec.logprobs and (spec.provider != "openai" or spec.protocol not in RUBRIC_PROTOCOLS):
+    if spec.logprobs and (not get_provider(spec.provider).capabilities.logprobs
+                          or spec.protocol not in RUBRIC_PROTOCOLS):
         raise InvalidArgument("log-probabilities (expected score) are available for rubric runs of OpenAI-compatible "
                               "judges")
     if spec.protocol in RUBRIC_PROTOCOLS:

@@ -7,12 +7,12 @@ import json
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from judgebias_core.providers import get_provider, provider_names
 
 RunProtocol = Literal["rubric-permutation", "rubric-repeat", "pairwise-swap", "listwise", "repetition"]
-Provider = Literal["anthropic", "openai", "simulated", "replay"]
 PROTOCOLS: tuple[str, ...] = ("rubric-permutation", "rubric-repeat", "pairwise-swap", "listwise", "repetition")
-PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "simulated", "replay")
 RUBRIC_PROTOCOLS = ("rubric-permutation", "rubric-repeat")
 PAIR_PROTOCOLS = ("pairwise-swap", "repetition")
 
@@ -46,7 +46,7 @@ class RunSpec(BaseModel):
 
     dataset_id: str
     protocol: RunProtocol
-    provider: Provider
+    provider: str  # a registered provider (``judgebias_core.providers``)
     model: str
     base_url: str | None = None
     temperature: float = 0.0
@@ -66,8 +66,15 @@ class RunSpec(BaseModel):
     use_reference: bool | None = None  # rubric prompts: include the reference answer (default: when present,
     # except SummEval, whose references are not score-5 answers)
     simulated: SimulatedParams | None = None
-    structured_output: bool = False  # OpenAI(-compatible): a JSON schema for the reply; parsed as JSON
-    logprobs: bool = False  # OpenAI(-compatible) rubric runs: keep the G-Eval expected score from log-probabilities
+    structured_output: bool = False  # providers with that capability: a JSON schema for the reply, parsed as JSON
+    logprobs: bool = False  # providers with that capability, rubric runs: the G-Eval expected score
+
+    @field_validator("provider")
+    @classmethod
+    def _registered(cls, name: str) -> str:
+        if name not in provider_names():
+            raise ValueError(f"unknown provider {name!r}; known: {', '.join(provider_names())}")
+        return name
 
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:8]
@@ -79,11 +86,7 @@ class RunSpec(BaseModel):
 
     def judge_name(self) -> str:
         """The judge's display name in the store: the model, labelled when simulated or replayed."""
-        if self.provider == "simulated":
-            return f"simulated:{self.model}"
-        if self.provider == "replay":
-            return f"replay:{self.model}"
-        return self.model
+        return get_provider(self.provider).judge_prefix + self.model
 
 
 class RunSettings(BaseModel):

@@ -8,6 +8,7 @@ from pathlib import Path
 from judgebias_core.report.build import build_report, resolve_scope
 from judgebias_core.report.model import Report, ReportRequest, ReportSection, ReportTable
 from judgebias_core.report.render import render_html
+from judgebias_core.store.handle import Store
 
 __all__ = ["Report", "ReportRequest", "ReportSection", "ReportTable", "build_report", "build_report_html",
            "render_html", "resolve_scope", "write_report"]
@@ -15,7 +16,9 @@ __all__ = ["Report", "ReportRequest", "ReportSection", "ReportTable", "build_rep
 
 def build_report_html(path: str | os.PathLike[str], request: ReportRequest) -> str:
     """The report for ``request`` as one HTML document."""
-    return render_html(build_report(path, request))
+    with Store(path).reader() as reader:
+        report = build_report(reader, request)
+    return render_html(report)
 
 
 def write_report(path: str | os.PathLike[str], request: ReportRequest, out: str | os.PathLike[str]) -> Path:

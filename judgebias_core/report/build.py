@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from judgebias_core import __version__
 from judgebias_core.errors import JudgebiasError, NotFoundError
 from judgebias_core.report.model import Provenance, Report, ReportRequest, ReportScope, ReportSection
+from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.report_queries import (
     dataset_judges,
@@ -20,7 +20,7 @@ from judgebias_core.store.report_queries import (
     report_scope,
 )
 
-# (title, module, function): each builder takes a ReportScope and returns a section or None (nothing to show).
+# (title, module, function): each builder takes a StoreReader and a ReportScope and returns a section or None (nothing to show).
 # A builder whose module (or the metric module it reads) is not in this build is skipped and named in the report.
 SECTION_BUILDERS: tuple[tuple[str, str, str], ...] = (
     ("Pairwise position bias", "judgebias_core.report.pairwise_section", "pairwise_section"),
@@ -33,19 +33,19 @@ SECTION_BUILDERS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def resolve_scope(path: str | os.PathLike[str], request: ReportRequest) -> ReportScope:
+def resolve_scope(reader: StoreReader, request: ReportRequest) -> ReportScope:
     """The request checked against the store (NotFoundError for an unknown dataset, judge or run)."""
-    dataset = dataset_summary(path, request.dataset_id)
-    known_judges = set(dataset_judges(path, dataset.id)["judge"])
+    dataset = dataset_summary(reader, request.dataset_id)
+    known_judges = set(dataset_judges(reader, dataset.id)["judge"])
     if unknown := [j for j in request.judges if j not in known_judges]:
         raise NotFoundError(f"no judge call of {', '.join(map(repr, unknown))} on dataset {dataset.id!r}; "
                             f"judges there: {', '.join(sorted(known_judges)) or 'none'}")
-    known_runs = set(dataset_runs(path, dataset.id)["run_id"])
+    known_runs = set(dataset_runs(reader, dataset.id)["run_id"])
     if unknown := [r for r in request.runs if r not in known_runs]:
         raise NotFoundError(f"no run {', '.join(map(repr, unknown))} on dataset {dataset.id!r}")
-    scope = report_scope(path, dataset.id, request.judges, request.runs)
+    scope = report_scope(reader, dataset.id, request.judges, request.runs)
     return ReportScope(
-        path=str(path), dataset=dataset, judges=tuple(sorted(scope["judge"].unique())),
+        path=str(reader.path), dataset=dataset, judges=tuple(sorted(scope["judge"].unique())),
         runs=tuple(dict.fromkeys(scope["run_id"].dropna())), studies=tuple(dict.fromkeys(scope["study"])),
         kinds=frozenset(scope["kind"]), judge_filter=tuple(request.judges),
         study_judges=tuple(dict.fromkeys(zip(scope["study"], scope["judge"], strict=True))),
@@ -53,16 +53,16 @@ def resolve_scope(path: str | os.PathLike[str], request: ReportRequest) -> Repor
     )
 
 
-def _builder(module: str, function: str) -> Callable[[ReportScope], ReportSection | None] | None:
+def _builder(module: str, function: str) -> Callable[[StoreReader, ReportScope], ReportSection | None] | None:
     try:
         return getattr(importlib.import_module(module), function)
     except (ImportError, AttributeError):
         return None
 
 
-def build_report(path: str | os.PathLike[str], request: ReportRequest) -> Report:
-    """Every section that has something to show for the request, plus provenance."""
-    scope = resolve_scope(path, request)
+def build_report(reader: StoreReader, request: ReportRequest) -> Report:
+    """Every section that has something to show for the request, plus provenance, all from one snapshot."""
+    scope = resolve_scope(reader, request)
     sections: list[ReportSection] = []
     skipped: list[str] = []
     for title, module, function in SECTION_BUILDERS:
@@ -71,7 +71,7 @@ def build_report(path: str | os.PathLike[str], request: ReportRequest) -> Report
             skipped.append(f"{title}: not available in this build of judgebias.")
             continue
         try:
-            section = builder(scope)
+            section = builder(reader, scope)
         except JudgebiasError as error:  # a metric that cannot be computed on this data says why; the rest stands
             skipped.append(f"{title}: could not be computed ({error}).")
             continue
@@ -79,9 +79,9 @@ def build_report(path: str | os.PathLike[str], request: ReportRequest) -> Report
             sections.append(section)
     provenance = Provenance(
         dataset=scope.dataset,
-        judges=provenance_judges(path, scope.dataset.id, request.judges, request.runs),
-        runs=provenance_runs(path, scope.dataset.id, request.judges, request.runs),
-        templates=provenance_templates(path, scope.dataset.id, request.judges, request.runs),
+        judges=provenance_judges(reader, scope.dataset.id, request.judges, request.runs),
+        runs=provenance_runs(reader, scope.dataset.id, request.judges, request.runs),
+        templates=provenance_templates(reader, scope.dataset.id, request.judges, request.runs),
         version=__version__, generated_at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
     return Report(request=request, title=f"How far can these judges be trusted? {scope.dataset.name}",

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from judgebias_core.analyses.stepwise import stepwise_analysis
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart
 from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.stepwise import StepwiseResult, plain_summary, stepwise_analysis
+from judgebias_core.metrics.stepwise import StepwiseResult, plain_summary
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
+from judgebias_core.store.handle import StoreReader
 
 TARGETS = ("position_consistency", "preference_fairness")
 
@@ -23,7 +25,7 @@ def steps_table(result: StepwiseResult) -> pd.DataFrame:
                              "AIC before": f"{result.start_aic:.1f}", "AIC after": f"{result.final_aic:.1f}"}])
 
 
-def factors_section(scope: ReportScope) -> ReportSection | None:
+def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Stepwise regression of PC and PF over (judge, candidate, task) units of the main study."""
     if "pairwise" not in scope.kinds or not scope.studies:
         return None
@@ -31,7 +33,7 @@ def factors_section(scope: ReportScope) -> ReportSection | None:
     results = []
     for target in TARGETS:
         try:
-            results.append(stepwise_analysis(scope.path, scope.dataset.id, study, target))
+            results.append(stepwise_analysis(reader, scope.dataset.id, study, target))
         except NotFoundError:  # no classified pair in the study: nothing to explain
             return None
     sentences = [plain_summary(result) for result in results]

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import pandas as pd
 
+from judgebias_core.analyses.calibration import calibration
+from judgebias_core.analyses.judges import agreement_report, leaderboard
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
 from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.agreement import AgreementResult, agreement_report
-from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration, calibration
-from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow, leaderboard
+from judgebias_core.metrics.agreement import AgreementResult
+from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import count_of, percent
+from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.report_queries import dataset_has_labels
 
 
@@ -56,13 +59,13 @@ def agreement_table(result: AgreementResult, study: str) -> pd.DataFrame:
     } for p in result.pairs])
 
 
-def agreement_section(scope: ReportScope) -> ReportSection | None:
+def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Per study with two or more judges: agreement heatmap, disagreement distribution, pair table."""
     if "pairwise" not in scope.kinds or len(scope.judges) < 2:
         return None
     sentences, figures, tables = [], [], []
     for study in scope.studies:
-        result = agreement_report(scope.path, scope.dataset.id, [study])
+        result = agreement_report(reader, scope.dataset.id, [study])
         if scope.judge_filter:
             keep = set(scope.judge_filter)
             result = AgreementResult(**{**result.__dict__, "judges": [j for j in result.judges if j in keep],
@@ -115,14 +118,14 @@ def calibration_row(result: PairwiseCalibration | RubricCalibration) -> dict[str
             "parse failures": f"{result.failed:,} calls"}
 
 
-def calibration_section(scope: ReportScope) -> ReportSection | None:
+def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Each judge against the dataset's labels (human, or a reference judge's, said so), where labels exist."""
-    if not dataset_has_labels(scope.path, scope.dataset.id):
+    if not dataset_has_labels(reader, scope.dataset.id):
         return None
     results = []
     for judge in scope.judges:
         try:
-            results.append(calibration(scope.path, scope.dataset.id, judge))
+            results.append(calibration(reader, scope.dataset.id, judge))
         except NotFoundError:  # the judge made no call on a labelled item
             continue
     if not results:
@@ -183,12 +186,12 @@ def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
     } for r in board.rows])
 
 
-def leaderboard_section(scope: ReportScope) -> ReportSection | None:
+def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """The candidates as each judge ranks them in the main study, with the ranking-safety flags."""
     if "pairwise" not in scope.kinds or not scope.studies:
         return None
     study = _main_study(scope)
-    boards = [leaderboard(scope.path, scope.dataset.id, [study], judge) for judge in scope.judges_in(study)]
+    boards = [leaderboard(reader, scope.dataset.id, [study], judge) for judge in scope.judges_in(study)]
     boards = sorted((b for b in boards if len(ranked_rows(b)) >= 2), key=lambda b: b.flip_rate)
     if not boards:
         return None

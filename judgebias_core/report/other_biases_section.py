@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from judgebias_core.analyses.judges import self_preference, verbosity
 from judgebias_core.charts.judges import self_preference_heatmap, verbosity_curve
-from judgebias_core.metrics.self_preference import SelfPreference, self_preference
-from judgebias_core.metrics.verbosity import VerbosityResult, verbosity
+from judgebias_core.metrics.self_preference import SelfPreference
+from judgebias_core.metrics.verbosity import VerbosityResult
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import SIGNIFICANCE, count_of, p_value, percent
+from judgebias_core.store.handle import StoreReader
 
 
 def verbosity_sentence(result: VerbosityResult, who: str) -> str:
@@ -38,18 +40,18 @@ def verbosity_table(results: list[VerbosityResult]) -> pd.DataFrame:
     } for r in results])
 
 
-def other_biases_section(scope: ReportScope) -> ReportSection | None:
+def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Verbosity of each judge and self-preference by family, on the main study's consistent pairs."""
     if "pairwise" not in scope.kinds or not scope.studies:
         return None
     study = "full" if "full" in scope.studies else scope.studies[0]
     judges = scope.judges_in(study)
     # A length preference needs decisive pairs whose answers differ in length.
-    results = [r for r in verbosity(scope.path, scope.dataset.id, [study], judges)
+    results = [r for r in verbosity(reader, scope.dataset.id, [study], judges)
                if r.decisive_pairs > r.equal_length_pairs]
     if not results:
         return None
-    preference = self_preference(scope.path, scope.dataset.id, [study], judges)
+    preference = self_preference(reader, scope.dataset.id, [study], judges)
     by_lean = sorted(results, key=lambda r: -abs(r.longer_win_share - 0.5))
     sentences = [verbosity_sentence(r, scope.who(r.judge)) for r in by_lean]
     family_sentences = self_preference_sentences(preference)

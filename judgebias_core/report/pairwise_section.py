@@ -7,9 +7,10 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from judgebias_core.analyses.pairwise import pairwise_metrics, unit_metrics
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.charts.pairwise_summary import direction_figure
-from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics, pairwise_metrics, task_breakdown, unit_metrics
+from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics, task_breakdown
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import (
     direction_sentence,
@@ -20,6 +21,7 @@ from judgebias_core.report.phrasing import (
     percent,
     ranking_sentence,
 )
+from judgebias_core.store.handle import StoreReader
 
 METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "preference_fairness", "mcnemar",
                "repetition_stability", "repetition_floor", "quality_gap", "parse_failures")
@@ -104,13 +106,13 @@ def _sentences(headline: list[PairwiseJudgeMetrics], floors: dict[str, PairwiseJ
     return sentences
 
 
-def pairwise_section(scope: ReportScope) -> ReportSection | None:
+def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """The swap-consistency section, or None when the scope holds no pair judged in both orders."""
     if "pairwise" not in scope.kinds:
         return None
     judges = scope.judge_filter or None
     results = [r for study in scope.studies
-               for r in pairwise_metrics(scope.path, scope.dataset.id, judges, study)]
+               for r in pairwise_metrics(reader, scope.dataset.id, judges, study)]
     if not results:
         return None
     studies = list(dict.fromkeys(r.study for r in results))
@@ -120,7 +122,7 @@ def pairwise_section(scope: ReportScope) -> ReportSection | None:
     floors = {r.judge: r for r in first_reps if r.repetition_floor is not None}
     figures = [_titled(flip_rate_forest(first_reps), "Flip rate per judge (first repetition of each study)"),
                direction_figure(headline)]
-    units = unit_metrics(scope.path, scope.dataset.id, main, judges)
+    units = unit_metrics(reader, scope.dataset.id, main, judges)
     breakdown = task_breakdown(units)
     ordered = sorted(results, key=lambda r: (r.study, r.judge, r.repetition))
     tables = [ReportTable("Swap consistency per judge", judge_table(ordered),

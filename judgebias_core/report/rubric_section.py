@@ -1,4 +1,4 @@
-"""Report section for rubric runs (METHODS.md section 1): from metrics.rubric_report and charts.rubric."""
+"""Report section for rubric runs (METHODS.md section 1): from analyses.rubric and charts.rubric."""
 
 from __future__ import annotations
 
@@ -6,15 +6,17 @@ import math
 
 import pandas as pd
 
+from judgebias_core.analyses.rubric import rubric_report
 from judgebias_core.charts.rubric import (
     correlation_comparison_figure,
     ordering_rank_figure,
     position_share_figure,
     score_position_heatmap,
 )
-from judgebias_core.metrics.rubric_report import RubricReport, rubric_report
+from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import percent
+from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.rubric_queries import list_rubric_runs
 
 METRIC_KEYS = ("position_share", "position_given_score", "within_item_spread", "permutation_vs_repeat",
@@ -75,23 +77,23 @@ def run_table(reports: list[RubricReport]) -> pd.DataFrame:
     } for r in reports])
 
 
-def _runs_in_scope(scope: ReportScope) -> pd.DataFrame:
-    runs = list_rubric_runs(scope.path)
+def _runs_in_scope(reader: StoreReader, scope: ReportScope) -> pd.DataFrame:
+    runs = list_rubric_runs(reader)
     runs = runs[(runs["dataset_id"] == scope.dataset.id) & runs["run_id"].isin(scope.runs)]
     return runs[runs["judge"].isin(scope.judges)] if scope.judge_filter else runs
 
 
-def rubric_section(scope: ReportScope) -> ReportSection | None:
+def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """One block per rubric run in scope (repeat runs serve as baselines), or None without rubric runs."""
     if "rubric" not in scope.kinds:
         return None
-    runs = _runs_in_scope(scope)
+    runs = _runs_in_scope(reader, scope)
     main = runs[runs["protocol"] != REPEAT_PROTOCOL]
     repeats = runs[runs["protocol"] == REPEAT_PROTOCOL]
     reports = []
     for run in main.itertuples():
         match = repeats[(repeats["judge"] == run.judge) & (repeats["rubric_id"] == run.rubric_id)]
-        reports.append(rubric_report(scope.path, run.run_id, match["run_id"].iloc[0] if len(match) else None))
+        reports.append(rubric_report(reader, run.run_id, match["run_id"].iloc[0] if len(match) else None))
     if not reports:
         return None
     figures, sentences = [], []

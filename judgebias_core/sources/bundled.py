@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from judgebias_core.identity import stable_id
 from judgebias_core.models import NO_REPLY, PARSE_FAILED, PARSE_OK, PARSER_PREPARSED, Rubric
-from judgebias_core.sources.common import call_ids, join_turns, judges_frame, stable_id
+from judgebias_core.sources.common import call_ids, join_turns, judges_frame
 from judgebias_core.sources.summeval_rubrics import SUMMEVAL_DIMENSIONS, summeval_rubric
 from judgebias_core.store.connection import PROJECT_ROOT
+from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, WriteResult, write_batch
@@ -266,7 +268,8 @@ def import_bundled(path: str | os.PathLike[str], datasets: tuple[str, ...] = BUN
     asks to re-read it, which still inserts only rows that are missing.
     """
     migrate(path)
-    present = {summary.id for summary in dataset_summaries(path)}
+    with Store(path).reader() as reader:
+        present = {summary.id for summary in dataset_summaries(reader)}
     reports = []
     for dataset_id in datasets:
         if dataset_id in present and not force:

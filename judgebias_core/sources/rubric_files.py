@@ -19,8 +19,8 @@ import pandas as pd
 import yaml
 
 from judgebias_core.errors import NotFoundError, RowProblem, ValidationFailed
+from judgebias_core.identity import stable_id
 from judgebias_core.models import Rubric, RubricLevel
-from judgebias_core.sources.common import stable_id
 from judgebias_core.sources.upload_read import check_size, control_problem, decode_text, file_problem, nested_too_deeply
 from judgebias_core.store.queries import load_rubric
 from judgebias_core.store.schema import migrate

@@ -2,55 +2,51 @@
 
 from __future__ import annotations
 
-import os
-
 import duckdb
 import numpy as np
 import pandas as pd
 
 from judgebias_core.errors import NotFoundError
-from judgebias_core.store.connection import connect
+from judgebias_core.store.handle import StoreReader
 
-CALL_COLUMNS = ["judge", "study", "item_id", "task", "first_candidate", "second_candidate", "repetition",
-                "order_label", "options", "verdict"]
 OUTCOME_COLUMNS = ["judge", "study", "repetition", "item_id", "task", "candidate", "opponent", "verdict_original",
                    "verdict_swapped", "classification", "winner"]
 
 
-def pairwise_studies(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+def pairwise_studies(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
     """Studies of a dataset that hold pairwise calls, with their judges, repetitions and call counts."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT study, list(DISTINCT judge ORDER BY judge) AS judges, max(repetition) AS repetitions, "
-            "count(*) AS calls FROM judge_calls WHERE dataset_id = ? AND kind = 'pairwise' "
-            "GROUP BY study ORDER BY study",
-            [dataset_id],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT study, list(DISTINCT judge ORDER BY judge) AS judges, max(repetition) AS repetitions, "
+        "count(*) AS calls FROM judge_calls WHERE dataset_id = ? AND kind = 'pairwise' "
+        "GROUP BY study ORDER BY study",
+        [dataset_id],
+    ).df()
 
 
-def pairwise_datasets(path: str | os.PathLike[str]) -> list[str]:
+def pairwise_datasets(reader: StoreReader) -> list[str]:
     """Datasets holding at least one pairwise judge call, in the order they were added."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT d.dataset_id FROM datasets d WHERE EXISTS (SELECT 1 FROM judge_calls j "
-            "WHERE j.dataset_id = d.dataset_id AND j.kind = 'pairwise') ORDER BY d.created_at, d.dataset_id"
-        ).fetchall()
+    con = reader.con
+    rows = con.execute(
+        "SELECT d.dataset_id FROM datasets d WHERE EXISTS (SELECT 1 FROM judge_calls j "
+        "WHERE j.dataset_id = d.dataset_id AND j.kind = 'pairwise') ORDER BY d.created_at, d.dataset_id"
+    ).fetchall()
     return [row[0] for row in rows]
 
 
-def pairwise_calls(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+def pairwise_calls(reader: StoreReader, dataset_id: str, studies: list[str],
                    repetition: int | None = None) -> pd.DataFrame:
     """Every pairwise call of the studies; ``verdict`` is null unless the call parsed."""
-    with connect(path, read_only=True) as con:
-        frame = con.execute(
-            "SELECT j.judge, j.study, j.item_id, i.task, j.first_candidate, j.second_candidate, j.repetition, "
-            "j.order_label, j.options, CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict "
-            "FROM judge_calls j LEFT JOIN items i USING (dataset_id, item_id) "
-            "WHERE j.dataset_id = ? AND j.kind = 'pairwise' AND j.study IN (SELECT unnest(?)) "
-            "AND (? IS NULL OR j.repetition = ?) "
-            "ORDER BY j.judge, j.study, j.item_id, j.first_candidate, j.second_candidate, j.repetition",
-            [dataset_id, studies, repetition, repetition],
-        ).df()
+    con = reader.con
+    frame = con.execute(
+        "SELECT j.judge, j.study, j.item_id, i.task, j.first_candidate, j.second_candidate, j.repetition, "
+        "j.order_label, j.options, CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict "
+        "FROM judge_calls j LEFT JOIN items i USING (dataset_id, item_id) "
+        "WHERE j.dataset_id = ? AND j.kind = 'pairwise' AND j.study IN (SELECT unnest(?)) "
+        "AND (? IS NULL OR j.repetition = ?) "
+        "ORDER BY j.judge, j.study, j.item_id, j.first_candidate, j.second_candidate, j.repetition",
+        [dataset_id, studies, repetition, repetition],
+    ).df()
     if frame.empty:
         raise NotFoundError(f"no pairwise judge call on {dataset_id!r} in studies {studies}")
     return frame
@@ -69,7 +65,7 @@ LABELS_PER_WORD = 64 // PACKED_BITS
 MAX_PACKED_LABELS = 64  # the presence mask that proves one call per judge is one 64-bit word
 
 
-def verdict_code_matrix(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+def verdict_code_matrix(reader: StoreReader, dataset_id: str, studies: list[str],
                         repetition: int | None = None) -> tuple[list[str], list[str], np.ndarray]:
     """Instances x judge labels of parsed-verdict codes (0: not answered or not parsed), pivoted in SQL.
 
@@ -77,27 +73,27 @@ def verdict_code_matrix(path: str | os.PathLike[str], dataset_id: str, studies: 
     ``i + 1`` is ``verdicts[i]``; A, B, C first) and the int8 matrix, one row per (item, slots, repetition).
     """
     scope = [dataset_id, studies, repetition, repetition]
-    with connect(path, read_only=True) as con:
-        groups = con.execute(
-            "SELECT judge, study, count(*) OVER (PARTITION BY judge) AS studies FROM (SELECT DISTINCT judge, study "
-            f"FROM judge_calls WHERE {CALL_SCOPE})", scope).fetchall()
-        if not groups:
-            raise NotFoundError(f"no pairwise judge call on {dataset_id!r} in studies {studies}")
-        found = con.execute(f"SELECT DISTINCT verdict FROM judge_calls WHERE {CALL_SCOPE} AND parse_status = 'ok' "
-                            "AND verdict IS NOT NULL", scope).fetchall()
-        labelled = sorted((judge if count == 1 else f"{judge} [{study}]", judge, study)
-                          for judge, study, count in groups)
-        verdicts = ["A", "B", "C", *sorted({row[0] for row in found} - {"A", "B", "C"})]
-        label_params = [value for _, judge, study in labelled for value in (judge, study)]
-        calls = ("SELECT item_id, first_candidate, second_candidate, repetition, CASE "
-                 + " ".join(f"WHEN judge = ? AND study = ? THEN {i}" for i in range(len(labelled)))
-                 + " END AS label, CASE WHEN parse_status = 'ok' THEN coalesce(list_position(?, verdict), 0) "
-                 f"ELSE 0 END AS code FROM judge_calls WHERE {CALL_SCOPE}")
-        packed = None
-        if len(verdicts) < 2 ** PACKED_BITS and len(labelled) <= MAX_PACKED_LABELS:
-            packed = _packed_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
-        if packed is None:
-            packed = _filtered_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
+    con = reader.con
+    groups = con.execute(
+        "SELECT judge, study, count(*) OVER (PARTITION BY judge) AS studies FROM (SELECT DISTINCT judge, study "
+        f"FROM judge_calls WHERE {CALL_SCOPE})", scope).fetchall()
+    if not groups:
+        raise NotFoundError(f"no pairwise judge call on {dataset_id!r} in studies {studies}")
+    found = con.execute(f"SELECT DISTINCT verdict FROM judge_calls WHERE {CALL_SCOPE} AND parse_status = 'ok' "
+                        "AND verdict IS NOT NULL", scope).fetchall()
+    labelled = sorted((judge if count == 1 else f"{judge} [{study}]", judge, study)
+                      for judge, study, count in groups)
+    verdicts = ["A", "B", "C", *sorted({row[0] for row in found} - {"A", "B", "C"})]
+    label_params = [value for _, judge, study in labelled for value in (judge, study)]
+    calls = ("SELECT item_id, first_candidate, second_candidate, repetition, CASE "
+             + " ".join(f"WHEN judge = ? AND study = ? THEN {i}" for i in range(len(labelled)))
+             + " END AS label, CASE WHEN parse_status = 'ok' THEN coalesce(list_position(?, verdict), 0) "
+             f"ELSE 0 END AS code FROM judge_calls WHERE {CALL_SCOPE}")
+    packed = None
+    if len(verdicts) < 2 ** PACKED_BITS and len(labelled) <= MAX_PACKED_LABELS:
+        packed = _packed_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
+    if packed is None:
+        packed = _filtered_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
     return [label for label, _, _ in labelled], verdicts, packed
 
 
@@ -129,102 +125,102 @@ def _filtered_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list, la
     return codes
 
 
-def pair_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+def pair_outcomes(reader: StoreReader, dataset_id: str, studies: list[str],
                   judge: str | None = None) -> pd.DataFrame:
     """Classified pairs of the studies (one row per pair, judge and repetition)."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT judge, study, repetition, item_id, task, candidate, opponent, verdict_original, "
-            "verdict_swapped, classification, winner FROM pair_outcomes "
-            "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND (? IS NULL OR judge = ?) "
-            "ORDER BY judge, study, item_id, candidate, opponent, repetition",
-            [dataset_id, studies, judge, judge],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT judge, study, repetition, item_id, task, candidate, opponent, verdict_original, "
+        "verdict_swapped, classification, winner FROM pair_outcomes "
+        "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND (? IS NULL OR judge = ?) "
+        "ORDER BY judge, study, item_id, candidate, opponent, repetition",
+        [dataset_id, studies, judge, judge],
+    ).df()
 
 
-def item_score_counts(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+def item_score_counts(reader: StoreReader, dataset_id: str, studies: list[str],
                       judge: str) -> pd.DataFrame:
     """One judge's classified pairs counted per ``item_id``, ``candidate`` and ``opponent``: ``pairs`` (not
     failed), ``score_sum`` (1 win, 1/2 tie or position-inconsistent, 0 loss), ``wins``, ``losses``, ``flips``
     (inconsistent pairs) and ``failed``; in item, candidate, opponent order."""
     kept = "classification != 'failed'"
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            f"SELECT item_id, candidate, opponent, count(*) FILTER (WHERE {kept}) AS pairs, "
-            "coalesce(sum(CASE WHEN winner = candidate THEN 1.0::DOUBLE WHEN winner = opponent THEN 0.0::DOUBLE "
-            f"ELSE 0.5::DOUBLE END) FILTER (WHERE {kept}), 0.0) AS score_sum, "
-            f"count(*) FILTER (WHERE {kept} AND winner = candidate) AS wins, "
-            f"count(*) FILTER (WHERE {kept} AND winner = opponent) AS losses, "
-            "count(*) FILTER (WHERE classification NOT IN ('failed', 'consistent')) AS flips, "
-            "count(*) FILTER (WHERE classification = 'failed') AS failed FROM pair_outcomes "
-            "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND judge = ? "
-            "GROUP BY item_id, candidate, opponent ORDER BY item_id, candidate, opponent",
-            [dataset_id, studies, judge],
-        ).df()
+    con = reader.con
+    return con.execute(
+        f"SELECT item_id, candidate, opponent, count(*) FILTER (WHERE {kept}) AS pairs, "
+        "coalesce(sum(CASE WHEN winner = candidate THEN 1.0::DOUBLE WHEN winner = opponent THEN 0.0::DOUBLE "
+        f"ELSE 0.5::DOUBLE END) FILTER (WHERE {kept}), 0.0) AS score_sum, "
+        f"count(*) FILTER (WHERE {kept} AND winner = candidate) AS wins, "
+        f"count(*) FILTER (WHERE {kept} AND winner = opponent) AS losses, "
+        "count(*) FILTER (WHERE classification NOT IN ('failed', 'consistent')) AS flips, "
+        "count(*) FILTER (WHERE classification = 'failed') AS failed FROM pair_outcomes "
+        "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND judge = ? "
+        "GROUP BY item_id, candidate, opponent ORDER BY item_id, candidate, opponent",
+        [dataset_id, studies, judge],
+    ).df()
 
 
 OUTCOME_SCOPE = "p.dataset_id = ? AND p.study IN (SELECT unnest(?)) AND p.judge IN (SELECT unnest(?))"
 
 
-def judges_with_outcomes(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+def judges_with_outcomes(reader: StoreReader, dataset_id: str, studies: list[str],
                          judges: list[str]) -> set[str]:
     """The judges among ``judges`` with at least one classified pair (failed ones included) in the studies."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(f"SELECT DISTINCT p.judge FROM pair_outcomes p WHERE {OUTCOME_SCOPE}",
-                           [dataset_id, studies, judges]).fetchall()
+    con = reader.con
+    rows = con.execute(f"SELECT DISTINCT p.judge FROM pair_outcomes p WHERE {OUTCOME_SCOPE}",
+                       [dataset_id, studies, judges]).fetchall()
     return {row[0] for row in rows}
 
 
-def decisive_length_counts(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+def decisive_length_counts(reader: StoreReader, dataset_id: str, studies: list[str],
                            judges: list[str]) -> pd.DataFrame:
     """Consistent pairs with a winner and both answers' lengths known, counted per ``judge``, ``difference``
     (candidate minus opponent, characters) and ``candidate_won`` (0/1), in that order: ``pairs``."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "WITH lengths AS (SELECT item_id, candidate, length(answer) AS length FROM answers WHERE dataset_id = ?) "
-            "SELECT p.judge, c.length - o.length AS difference, (p.winner = p.candidate)::BIGINT AS candidate_won, "
-            "count(*) AS pairs FROM pair_outcomes p "
-            "JOIN lengths c ON c.item_id = p.item_id AND c.candidate = p.candidate "
-            "JOIN lengths o ON o.item_id = p.item_id AND o.candidate = p.opponent "
-            f"WHERE {OUTCOME_SCOPE} AND p.classification = 'consistent' AND p.winner != 'tie' "
-            "GROUP BY ALL ORDER BY ALL",
-            [dataset_id, dataset_id, studies, judges],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "WITH lengths AS (SELECT item_id, candidate, length(answer) AS length FROM answers WHERE dataset_id = ?) "
+        "SELECT p.judge, c.length - o.length AS difference, (p.winner = p.candidate)::BIGINT AS candidate_won, "
+        "count(*) AS pairs FROM pair_outcomes p "
+        "JOIN lengths c ON c.item_id = p.item_id AND c.candidate = p.candidate "
+        "JOIN lengths o ON o.item_id = p.item_id AND o.candidate = p.opponent "
+        f"WHERE {OUTCOME_SCOPE} AND p.classification = 'consistent' AND p.winner != 'tie' "
+        "GROUP BY ALL ORDER BY ALL",
+        [dataset_id, dataset_id, studies, judges],
+    ).df()
 
 
-def pair_score_totals(path: str | os.PathLike[str], dataset_id: str, studies: list[str],
+def pair_score_totals(reader: StoreReader, dataset_id: str, studies: list[str],
                       judges: list[str]) -> pd.DataFrame:
     """Per judge, candidate and opponent: classified (non-failed) pairs and the candidate's summed score
     (1 win, 1/2 tie or position-inconsistent, 0 loss)."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT p.judge, p.candidate, p.opponent, count(*) AS pairs, sum(CASE WHEN p.winner = p.candidate "
-            "THEN 1.0::DOUBLE WHEN p.winner = p.opponent THEN 0.0::DOUBLE ELSE 0.5::DOUBLE END) AS score_sum "
-            f"FROM pair_outcomes p WHERE {OUTCOME_SCOPE} AND p.classification != 'failed' "
-            "GROUP BY p.judge, p.candidate, p.opponent ORDER BY p.judge, p.candidate, p.opponent",
-            [dataset_id, studies, judges],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT p.judge, p.candidate, p.opponent, count(*) AS pairs, sum(CASE WHEN p.winner = p.candidate "
+        "THEN 1.0::DOUBLE WHEN p.winner = p.opponent THEN 0.0::DOUBLE ELSE 0.5::DOUBLE END) AS score_sum "
+        f"FROM pair_outcomes p WHERE {OUTCOME_SCOPE} AND p.classification != 'failed' "
+        "GROUP BY p.judge, p.candidate, p.opponent ORDER BY p.judge, p.candidate, p.opponent",
+        [dataset_id, studies, judges],
+    ).df()
 
 
-def answer_lengths(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+def answer_lengths(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
     """Length in characters of every candidate answer (all turns together)."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT item_id, candidate, length(answer) AS length FROM answers WHERE dataset_id = ?", [dataset_id]
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT item_id, candidate, length(answer) AS length FROM answers WHERE dataset_id = ?", [dataset_id]
+    ).df()
 
 
-def judge_families(path: str | os.PathLike[str]) -> dict[str, str]:
+def judge_families(reader: StoreReader) -> dict[str, str]:
     """Family of every judge the store knows, as recorded when it was added."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute("SELECT judge, family FROM judges ORDER BY judge").fetchall()
+    con = reader.con
+    rows = con.execute("SELECT judge, family FROM judges ORDER BY judge").fetchall()
     return {judge: family for judge, family in rows}
 
 
-def dataset_candidates(path: str | os.PathLike[str], dataset_id: str) -> list[str]:
+def dataset_candidates(reader: StoreReader, dataset_id: str) -> list[str]:
     """Every candidate with an answer in a pairwise dataset."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT DISTINCT candidate FROM answers WHERE dataset_id = ? ORDER BY candidate", [dataset_id]
-        ).fetchall()
+    con = reader.con
+    rows = con.execute(
+        "SELECT DISTINCT candidate FROM answers WHERE dataset_id = ? ORDER BY candidate", [dataset_id]
+    ).fetchall()
     return [row[0] for row in rows]

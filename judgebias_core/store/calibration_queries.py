@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 
-from judgebias_core.store.connection import connect
+from judgebias_core.store.handle import StoreReader
 
 TARGETS_SQL = """
 WITH pair_labels AS (
@@ -31,10 +29,10 @@ ORDER BY 1, 3, 4
 """
 
 
-def calibration_targets(path: str | os.PathLike[str]) -> pd.DataFrame:
+def calibration_targets(reader: StoreReader) -> pd.DataFrame:
     """Every (dataset, study, judge) whose calls fall on labelled items, with the label source."""
-    with connect(path, read_only=True) as con:
-        return con.execute(TARGETS_SQL).df()
+    con = reader.con
+    return con.execute(TARGETS_SQL).df()
 
 
 # Per labelled item: the most common preference among its raters (ties broken by name), how many, their source.
@@ -45,64 +43,64 @@ PAIR_LABELS_SQL = (
 )
 
 
-def pairwise_calls_with_labels(path: str | os.PathLike[str], dataset_id: str, judge: str,
+def pairwise_calls_with_labels(reader: StoreReader, dataset_id: str, judge: str,
                                study: str | None = None) -> pd.DataFrame:
     """A judge's pairwise calls on labelled items, with the most common preference among the item's raters."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            f"WITH labels AS ({PAIR_LABELS_SQL}) "
-            "SELECT j.study, j.item_id, j.repetition, j.order_label, j.first_candidate, j.second_candidate, "
-            "CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict, l.human, l.raters, l.label_source "
-            "FROM judge_calls j JOIN labels l USING (item_id) "
-            "WHERE j.dataset_id = ? AND j.judge = ? AND j.kind = 'pairwise' AND (? IS NULL OR j.study = ?) "
-            "ORDER BY j.study, j.item_id, j.repetition, j.order_label",
-            [dataset_id, dataset_id, judge, study, study],
-        ).df()
+    con = reader.con
+    return con.execute(
+        f"WITH labels AS ({PAIR_LABELS_SQL}) "
+        "SELECT j.study, j.item_id, j.repetition, j.order_label, j.first_candidate, j.second_candidate, "
+        "CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict, l.human, l.raters, l.label_source "
+        "FROM judge_calls j JOIN labels l USING (item_id) "
+        "WHERE j.dataset_id = ? AND j.judge = ? AND j.kind = 'pairwise' AND (? IS NULL OR j.study = ?) "
+        "ORDER BY j.study, j.item_id, j.repetition, j.order_label",
+        [dataset_id, dataset_id, judge, study, study],
+    ).df()
 
 
-def pair_preferences(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+def pair_preferences(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
     """Per labelled item: the most common preference among its raters, how many raters, and their source."""
-    with connect(path, read_only=True) as con:
-        return con.execute(PAIR_LABELS_SQL, [dataset_id]).df()
+    con = reader.con
+    return con.execute(PAIR_LABELS_SQL, [dataset_id]).df()
 
 
-def rubric_trials_with_labels(path: str | os.PathLike[str], dataset_id: str, judge: str,
+def rubric_trials_with_labels(reader: StoreReader, dataset_id: str, judge: str,
                               study: str | None = None) -> pd.DataFrame:
     """A judge's rubric trials on labelled items, with the raters' median (rounded half up) and mean score."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "WITH labels AS (SELECT item_id, rubric_id, floor(median(score) + 0.5)::INTEGER AS human_median, "
-            "  avg(score) AS human_mean, count(*) AS raters, min(label_source) AS label_source FROM human_labels "
-            "  WHERE dataset_id = ? AND score IS NOT NULL GROUP BY item_id, rubric_id) "
-            "SELECT j.study, j.item_id, j.rubric_id, j.repetition, j.ordering, "
-            "CASE WHEN j.parse_status = 'ok' THEN j.score END AS score, "
-            "l.human_median, l.human_mean, l.raters, l.label_source "
-            "FROM judge_calls j JOIN labels l USING (item_id, rubric_id) "
-            "WHERE j.dataset_id = ? AND j.judge = ? AND j.kind = 'rubric' AND (? IS NULL OR j.study = ?) "
-            "ORDER BY j.study, j.item_id, j.repetition",
-            [dataset_id, dataset_id, judge, study, study],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "WITH labels AS (SELECT item_id, rubric_id, floor(median(score) + 0.5)::INTEGER AS human_median, "
+        "  avg(score) AS human_mean, count(*) AS raters, min(label_source) AS label_source FROM human_labels "
+        "  WHERE dataset_id = ? AND score IS NOT NULL GROUP BY item_id, rubric_id) "
+        "SELECT j.study, j.item_id, j.rubric_id, j.repetition, j.ordering, "
+        "CASE WHEN j.parse_status = 'ok' THEN j.score END AS score, "
+        "l.human_median, l.human_mean, l.raters, l.label_source "
+        "FROM judge_calls j JOIN labels l USING (item_id, rubric_id) "
+        "WHERE j.dataset_id = ? AND j.judge = ? AND j.kind = 'rubric' AND (? IS NULL OR j.study = ?) "
+        "ORDER BY j.study, j.item_id, j.repetition",
+        [dataset_id, dataset_id, judge, study, study],
+    ).df()
 
 
-def rubric_scale(path: str | os.PathLike[str], rubric_ids: list[str]) -> list[int]:
+def rubric_scale(reader: StoreReader, rubric_ids: list[str]) -> list[int]:
     """The score levels of the given rubrics (their union, ascending)."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT DISTINCT level FROM rubric_levels WHERE list_contains(?, rubric_id) ORDER BY level", [rubric_ids]
-        ).fetchall()
+    con = reader.con
+    rows = con.execute(
+        "SELECT DISTINCT level FROM rubric_levels WHERE list_contains(?, rubric_id) ORDER BY level", [rubric_ids]
+    ).fetchall()
     return [int(row[0]) for row in rows]
 
 
-def item_texts(path: str | os.PathLike[str], dataset_id: str, item_id: str) -> dict[str, str]:
+def item_texts(reader: StoreReader, dataset_id: str, item_id: str) -> dict[str, str]:
     """An item's question, its scored response (pointwise) and every candidate answer, for reading in full."""
-    with connect(path, read_only=True) as con:
-        head = con.execute(
-            "SELECT question, response FROM items WHERE dataset_id = ? AND item_id = ?", [dataset_id, item_id]
-        ).fetchall()
-        answers = con.execute(
-            "SELECT candidate, answer FROM answers WHERE dataset_id = ? AND item_id = ? ORDER BY candidate",
-            [dataset_id, item_id],
-        ).fetchall()
+    con = reader.con
+    head = con.execute(
+        "SELECT question, response FROM items WHERE dataset_id = ? AND item_id = ?", [dataset_id, item_id]
+    ).fetchall()
+    answers = con.execute(
+        "SELECT candidate, answer FROM answers WHERE dataset_id = ? AND item_id = ? ORDER BY candidate",
+        [dataset_id, item_id],
+    ).fetchall()
     texts = {"question": head[0][0]} if head else {}
     if head and head[0][1] is not None:
         texts["response"] = head[0][1]

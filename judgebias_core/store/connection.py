@@ -21,8 +21,6 @@ from judgebias_core.errors import StoreBusyError, StoreError
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DB_PATH = PROJECT_ROOT / "data" / "judgebias.duckdb"
 DB_ENV_VAR = "JUDGEBIAS_DB"
-
-_LOCK_MARKERS = ("lock", "conflicting", "being used", "could not set lock")
 STORE_HELP = "restore it from a backup, or choose another store file with --db (or $JUDGEBIAS_DB)"
 
 
@@ -34,9 +32,33 @@ def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(from_env) if from_env else DEFAULT_DB_PATH
 
 
-def _is_lock_error(error: Exception) -> bool:
-    text = str(error).lower()
-    return any(marker in text for marker in _LOCK_MARKERS)
+def _held_by_another_process(path: Path, read_only: bool) -> bool:
+    """Whether another process holds a lock on the file that keeps this mode out.
+
+    DuckDB reports a held lock and, say, a missing or unreadable file with the same exception type
+    (``duckdb.IOException``), so the lock itself is probed: DuckDB takes POSIX record locks (shared to read,
+    exclusive to write) and ``fcntl.lockf`` with ``LOCK_NB`` raises ``BlockingIOError`` when one is held. The probe
+    is released at once. It runs only after DuckDB failed to open the file, when this process holds no DuckDB lock
+    on it (closing the probe's descriptor would otherwise drop that lock).
+    """
+    try:
+        import fcntl  # noqa: PLC0415 - POSIX only
+    except ImportError:  # no POSIX locks to probe: an existing file that DuckDB cannot open is taken as busy
+        return path.exists()
+    try:
+        with open(path, "rb" if read_only else "r+b") as handle:
+            try:
+                fcntl.lockf(handle, (fcntl.LOCK_SH if read_only else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+            except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: a conflicting lock is held
+                return True
+            fcntl.lockf(handle, fcntl.LOCK_UN)
+    except OSError:  # the file is missing or unreadable: not a lock
+        return False
+    return False
+
+
+def _is_lock_error(error: duckdb.Error, path: Path, read_only: bool) -> bool:
+    return isinstance(error, duckdb.IOException) and _held_by_another_process(path, read_only)
 
 
 @contextmanager
@@ -51,13 +73,18 @@ def connect(
         db_path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + busy_timeout_s
     delay = 0.02
+    retried_unlocked = False
     while True:
         try:
             con = duckdb.connect(str(db_path), read_only=read_only)
             break
         except duckdb.Error as error:
-            if not _is_lock_error(error) or time.monotonic() > deadline:
-                if _is_lock_error(error):
+            locked = _is_lock_error(error, db_path, read_only)
+            if not locked and isinstance(error, duckdb.IOException) and not retried_unlocked:
+                retried_unlocked = True  # the holder may have let go between DuckDB's attempt and the probe
+                continue
+            if not locked or time.monotonic() > deadline:
+                if locked:
                     raise StoreBusyError(
                         f"the store {db_path} stayed busy for {busy_timeout_s:.0f} s (another process is writing)"
                     ) from error

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import pandas as pd
 
-from judgebias_core.store.connection import connect
+from judgebias_core.store.handle import StoreReader
 
 # Shared WHERE clause: every filter is optional (NULL means "all").
 _SCOPE = """
@@ -21,8 +20,6 @@ _PAIR_FILTER = """
 AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, coalesce(task, '(no task)')))
 AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, candidate))
 """
-
-UNIT_KEYS = ["dataset_id", "study", "judge", "repetition", "candidate", "task"]
 
 # One row per (dataset, study, judge, repetition, candidate, task). The McNemar cells ask whether the candidate
 # wins when it sits in the first slot (swapped order, verdict A) and when it sits in the second (original, B).
@@ -98,7 +95,7 @@ HAVING max(last_repetition) > 1
 ORDER BY ALL
 """
 
-PAIR_DETAIL_SQL = f"""
+PAIR_DETAIL_SQL = """
 SELECT p.dataset_id, p.study, p.judge, p.repetition, p.item_id, coalesce(p.task, '(no task)') AS task,
        p.candidate, p.opponent, p.classification, p.winner,
        o.verdict AS verdict_original, s.verdict AS verdict_swapped,
@@ -179,79 +176,53 @@ def _pair_params(dataset_id: str | None, study: str | None, judges: Sequence[str
     return [*_scope_params(dataset_id, study, judges), task_list, task_list, candidate_list, candidate_list]
 
 
-def _frame(path: str | os.PathLike[str], sql: str, params: list[object]) -> pd.DataFrame:
-    with connect(path, read_only=True) as con:
-        return con.execute(sql, params).df()
-
-
-def pairwise_inputs(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+def pairwise_inputs(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,
                     judges: Sequence[str] | None = None, tasks: Sequence[str] | None = None,
                     candidates: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Unit counts, item counts and repetition counts in one connection (what ``pairwise_metrics`` needs)."""
+    """Unit counts, item counts and repetition counts (what ``pairwise_metrics_from_counts`` needs)."""
     pair_params = _pair_params(dataset_id, study, judges, tasks, candidates)
-    with connect(path, read_only=True) as con:
-        units = con.execute(UNIT_COUNTS_SQL, pair_params).df()
-        items = con.execute(ITEM_COUNTS_SQL, pair_params).df()
-        # Only studies with a second repetition have stability to measure: skip the scan of their calls otherwise.
-        has_repetitions = not units.empty and int(units["repetition"].max()) > 1
-        repetitions = con.execute(REPETITION_SQL if has_repetitions else f"{REPETITION_SQL} LIMIT 0",
-                                  _scope_params(dataset_id, study, judges)).df()
+    units = reader.frame(UNIT_COUNTS_SQL, pair_params)
+    items = reader.frame(ITEM_COUNTS_SQL, pair_params)
+    # Only studies with a second repetition have stability to measure: skip the scan of their calls otherwise.
+    has_repetitions = not units.empty and int(units["repetition"].max()) > 1
+    repetitions = reader.frame(REPETITION_SQL if has_repetitions else f"{REPETITION_SQL} LIMIT 0",
+                               _scope_params(dataset_id, study, judges))
     return units, items, repetitions
 
 
-def unit_counts_frame(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+def unit_counts_frame(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,
                       judges: Sequence[str] | None = None, tasks: Sequence[str] | None = None,
                       candidates: Sequence[str] | None = None) -> pd.DataFrame:
     """Pair counts per (dataset, study, judge, repetition, candidate, task), failures included."""
-    return _frame(path, UNIT_COUNTS_SQL, _pair_params(dataset_id, study, judges, tasks, candidates))
+    return reader.frame(UNIT_COUNTS_SQL, _pair_params(dataset_id, study, judges, tasks, candidates))
 
 
-def unit_counts(path: str | os.PathLike[str], dataset_id: str, study: str,
-                judges: Sequence[str] | None = None, repetition: int | None = None) -> pd.DataFrame:
-    """One row per (judge, candidate, task): pairs (incl. failed), failed, consistent, primacy, recency, wins, ties.
-
-    Repetitions are pooled unless ``repetition`` picks one.
-    """
-    frame = unit_counts_frame(path, dataset_id, study, judges)
-    if repetition is not None:
-        frame = frame[frame["repetition"] == repetition]
-    counts = ["pairs", "failed", "consistent", "primacy", "recency", "candidate_wins", "opponent_wins", "ties"]
-    return frame.groupby(["judge", "candidate", "task"], as_index=False)[counts].sum()
-
-
-def item_counts(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
-                judges: Sequence[str] | None = None, tasks: Sequence[str] | None = None,
-                candidates: Sequence[str] | None = None) -> pd.DataFrame:
-    """Classified and consistent pairs per (dataset, study, judge, repetition, item): the bootstrap's clusters."""
-    return _frame(path, ITEM_COUNTS_SQL, _pair_params(dataset_id, study, judges, tasks, candidates))
-
-
-def repetition_counts(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+def repetition_counts(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,
                       judges: Sequence[str] | None = None) -> pd.DataFrame:
     """Per (dataset, study, judge) with repetitions: prompts, mean mode share, and the repetition-floor counts."""
-    return _frame(path, REPETITION_SQL, _scope_params(dataset_id, study, judges))
+    return reader.frame(REPETITION_SQL, _scope_params(dataset_id, study, judges))
 
 
-def pair_details(path: str | os.PathLike[str], dataset_id: str | None, study: str | None,
+def pair_details(reader: StoreReader, dataset_id: str | None, study: str | None,
                  judges: Sequence[str] | None = None, classifications: Sequence[str] = ("primacy", "recency"),
                  repetition: int | None = None, task: str | None = None, candidate: str | None = None,
                  limit: int = 500) -> pd.DataFrame:
     """Pairs of the given classes with both raw replies and the item's question, for a drill-down."""
     params = [*_scope_params(dataset_id, study, judges), list(classifications), repetition, repetition,
               task, task, candidate, candidate, limit]
-    return _frame(path, PAIR_DETAIL_SQL, params)
+    return reader.frame(PAIR_DETAIL_SQL, params)
 
 
-def pairwise_scope(path: str | os.PathLike[str]) -> pd.DataFrame:
+def pairwise_scope(reader: StoreReader) -> pd.DataFrame:
     """Every (dataset, study, judge, repetition, task, candidate) with pairs (kind 'pairwise') or with list-wise calls
     (kind 'listwise', no candidate), for filters."""
-    return _frame(path, SCOPE_SQL, [])
+    return reader.frame(SCOPE_SQL)
 
 
-def listwise_groups(path: str | os.PathLike[str], dataset_id: str | None = None, study: str | None = None,
+def listwise_groups(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,
                     judges: Sequence[str] | None = None) -> pd.DataFrame:
     """List-wise calls grouped by (dataset, study, judge, repetition, item, candidate set), classified."""
-    return _frame(path, LISTWISE_GROUPS_SQL, _scope_params(dataset_id, study, judges))
+    return reader.frame(LISTWISE_GROUPS_SQL, _scope_params(dataset_id, study, judges))
 
 
 # Mean lengths in characters per (judge, candidate, task). A call's prompt length is the stored prompt when there is
@@ -284,6 +255,6 @@ ORDER BY ALL
 """
 
 
-def unit_lengths(path: str | os.PathLike[str], dataset_id: str, study: str) -> pd.DataFrame:
+def unit_lengths(reader: StoreReader, dataset_id: str, study: str) -> pd.DataFrame:
     """Mean input, output and prompt lengths (characters) per (judge, candidate, task) of one study."""
-    return _frame(path, UNIT_LENGTHS_SQL, [dataset_id, study])
+    return reader.frame(UNIT_LENGTHS_SQL, [dataset_id, study])

@@ -9,6 +9,7 @@ import pandas as pd
 from judgebias_core.errors import NotFoundError
 from judgebias_core.models import DatasetSummary, JudgeCallDetail, Rubric, RubricLevel, StoreOverview
 from judgebias_core.store.connection import connect, scalar
+from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.schema import current_version
 
 DATASET_SUMMARY_SQL = """
@@ -26,10 +27,10 @@ ORDER BY d.created_at, d.dataset_id
 """
 
 
-def dataset_summaries(path: str | os.PathLike[str]) -> list[DatasetSummary]:
+def dataset_summaries(reader: StoreReader) -> list[DatasetSummary]:
     """One summary per dataset in the store, in the order they were added."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(DATASET_SUMMARY_SQL).fetchall()
+    con = reader.con
+    rows = con.execute(DATASET_SUMMARY_SQL).fetchall()
     return [
         DatasetSummary(
             id=r[0], name=r[1], kind=r[2], source=r[3], licence=r[4], description=r[5], baseline_candidate=r[6],
@@ -39,31 +40,32 @@ def dataset_summaries(path: str | os.PathLike[str]) -> list[DatasetSummary]:
     ]
 
 
-def dataset_summary(path: str | os.PathLike[str], dataset_id: str) -> DatasetSummary:
-    for summary in dataset_summaries(path):
+def dataset_summary(reader: StoreReader, dataset_id: str) -> DatasetSummary:
+    for summary in dataset_summaries(reader):
         if summary.id == dataset_id:
             return summary
     raise NotFoundError(f"no dataset {dataset_id!r} in the store")
 
 
-def store_overview(path: str | os.PathLike[str]) -> StoreOverview:
+def store_overview(reader: StoreReader) -> StoreOverview:
     """Counts of everything the store holds, for the Overview page."""
-    with connect(path, read_only=True) as con:
-        def count(sql: str) -> int:
-            return int(scalar(con, sql) or 0)
+    con = reader.con
 
-        return StoreOverview(
-            datasets=count("SELECT count(*) FROM datasets"),
-            items=count("SELECT count(*) FROM items"),
-            judges=count("SELECT count(DISTINCT judge) FROM judge_calls"),
-            runs=count("SELECT count(*) FROM runs"),
-            judge_calls=count("SELECT count(*) FROM judge_calls"),
-            parse_failures=count("SELECT count(*) FROM judge_calls WHERE parse_status = 'failed'"),
-            human_labels=count("SELECT count(*) FROM human_labels WHERE label_source = 'human'"),
-            reference_labels=count("SELECT count(*) FROM human_labels WHERE label_source = 'reference-judge'"),
-            rubrics=count("SELECT count(*) FROM rubrics"),
-            schema_version=current_version(con),
-        )
+    def count(sql: str) -> int:
+        return int(scalar(con, sql) or 0)
+
+    return StoreOverview(
+        datasets=count("SELECT count(*) FROM datasets"),
+        items=count("SELECT count(*) FROM items"),
+        judges=count("SELECT count(DISTINCT judge) FROM judge_calls"),
+        runs=count("SELECT count(*) FROM runs"),
+        judge_calls=count("SELECT count(*) FROM judge_calls"),
+        parse_failures=count("SELECT count(*) FROM judge_calls WHERE parse_status = 'failed'"),
+        human_labels=count("SELECT count(*) FROM human_labels WHERE label_source = 'human'"),
+        reference_labels=count("SELECT count(*) FROM human_labels WHERE label_source = 'reference-judge'"),
+        rubrics=count("SELECT count(*) FROM rubrics"),
+        schema_version=current_version(con),
+    )
 
 
 def store_is_empty(path: str | os.PathLike[str]) -> bool:
@@ -75,72 +77,72 @@ def store_is_empty(path: str | os.PathLike[str]) -> bool:
         return not tables or not scalar(con, "SELECT count(*) FROM datasets")
 
 
-def items_page(path: str | os.PathLike[str], dataset_id: str, offset: int = 0, limit: int = 50,
+def items_page(reader: StoreReader, dataset_id: str, offset: int = 0, limit: int = 50,
                search: str = "") -> tuple[pd.DataFrame, int]:
     """A page of a dataset's items in stored order, and how many match ``search``."""
     where = "dataset_id = ? AND (? = '' OR contains(lower(question), lower(?)) OR contains(lower(item_id), lower(?)))"
     params: list[object] = [dataset_id, search, search, search]
-    with connect(path, read_only=True) as con:
-        total = int(scalar(con, f"SELECT count(*) FROM items WHERE {where}", params) or 0)
-        frame = con.execute(
-            f"SELECT item_id, task, question, candidate, response, reference_answer, rubric_id FROM items "
-            f"WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
-            [*params, limit, offset],
-        ).df()
+    con = reader.con
+    total = int(scalar(con, f"SELECT count(*) FROM items WHERE {where}", params) or 0)
+    frame = con.execute(
+        f"SELECT item_id, task, question, candidate, response, reference_answer, rubric_id FROM items "
+        f"WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
+        [*params, limit, offset],
+    ).df()
     return frame, total
 
 
-def item_answers(path: str | os.PathLike[str], dataset_id: str, item_id: str) -> dict[str, str]:
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT candidate, answer FROM answers WHERE dataset_id = ? AND item_id = ? ORDER BY candidate",
-            [dataset_id, item_id],
-        ).fetchall()
+def item_answers(reader: StoreReader, dataset_id: str, item_id: str) -> dict[str, str]:
+    con = reader.con
+    rows = con.execute(
+        "SELECT candidate, answer FROM answers WHERE dataset_id = ? AND item_id = ? ORDER BY candidate",
+        [dataset_id, item_id],
+    ).fetchall()
     return {candidate: answer for candidate, answer in rows}
 
 
-def item_labels(path: str | os.PathLike[str], dataset_id: str, item_id: str) -> pd.DataFrame:
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT rater, rater_group, label_source, rubric_id, score, preference FROM human_labels "
-            "WHERE dataset_id = ? AND item_id = ? ORDER BY rubric_id, rater",
-            [dataset_id, item_id],
-        ).df()
+def item_labels(reader: StoreReader, dataset_id: str, item_id: str) -> pd.DataFrame:
+    con = reader.con
+    return con.execute(
+        "SELECT rater, rater_group, label_source, rubric_id, score, preference FROM human_labels "
+        "WHERE dataset_id = ? AND item_id = ? ORDER BY rubric_id, rater",
+        [dataset_id, item_id],
+    ).df()
 
 
-def calls_for_item(path: str | os.PathLike[str], dataset_id: str, item_id: str, limit: int = 500) -> pd.DataFrame:
+def calls_for_item(reader: StoreReader, dataset_id: str, item_id: str, limit: int = 500) -> pd.DataFrame:
     """The judge calls made on one item (most informative columns), for choosing one to open."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT call_id, study, judge, repetition, first_candidate, second_candidate, ordering, "
-            "verdict, score, parse_status FROM judge_calls WHERE dataset_id = ? AND item_id = ? "
-            "ORDER BY study, judge, repetition, first_candidate, second_candidate LIMIT ?",
-            [dataset_id, item_id, limit],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT call_id, study, judge, repetition, first_candidate, second_candidate, ordering, "
+        "verdict, score, parse_status FROM judge_calls WHERE dataset_id = ? AND item_id = ? "
+        "ORDER BY study, judge, repetition, first_candidate, second_candidate LIMIT ?",
+        [dataset_id, item_id, limit],
+    ).df()
 
 
-def call_detail(path: str | os.PathLike[str], call_id: str) -> JudgeCallDetail:
+def call_detail(reader: StoreReader, call_id: str) -> JudgeCallDetail:
     """One judge call with the question and answers it was shown."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT j.call_id, j.dataset_id, j.item_id, j.judge, j.study, j.run_id, j.kind, j.repetition, j.slots, "
-            "j.ordering, i.question, i.response, j.prompt, j.raw_output, j.verdict, j.score, j.chosen_position, "
-            "j.parse_status, j.parser, j.error, coalesce(r.simulated, false) "
-            "FROM judge_calls j LEFT JOIN items i USING (dataset_id, item_id) LEFT JOIN runs r USING (run_id) "
-            "WHERE j.call_id = ?",
-            [call_id],
+    con = reader.con
+    rows = con.execute(
+        "SELECT j.call_id, j.dataset_id, j.item_id, j.judge, j.study, j.run_id, j.kind, j.repetition, j.slots, "
+        "j.ordering, i.question, i.response, j.prompt, j.raw_output, j.verdict, j.score, j.chosen_position, "
+        "j.parse_status, j.parser, j.error, coalesce(r.simulated, false) "
+        "FROM judge_calls j LEFT JOIN items i USING (dataset_id, item_id) LEFT JOIN runs r USING (run_id) "
+        "WHERE j.call_id = ?",
+        [call_id],
+    ).fetchall()
+    if not rows:
+        raise NotFoundError(f"no judge call {call_id!r}")
+    r = rows[0]
+    slots = list(r[8] or [])
+    answers = {}
+    if slots:
+        found = con.execute(
+            "SELECT candidate, answer FROM answers WHERE dataset_id = ? AND item_id = ? AND list_contains(?, candidate)",
+            [r[1], r[2], slots],
         ).fetchall()
-        if not rows:
-            raise NotFoundError(f"no judge call {call_id!r}")
-        r = rows[0]
-        slots = list(r[8] or [])
-        answers = {}
-        if slots:
-            found = con.execute(
-                "SELECT candidate, answer FROM answers WHERE dataset_id = ? AND item_id = ? AND list_contains(?, candidate)",
-                [r[1], r[2], slots],
-            ).fetchall()
-            answers = {candidate: answer for candidate, answer in found}
+        answers = {candidate: answer for candidate, answer in found}
     return JudgeCallDetail(
         call_id=r[0], dataset_id=r[1], item_id=r[2], judge=r[3], study=r[4], run_id=r[5], kind=r[6],
         repetition=int(r[7]), slots=slots, ordering=list(r[9]) if r[9] is not None else None, question=r[10] or "",
@@ -160,14 +162,14 @@ def load_rubric(path: str | os.PathLike[str], rubric_id: str) -> Rubric:
     return Rubric(rubric_id, head[0][0], tuple(RubricLevel(int(lv), d) for lv, d in levels), source=head[0][1])
 
 
-def list_rubrics(path: str | os.PathLike[str], dataset_id: str | None = None) -> pd.DataFrame:
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT r.rubric_id, r.criterion, r.k, r.dataset_id, r.source, "
-            "(SELECT count(*) FROM items i WHERE i.rubric_id = r.rubric_id) AS items "
-            "FROM rubrics r WHERE ? IS NULL OR r.dataset_id = ? ORDER BY r.rubric_id",
-            [dataset_id, dataset_id],
-        ).df()
+def list_rubrics(reader: StoreReader, dataset_id: str | None = None) -> pd.DataFrame:
+    con = reader.con
+    return con.execute(
+        "SELECT r.rubric_id, r.criterion, r.k, r.dataset_id, r.source, "
+        "(SELECT count(*) FROM items i WHERE i.rubric_id = r.rubric_id) AS items "
+        "FROM rubrics r WHERE ? IS NULL OR r.dataset_id = ? ORDER BY r.rubric_id",
+        [dataset_id, dataset_id],
+    ).df()
 
 
 def list_runs(path: str | os.PathLike[str]) -> pd.DataFrame:

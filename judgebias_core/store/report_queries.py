@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import pandas as pd
 
-from judgebias_core.store.connection import connect, scalar
+from judgebias_core.store.connection import scalar
+from judgebias_core.store.handle import StoreReader
 
 # Filters shared by every query: an empty list means "all". Lists are typed so an empty one binds.
 SCOPE_FILTER = """
@@ -73,46 +73,42 @@ def _scope_params(dataset_id: str, judges: Sequence[str], runs: Sequence[str]) -
     return [dataset_id, list(judges), list(judges), list(runs), list(runs)]
 
 
-def _frame(path: str | os.PathLike[str], sql: str, params: list[object]) -> pd.DataFrame:
-    with connect(path, read_only=True) as con:
-        return con.execute(sql, params).df()
 
-
-def report_scope(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
+def report_scope(reader: StoreReader, dataset_id: str, judges: Sequence[str] = (),
                  runs: Sequence[str] = ()) -> pd.DataFrame:
     """Per (judge, study, run, call kind): calls, parse failures, calls without reply, whether simulated."""
-    return _frame(path, SCOPE_SQL, _scope_params(dataset_id, judges, runs))
+    return reader.frame(SCOPE_SQL, _scope_params(dataset_id, judges, runs))
 
 
-def provenance_judges(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
+def provenance_judges(reader: StoreReader, dataset_id: str, judges: Sequence[str] = (),
                       runs: Sequence[str] = ()) -> pd.DataFrame:
     """Each judge in scope with provider, family, whether simulated, call counts and first/last call time."""
-    return _frame(path, JUDGES_SQL, _scope_params(dataset_id, judges, runs))
+    return reader.frame(JUDGES_SQL, _scope_params(dataset_id, judges, runs))
 
 
-def provenance_runs(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
+def provenance_runs(reader: StoreReader, dataset_id: str, judges: Sequence[str] = (),
                     runs: Sequence[str] = ()) -> pd.DataFrame:
     """Each run in scope with its protocol, template, dates, call count and number of judges."""
-    return _frame(path, RUNS_SQL, _scope_params(dataset_id, judges, runs))
+    return reader.frame(RUNS_SQL, _scope_params(dataset_id, judges, runs))
 
 
-def provenance_templates(path: str | os.PathLike[str], dataset_id: str, judges: Sequence[str] = (),
+def provenance_templates(reader: StoreReader, dataset_id: str, judges: Sequence[str] = (),
                          runs: Sequence[str] = ()) -> pd.DataFrame:
     """Prompt templates (sha256 of the text) used by the calls in scope; a null id means not stored."""
-    return _frame(path, TEMPLATES_SQL, _scope_params(dataset_id, judges, runs))
+    return reader.frame(TEMPLATES_SQL, _scope_params(dataset_id, judges, runs))
 
 
-def dataset_runs(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+def dataset_runs(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
     """Every run of a dataset with its call count, oldest first (for choosing runs)."""
-    return _frame(path, DATASET_RUNS_SQL, [dataset_id])
+    return reader.frame(DATASET_RUNS_SQL, [dataset_id])
 
 
-def dataset_judges(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+def dataset_judges(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
     """Every judge with calls on a dataset, with its call count (for choosing judges)."""
-    return _frame(path, DATASET_JUDGES_SQL, [dataset_id])
+    return reader.frame(DATASET_JUDGES_SQL, [dataset_id])
 
 
-def dataset_has_labels(path: str | os.PathLike[str], dataset_id: str) -> bool:
+def dataset_has_labels(reader: StoreReader, dataset_id: str) -> bool:
     """Whether any human or reference-judge label is stored for the dataset."""
-    with connect(path, read_only=True) as con:
-        return bool(scalar(con, "SELECT count(*) > 0 FROM human_labels WHERE dataset_id = ?", [dataset_id]))
+    con = reader.con
+    return bool(scalar(con, "SELECT count(*) > 0 FROM human_labels WHERE dataset_id = ?", [dataset_id]))

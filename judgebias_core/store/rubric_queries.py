@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from judgebias_core.errors import NotFoundError
-from judgebias_core.store.connection import connect
+from judgebias_core.models import RubricRunInfo
+from judgebias_core.store.handle import StoreReader
 
 REPEAT_PROTOCOL = "rubric-repeat"
 
@@ -80,31 +79,9 @@ ORDER BY j.item_id, j.repetition, j.call_id
 """
 
 
-@dataclass(frozen=True)
-class RubricRunInfo:
-    """What a rubric run is: where its numbers come from."""
-
-    run_id: str
-    dataset_id: str
-    dataset_name: str
-    judge: str
-    protocol: str
-    origin: str
-    provider: str
-    simulated: bool
-    rubric_id: str | None
-    criterion: str | None
-    trials: int
-    k: int
-    orderings: int
-    items: int
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-def list_rubric_runs(path: str | os.PathLike[str]) -> pd.DataFrame:
+def list_rubric_runs(reader: StoreReader) -> pd.DataFrame:
     """Every run that holds rubric trials, with its judge, rubric, k and counts."""
-    with connect(path, read_only=True) as con:
-        return con.execute(LIST_RUBRIC_RUNS_SQL, {"run_id": None}).df()
+    return reader.con.execute(LIST_RUBRIC_RUNS_SQL, {"run_id": None}).df()
 
 
 def analysable_run_ids(runs: pd.DataFrame) -> list[str]:
@@ -143,10 +120,9 @@ def _params(text: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"params": value}
 
 
-def rubric_run_info(path: str | os.PathLike[str], run_id: str) -> RubricRunInfo:
+def rubric_run_info(reader: StoreReader, run_id: str) -> RubricRunInfo:
     """One rubric run's description; NotFoundError when the run has no rubric trials."""
-    with connect(path, read_only=True) as con:
-        frame = con.execute(LIST_RUBRIC_RUNS_SQL, {"run_id": run_id}).df()
+    frame = reader.con.execute(LIST_RUBRIC_RUNS_SQL, {"run_id": run_id}).df()
     if frame.empty:
         raise NotFoundError(f"no rubric trials in run {run_id!r} (see `runs` for the runs in the store)")
     row = frame.iloc[0]
@@ -161,31 +137,29 @@ def rubric_run_info(path: str | os.PathLike[str], run_id: str) -> RubricRunInfo:
     )
 
 
-def _run_frame(path: str | os.PathLike[str], sql: str, run_id: str, what: str) -> pd.DataFrame:
+def _run_frame(reader: StoreReader, sql: str, run_id: str, what: str) -> pd.DataFrame:
     # Through Arrow: several times faster than .df() for a million rows of short strings.
-    with connect(path, read_only=True) as con:
-        frame = con.sql(sql, params=[run_id]).to_arrow_table().to_pandas()
+    frame = reader.frame_via_arrow(sql, [run_id])
     if frame.empty:
         raise NotFoundError(f"no {what} in run {run_id!r} (see `runs` for the runs in the store)")
     return frame
 
 
-def rubric_trials(path: str | os.PathLike[str], run_id: str) -> pd.DataFrame:
+def rubric_trials(reader: StoreReader, run_id: str) -> pd.DataFrame:
     """Every rubric trial of a run: item, ordering shown (as '2,3,4,5,1'), score, chosen position, status."""
-    return _run_frame(path, TRIALS_SQL, run_id, "rubric trials")
+    return _run_frame(reader, TRIALS_SQL, run_id, "rubric trials")
 
 
-def rubric_labels(path: str | os.PathLike[str], run_id: str) -> pd.DataFrame:
+def rubric_labels(reader: StoreReader, run_id: str) -> pd.DataFrame:
     """Per item of the run, the mean label score under the trial's rubric, with its source and rater count."""
-    with connect(path, read_only=True) as con:
-        return con.execute(LABELS_SQL, [run_id]).df()
+    return reader.frame(LABELS_SQL, [run_id])
 
 
-def run_calls_for_export(path: str | os.PathLike[str], run_id: str, lists_as_json: bool = False) -> pd.DataFrame:
+def run_calls_for_export(reader: StoreReader, run_id: str, lists_as_json: bool = False) -> pd.DataFrame:
     """Every judge call of a run, all stored columns a user needs to re-analyse it.
 
     ``lists_as_json`` gives the ordering and slots as JSON text ('[2,3,4,5,1]'), for flat files such as CSV.
     """
     columns = ({"ordering": "CAST(to_json(j.ordering) AS VARCHAR)", "slots": "CAST(to_json(j.slots) AS VARCHAR)"}
                if lists_as_json else {"ordering": "j.ordering", "slots": "j.slots"})
-    return _run_frame(path, EXPORT_SQL.format(**columns), run_id, "judge calls")
+    return _run_frame(reader, EXPORT_SQL.format(**columns), run_id, "judge calls")

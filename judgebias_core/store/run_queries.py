@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from judgebias_core.errors import NotFoundError
-from judgebias_core.store.connection import connect, scalar, transaction
+from judgebias_core.store.connection import connect, transaction
 
 _ITEMS_SQL = """
 SELECT item_id, seq, task, question, response, candidate, reference_answer, rubric_id
@@ -158,11 +158,6 @@ def run_calls_sample(path: str | os.PathLike[str], run_id: str, limit: int = 200
             "ORDER BY created_at, call_id LIMIT ?",
             [run_id, limit],
         ).df()
-
-
-def run_exists(path: str | os.PathLike[str], run_id: str) -> bool:
-    with connect(path, read_only=True) as con:
-        return bool(scalar(con, "SELECT count(*) FROM runs WHERE run_id = ?", [run_id]))
 
 
 def replay_judges(path: str | os.PathLike[str], dataset_id: str, study: str = "full") -> list[str]:

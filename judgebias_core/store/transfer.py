@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,9 +18,7 @@ import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
 
-from judgebias_core.bootstrap import ensure_store_ready
 from judgebias_core.errors import InvalidArgument, NotFoundError, RowProblem, ValidationFailed
-from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
 from judgebias_core.store.connection import connect
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
@@ -231,29 +230,30 @@ def _datasets_without_items(path: str | os.PathLike[str], dataset_ids: list[str]
     return tuple(row[0] for row in rows)
 
 
-def _import_missing_bundled(path: str | os.PathLike[str], frame: pd.DataFrame) -> None:
-    """Bundled datasets the runs refer to come from the bundled files, so the store gets their items too."""
-    referenced = frame.loc[frame["dataset_origin"] == "bundled", "dataset_id"] if "dataset_origin" in frame else []
-    wanted = tuple(d for d in sorted(set(referenced)) if d in BUNDLED_DATASETS)
-    if wanted:
-        import_bundled(path, wanted)
+# Loaders the caller passes in (the store does not depend on the bundled sources or the first launch):
+StorePreparer = Callable[[Path], object]  # fills an empty store as a first launch would
+BundledLoader = Callable[[Path, Sequence[str]], object]  # loads the bundled datasets of these ids (unknown: skip)
 
 
-def import_runs(path: str | os.PathLike[str], source: str | os.PathLike[str], prepare_store: bool = True,
-                ) -> ImportResult:
+def import_runs(path: str | os.PathLike[str], source: str | os.PathLike[str], prepare: StorePreparer | None = None,
+                load_bundled: BundledLoader | None = None) -> ImportResult:
     """Import exported runs from a Parquet file or folder, in one transaction; a second import adds nothing.
 
-    An empty store first gets the bundled data, as a first launch would (``prepare_store``); a bundled dataset
-    the runs refer to is loaded from the bundled files; any other missing dataset gets only its reference row.
+    ``prepare`` (e.g. ``bootstrap.ensure_store_ready``) readies the store first, else it is only migrated;
+    ``load_bundled`` gets the ids of the bundled datasets the runs refer to, so the store gets their items too;
+    any other missing dataset gets only its reference row.
     """
     files = parquet_files(source)
     frame = read_export(files)
     validate_export(frame, what=str(source))
-    if prepare_store:
-        ensure_store_ready(path)
+    if prepare is not None:
+        prepare(Path(path))
     else:
         migrate(path)
-    _import_missing_bundled(path, frame)
+    if load_bundled is not None and "dataset_origin" in frame:
+        referenced = sorted(set(frame.loc[frame["dataset_origin"] == "bundled", "dataset_id"]))
+        if referenced:
+            load_bundled(Path(path), referenced)
     result = write_batch(path, export_to_batch(frame, judge_call_columns(path)))
     dataset_ids = sorted(frame["dataset_id"].unique().tolist())
     return ImportResult(

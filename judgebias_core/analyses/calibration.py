@@ -1,0 +1,67 @@
+"""Judges against people (METHODS.md section 5): calibration of one judge or the ensemble, from one snapshot."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judgebias_core.errors import NotFoundError
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, ensemble_calls
+from judgebias_core.metrics.calibration import (
+    PairwiseCalibration,
+    RubricCalibration,
+    calibration_choices_from_targets,
+    disagreeing_pairs_from_calls,
+    disagreeing_trials_from_trials,
+    pairwise_calibration_from_calls,
+    rubric_calibration_from_trials,
+)
+from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
+from judgebias_core.store.calibration_queries import (
+    calibration_targets,
+    pair_preferences,
+    pairwise_calls_with_labels,
+    rubric_scale,
+    rubric_trials_with_labels,
+)
+from judgebias_core.store.handle import StoreReader
+
+
+def labelled_pair_calls(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None) -> pd.DataFrame:
+    """A judge's pairwise calls on labelled items; the ensemble's are its majority votes over the study's judges."""
+    if judge != ENSEMBLE_JUDGE:
+        return pairwise_calls_with_labels(reader, dataset_id, judge, study)
+    studies = [study] if study else pairwise_studies(reader, dataset_id)["study"].tolist()
+    votes = ensemble_calls(pairwise_calls(reader, dataset_id, studies))
+    return votes.merge(pair_preferences(reader, dataset_id), on="item_id")
+
+
+def calibration_choices(reader: StoreReader) -> pd.DataFrame:
+    """Every (dataset, study, judge) that can be calibrated; the ensemble wherever a pairwise study has two judges."""
+    return calibration_choices_from_targets(calibration_targets(reader))
+
+
+def calibration(reader: StoreReader, dataset_id: str, judge: str,
+                study: str | None = None) -> PairwiseCalibration | RubricCalibration:
+    """Calibration of a judge (or the majority-vote ensemble) against the dataset's labels.
+
+    Pairwise when the judge made pairwise calls on labelled items, else rubric.
+    """
+    calls = labelled_pair_calls(reader, dataset_id, judge, study)
+    if not calls.empty:
+        return pairwise_calibration_from_calls(calls, dataset_id, judge, study)
+    trials = rubric_trials_with_labels(reader, dataset_id, judge, study)
+    if trials.empty:
+        raise NotFoundError(f"judge {judge!r} has no call on labelled items of {dataset_id!r}"
+                            + (f" in study {study!r}" if study else ""))
+    levels = rubric_scale(reader, sorted(trials["rubric_id"].unique()))
+    return rubric_calibration_from_trials(trials, levels, dataset_id, judge, study)
+
+
+def disagreeing_pairs(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None) -> pd.DataFrame:
+    """Pairs whose swap-aggregated verdict differs from the human label, with both orders' verdicts."""
+    return disagreeing_pairs_from_calls(labelled_pair_calls(reader, dataset_id, judge, study))
+
+
+def disagreeing_trials(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None) -> pd.DataFrame:
+    """Rubric calls whose score differs from the raters' median, largest gaps first."""
+    return disagreeing_trials_from_trials(rubric_trials_with_labels(reader, dataset_id, judge, study))

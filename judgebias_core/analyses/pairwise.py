@@ -1,0 +1,75 @@
+"""Pairwise and list-wise position bias over one store snapshot (METHODS.md sections 2 and 3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from judgebias_core.errors import NotFoundError
+from judgebias_core.metrics.listwise import ListwiseJudgeMetrics, listwise_from_groups
+from judgebias_core.metrics.pairwise import (
+    PairwiseJudgeMetrics,
+    pairwise_metrics_from_counts,
+    unit_metrics_from_counts,
+)
+from judgebias_core.metrics.pairwise_intervals import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    FlipRateBound,
+    flip_rate_bound_from_counts,
+)
+from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_results
+from judgebias_core.store.handle import StoreReader
+from judgebias_core.store.pairwise_queries import (
+    listwise_groups,
+    pairwise_inputs,
+    repetition_counts,
+    unit_counts_frame,
+)
+
+
+def pairwise_metrics(reader: StoreReader, dataset_id: str | None = None, judges: Sequence[str] | None = None,
+                     study: str | None = None, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+                     tasks: Sequence[str] | None = None,
+                     candidates: Sequence[str] | None = None) -> list[PairwiseJudgeMetrics]:
+    """One result per (dataset, study, judge, repetition) with pairs in the store, optionally within tasks/candidates.
+
+    Repetition stability ignores the task and candidate filters (it is a property of the judge's prompts).
+    """
+    units, items, repetitions = pairwise_inputs(reader, dataset_id, study, judges, tasks, candidates)
+    return pairwise_metrics_from_counts(units, items, repetitions, resamples, seed)
+
+
+def unit_metrics(reader: StoreReader, dataset_id: str, study: str, judges: Sequence[str] | None = None,
+                 repetition: int | None = None) -> pd.DataFrame:
+    """Per (judge, candidate, task): counts, PC, PF, overall win rate and quality gap (repetitions pooled unless
+    ``repetition`` picks one)."""
+    return unit_metrics_from_counts(unit_counts_frame(reader, dataset_id, study, judges), repetition)
+
+
+def repetition_metrics(reader: StoreReader, dataset_id: str | None = None, judges: Sequence[str] | None = None,
+                       study: str | None = None) -> list[RepetitionMetrics]:
+    """One result per (dataset, study, judge) whose pairwise calls have more than one repetition."""
+    return repetition_results(repetition_counts(reader, dataset_id, study, judges))
+
+
+def listwise_metrics(reader: StoreReader, dataset_id: str | None = None, judges: Sequence[str] | None = None,
+                     study: str | None = None) -> list[ListwiseJudgeMetrics]:
+    """One result per (dataset, study, judge, repetition, p) with list-wise calls in the store."""
+    return listwise_from_groups(listwise_groups(reader, dataset_id, study, judges))
+
+
+def judge_flip_rate_bound(reader: StoreReader, dataset_id: str, study: str, judge: str) -> FlipRateBound:
+    """One judge's flip rate over every repetition of a study, with its Wilson upper bound (the CI gate).
+
+    NotFoundError when the judge has no pair there, or no pair that parsed.
+    """
+    units = unit_counts_frame(reader, dataset_id, study, [judge])
+    if units.empty:
+        raise NotFoundError(f"judge {judge!r} has no pairs in study {study!r} of dataset {dataset_id!r}")
+    flips = int(units["primacy"].sum() + units["recency"].sum())
+    bound = flip_rate_bound_from_counts(flips, flips + int(units["consistent"].sum()))
+    if bound.classified == 0:
+        raise NotFoundError(f"judge {judge!r} has no classified pair (every pair failed to parse)")
+    return bound

@@ -1,0 +1,48 @@
+"""Rubric position bias of one run (METHODS.md section 4), all read from one store snapshot."""
+
+from __future__ import annotations
+
+from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from judgebias_core.metrics.rubric_report import (
+    ProbeRecommendation,
+    RubricReport,
+    RunScorePosition,
+    check_resamples,
+    probe_recommendation_from,
+    probe_table,
+    rubric_report_from_trials,
+    run_score_position_from_trials,
+    trial_scores,
+)
+from judgebias_core.store.handle import StoreReader
+from judgebias_core.store.rubric_queries import rubric_labels, rubric_run_info, rubric_trials
+
+
+def run_score_position(reader: StoreReader, run_id: str) -> RunScorePosition:
+    """P(position | score) of one run (a probe run, or one judge's run for side-by-side heatmaps)."""
+    return run_score_position_from_trials(rubric_run_info(reader, run_id), rubric_trials(reader, run_id))
+
+
+def rubric_report(reader: StoreReader, run_id: str, repeat_run_id: str | None = None,
+                  probe_run_id: str | None = None, resamples: int = BOOTSTRAP_RESAMPLES,
+                  seed: int = BOOTSTRAP_SEED) -> RubricReport:
+    """Analyse a rubric run; Bias Cost uses the probe run's P(position | score) (this run's by default)."""
+    check_resamples(resamples)
+    info = rubric_run_info(reader, run_id)
+    trials = rubric_trials(reader, run_id)
+    probe = None
+    if probe_run_id not in (None, run_id):
+        probe = run_score_position(reader, probe_run_id)
+        probe_table(probe, trial_scores(trials))  # a probe on other scores is refused before anything else is read
+    labels = rubric_labels(reader, run_id)
+    repeat = (rubric_run_info(reader, repeat_run_id), rubric_trials(reader, repeat_run_id)) if repeat_run_id else None
+    return rubric_report_from_trials(info, trials, labels, probe, repeat, resamples, seed)
+
+
+def probe_recommendation(reader: StoreReader, probe_run_id: str, design: str = "all",
+                         run_id: str | None = None) -> ProbeRecommendation:
+    """Rank candidate orderings by Bias Cost under the probe's P(position | score) ('run': ``run_id``'s
+    orderings; else a design of protocols.orderings)."""
+    probe = run_score_position(reader, probe_run_id)
+    run_trials = rubric_trials(reader, run_id) if design == "run" and run_id is not None else None
+    return probe_recommendation_from(probe, design, run_trials)

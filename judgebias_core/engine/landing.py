@@ -1,0 +1,46 @@
+"""The one path a reply takes, live or batch: its journal line first (what a resume trusts), then the store
+writer, then the session's counts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Set
+from dataclasses import dataclass, field
+
+from judgebias_core.engine.journal import Journal
+from judgebias_core.engine.records import ReplyRecord
+from judgebias_core.engine.writer import StoreWriter
+
+
+@dataclass
+class SessionCounts:
+    """Counts of this session, updated on the event loop as replies land."""
+
+    received: int = 0  # replies (parsed or not)
+    failed: int = 0  # no reply after every retry
+    cached: int = 0
+    retried_earlier_failures: int = 0  # calls stored with no reply by an earlier session and sent again now
+    cost_usd: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+
+
+class ReplyLanding:
+    """Lands every reply of one session; ``earlier_failures`` are calls an earlier session stored with no reply."""
+
+    def __init__(self, journal: Journal, writer: StoreWriter, earlier_failures: Set[str] = frozenset()) -> None:
+        self.journal = journal
+        self.writer = writer
+        self.earlier_failures = earlier_failures
+        self.counts = SessionCounts()
+
+    def land(self, record: ReplyRecord) -> None:
+        self.journal.append(record)
+        self.writer.put(record)
+        counts = self.counts
+        if record.text is None:
+            counts.failed += 1
+        else:
+            counts.received += 1
+        counts.cached += record.cached
+        counts.retried_earlier_failures += record.call_id in self.earlier_failures
+        counts.cost_usd += record.cost_usd

@@ -1,0 +1,75 @@
+"""Multiple comparisons over the family of tests a page or report shows.
+
+Holm's step-down procedure controls the family-wise error rate (Holm 1979, "A simple sequentially rejective multiple
+test procedure", Scand. J. Statist. 6:65-70) and is the default; Benjamini-Hochberg controls the false discovery rate
+(Benjamini & Hochberg 1995, JRSS B 57:289-300) as an option. Both through statsmodels ``multipletests``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from statsmodels.stats.multitest import multipletests
+
+ALPHA = 0.05
+Correction = Literal["holm", "fdr_bh", "none"]
+_NAMES: dict[str, str] = {"holm": "Holm correction", "fdr_bh": "Benjamini-Hochberg correction", "none": "no correction"}
+
+
+@dataclass(frozen=True)
+class CorrectedTests:
+    """A family of p-values after correction: which correction, over how many tests, and which reject at ``alpha``.
+
+    ``labels`` name the tests in the order given; NaN p-values (tests that could not be run) are left out of the
+    family, keep NaN as their corrected p and never reject.
+    """
+
+    labels: tuple[str, ...]
+    p_values: tuple[float, ...]
+    corrected: tuple[float, ...]
+    reject: tuple[bool, ...]
+    method: Correction
+    family_size: int
+    alpha: float
+
+    @property
+    def method_name(self) -> str:
+        return _NAMES[self.method]
+
+    def sentence(self, label: str) -> str:
+        """What may be said of test ``label``: "unlikely to be chance" only when its corrected p is below alpha."""
+        index = self.labels.index(label)
+        p = self.corrected[index]
+        if np.isnan(p):
+            return "not tested"
+        over = f"{self.method_name} over {self.family_size} test{'s' if self.family_size != 1 else ''}"
+        if self.method == "none":
+            over = f"no correction for the {self.family_size} tests shown"
+        if self.reject[index]:
+            return f"unlikely to be chance after {over} (corrected p = {p:.3g})"
+        return f"could be chance after {over} (corrected p = {p:.3g})"
+
+
+def correct(p_values: Sequence[float], labels: Sequence[str] | None = None, method: Correction = "holm",
+            alpha: float = ALPHA) -> CorrectedTests:
+    """Correct a family of p-values with Holm (default), Benjamini-Hochberg (``fdr_bh``) or none."""
+    raw = np.asarray(p_values, dtype=np.float64)
+    names = tuple(labels) if labels is not None else tuple(str(i) for i in range(len(raw)))
+    if len(names) != len(raw):
+        raise ValueError("labels and p_values differ in length")
+    tested = ~np.isnan(raw)
+    corrected = np.full(len(raw), np.nan)
+    reject = np.zeros(len(raw), dtype=bool)
+    if tested.any():
+        if method == "none":
+            corrected[tested] = raw[tested]
+            reject[tested] = raw[tested] < alpha
+        else:
+            rejected, adjusted, _, _ = multipletests(raw[tested], alpha=alpha, method=method)
+            corrected[tested] = adjusted
+            reject[tested] = rejected
+    return CorrectedTests(names, tuple(float(p) for p in raw), tuple(float(p) for p in corrected),
+                          tuple(bool(r) for r in reject), method, int(tested.sum()), alpha)

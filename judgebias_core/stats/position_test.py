@@ -1,0 +1,111 @@
+"""One position-effect test for swap pairs: symmetric in the two candidates, ties by a stated rule, items clustered.
+
+Each pair is judged in both orders. A call scores 1 when the judge picks the first slot, 0 for the second, and 1/2 for
+a tie (the tie rule: a tie is half a pick for each slot). A pair's position score is d = s1 + s2 - 1 in [-1, 1]:
++1 for (A, A), +1/2 for (A, C) and (C, A), 0 for every consistent pair, -1/2 and -1 for the recency mirror images.
+Without a position effect E[d] = 0 whatever the candidates' quality, because each candidate sits once in each slot;
+renaming the candidates does not change d (unlike a McNemar table keyed on which candidate is "x"). The first-slot
+share is 1/2 + mean(d)/2. The test is the cluster-robust t test of mean(d) = 0 (statsmodels OLS on a constant,
+``cov_type="cluster"`` by item, CR1, G - 1 degrees of freedom: Cameron & Miller 2015, sec. VI; Liang & Zeger 1986
+for the equivalent GEE with an independence working correlation).
+
+When it coincides with the old pair of tests: with two options (no ties) the discordant pairs are exactly the primacy
+and recency pairs, so the binomial direction test and McNemar's test are the same test; and with one pair per item
+(no clustering) t^2 = (N-1)/N (P - R)^2 / (P + R - (P - R)^2 / N), which tends to McNemar's uncorrected
+chi-square (P - R)^2 / (P + R) under the null hypothesis (where (P - R)^2 / N is negligible against P + R).
+With clustered pairs they differ by the design effect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import statsmodels.api as sm
+from scipy.stats import binomtest
+
+from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED, item_resample_sums
+
+SlotVerdict = Literal["A", "B", "C"]
+_SLOT_SCORE: dict[str, float] = {"A": 1.0, "B": 0.0, "C": 0.5}
+TIE_RULE = "a tie counts as half a pick for each slot"
+PositionMethod = Literal["cluster-robust-t", "no-pairs"]
+
+
+@dataclass(frozen=True)
+class PositionTest:
+    """First-slot share over swap pairs, its item-clustered interval and the cluster-robust test against 1/2.
+
+    ``interval_method`` is ``item-bootstrap`` with >= 20 items, else ``cluster-robust-t``. ``unparsed`` counts the
+    pairs left out because a verdict of either order was missing.
+    """
+
+    first_slot_share: float
+    low: float
+    high: float
+    p_value: float
+    statistic: float
+    method: PositionMethod
+    interval_method: str
+    degenerate: bool
+    degenerate_reason: str | None
+    pairs: int
+    items: int
+    unparsed: int
+    design_effect: float
+    tie_rule: str
+    confidence: float
+
+
+def position_scores(first_order: Sequence[str | None], second_order: Sequence[str | None]) -> np.ndarray:
+    """d = s1 + s2 - 1 per pair (NaN where a verdict is missing); verdicts are slots: A first, B second, C tie."""
+    def score(verdict: str | None) -> float:
+        return _SLOT_SCORE.get(verdict, float("nan")) if verdict is not None else float("nan")
+
+    return np.array([score(v1) + score(v2) - 1 for v1, v2 in zip(first_order, second_order, strict=True)])
+
+
+def position_test(item_ids: Sequence[str], first_order: Sequence[str | None], second_order: Sequence[str | None],
+                  confidence: float = CONFIDENCE, resamples: int = RESAMPLES, seed: int = SEED) -> PositionTest:
+    """Test for a position effect over swap pairs given each pair's item and its slot verdicts in both orders."""
+    scores = position_scores(first_order, second_order)
+    items = np.asarray(item_ids)
+    parsed = ~np.isnan(scores)
+    scores, items = scores[parsed], items[parsed]
+    unparsed = int((~parsed).sum())
+    _, groups = np.unique(items, return_inverse=True)
+    n_pairs, n_items = len(scores), int(groups.max()) + 1 if len(scores) else 0
+
+    def result(share: float, low: float, high: float, p: float, stat: float, interval: str, reason: str | None,
+               deff: float = float("nan"), method: PositionMethod = "cluster-robust-t") -> PositionTest:
+        return PositionTest(share, low, high, p, stat, method, interval, reason is not None, reason, n_pairs,
+                            n_items, unparsed, deff, TIE_RULE, confidence)
+
+    nan = float("nan")
+    if n_pairs == 0:
+        return result(nan, nan, nan, nan, nan, "none", "no parsed pairs", method="no-pairs")
+    share = 0.5 + float(scores.mean()) / 2
+    if not np.any(scores):
+        return result(share, nan, nan, 1.0, 0.0, "none",
+                      f"no position-dependent verdicts in {n_pairs} pairs over {n_items} items")
+    if n_items < 2:
+        return result(share, nan, nan, nan, nan, "none", "one item: no between-item variation can be estimated")
+    per_item = np.column_stack([np.bincount(groups, weights=scores), np.bincount(groups)])
+    if np.ptp(per_item[:, 0] / per_item[:, 1]) < 1e-12:
+        # Every item leans the same way by the same amount: the exact sign test on items still respects clustering.
+        return result(share, nan, nan, float(binomtest(n_items, n_items).pvalue), nan, "none",
+                      f"every one of the {n_items} items has the same mean position score ({scores[0]:+g}), so no "
+                      "interval can be estimated; the p-value is the exact sign test over items")
+    fit = sm.OLS(scores, np.ones(n_pairs)).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    iid_variance = float(np.var(scores, ddof=1)) / n_pairs
+    deff = float(fit.bse[0] ** 2) / iid_variance if iid_variance > 0 else nan
+    p_value, statistic = float(fit.pvalues[0]), float(fit.tvalues[0])
+    if n_items < MIN_BOOTSTRAP_ITEMS:
+        low_d, high_d = fit.conf_int(alpha=1 - confidence)[0]
+        return result(share, 0.5 + low_d / 2, 0.5 + high_d / 2, p_value, statistic, "cluster-robust-t", None, deff)
+    drawn = item_resample_sums(per_item, resamples, seed)
+    tail = (1 - confidence) / 2
+    low, high = 0.5 + np.quantile(drawn[:, 0] / drawn[:, 1], [tail, 1 - tail]) / 2
+    return result(share, float(low), float(high), p_value, statistic, "item-bootstrap", None, deff)
