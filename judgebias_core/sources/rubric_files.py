@@ -22,7 +22,8 @@ from judgebias_core.errors import NotFoundError, RowProblem, ValidationFailed
 from judgebias_core.identity import stable_id
 from judgebias_core.models import Rubric, RubricLevel
 from judgebias_core.sources.upload_read import check_size, control_problem, decode_text, file_problem, nested_too_deeply
-from judgebias_core.store.queries import load_rubric
+from judgebias_core.store.handle import Store
+from judgebias_core.store.queries import list_rubrics, load_rubric
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, WriteResult, write_batch
 
@@ -146,7 +147,7 @@ def _one(entry: Any, number: int) -> tuple[Rubric | None, list[RowProblem]]:
     if given_id is not None and not _RUBRIC_ID.match(str(given_id)):
         problems.append(RowProblem(number, "id", f"{where}: id {given_id!r} may hold only letters, digits, "
                                                  "'.', '_', ':' or '-'"))
-    if problems:
+    if problems or not isinstance(criterion, str):  # a non-text criterion is among the problems
         return None, problems
     ordered = tuple(sorted(levels, key=lambda lv: lv.level))
     rubric_id = str(given_id) if given_id is not None else (
@@ -189,8 +190,10 @@ def upload_rubrics(path: str | os.PathLike[str], data: bytes, file_name: str,
     """Read a rubric file and store its rubrics in one transaction (an id already stored is left as it was)."""
     rubrics = read_rubrics(data, file_name)
     migrate(path)
+    with Store(path).reader() as reader:  # one read for every id; only ids already stored are compared one by one
+        stored_ids = set(list_rubrics(reader)["rubric_id"])
     clashes = []
-    for rubric in rubrics:
+    for rubric in (r for r in rubrics if r.rubric_id in stored_ids):
         try:
             stored = load_rubric(path, rubric.rubric_id)
         except NotFoundError:
