@@ -84,3 +84,8 @@ class JudgeCallError(ProviderError):
         self.retryable = retryable
         self.retry_after = retry_after
         super().__init__(message)
+
+
+class BatchAdoptionError(JudgebiasError):
+    """A resumed batch run cannot tell which provider batch (if any) it submitted before it stopped, or the batch it
+    adopted turned out to hold other requests: nothing is submitted again without ``--resubmit``."""

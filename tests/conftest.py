@@ -11,9 +11,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from judgebias_core.bootstrap import ensure_store_ready
 from judgebias_core.store.schema import migrate
+
+
+# Generation speed and per-example time depend on how loaded the machine is (CI shares two cores): neither may
+# fail a test; what a property asserts still does.
+settings.register_profile("judgebias", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("judgebias")
 
 
 @pytest.fixture

@@ -114,3 +114,21 @@ def test_chart_images_render_with_local_chromium() -> None:
     svg = figure_image_bytes(fig, "svg", width=400, height=300)
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 1000
     assert svg.lstrip().startswith(b"<svg") and b"</svg>" in svg
+
+
+def test_readable_csv_rounds_and_spells_out_headers() -> None:
+    from judgebias_core.exports import readable_csv_bytes  # noqa: PLC0415
+
+    frame = pd.DataFrame({"judge": ["=a"], "PC": [0.81541666666666668], "binomial p": [1.234e-9],
+                          "flip_rate_ci_low": [0.1], "pairs": [2400], "aic": [-586.2871]})
+    header, row = _read_csv_cells(readable_csv_bytes(frame))
+    assert header == ["judge", "position consistency", "binomial p", "flip rate ci low", "pairs", "aic"]
+    assert row == ["'=a", "0.8154", "1.234e-09", "0.1", "2400", "-586.3"]
+    assert pd.read_parquet(io.BytesIO(parquet_bytes(frame)))["PC"].iloc[0] == 0.81541666666666668  # raw kept
+
+
+@given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False))
+def test_readable_numbers_stay_within_rounding(value: float) -> None:
+    from judgebias_core.exports import readable_number  # noqa: PLC0415
+
+    assert float(readable_number(value)) == pytest.approx(value, rel=1e-3, abs=1e-12 if abs(value) < 1e-4 else 0.05)

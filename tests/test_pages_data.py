@@ -11,10 +11,10 @@ from tests.app_helpers import open_page
 from tests.upload_helpers import rows
 
 HOSTILE_PAIRS = (
-    "id,Prompt,Response (ChatGPT),Response (Claude),Winner\n"
-    "h1,Say **hi** <script>alert(1)</script>,<b>Hi!</b>,# Hello,CHATGPT\n"
-    "h2,Count [link](http://x),1 2 3,one two,TIE\n"
-).encode()
+    b"id,Prompt,Response (ChatGPT),Response (Claude),Winner\n"
+    b"h1,Say **hi** <script>alert(1)</script>,<b>Hi!</b>,# Hello,CHATGPT\n"
+    b"h2,Count [link](http://x),1 2 3,one two,TIE\n"
+)
 
 
 def _select(at: AppTest, label: str, value: object) -> None:
@@ -36,7 +36,7 @@ def test_browse_search_and_a_pre_parsed_call(app_env: Path) -> None:
     _select(at, "Dataset", "autoj")
     next(t for t in at.text_input if t.label.startswith("Search")).set_value("Boyer-Moore").run()
     assert not at.exception
-    assert "1 item(s) match." in [c.value for c in at.caption]
+    assert "1 item match." in [c.value for c in at.caption]
     # Auto-J's verdicts were published without replies: the page says so instead of showing a raw reply.
     assert any("pre-parsed" in info.value for info in at.info)
     assert any(j.value and '"parser": "pre-parsed"' in str(j.value).replace("'", '"') for j in at.json)
@@ -73,7 +73,7 @@ def test_upload_pairs_through_the_panel(writable_app: Path) -> None:
     # The preview shows the rows as they will be stored; uploaded text never reaches markdown.
     preview = next(f.value for f in at.dataframe if list(f.value.columns[:3]) == ["item_id", "candidate", "answer"])
     assert set(preview["candidate"]) == {"ChatGPT", "Claude"} and "<b>Hi!</b>" in set(preview["answer"])
-    assert "human_labels: first 2 of 2 row(s)" in [t.value for t in at.text]
+    assert "human_labels: first 2 of 2 rows" in [t.value for t in at.text]
     shown = _markdown_texts(at)
     assert "<script>" not in shown and "**hi**" not in shown and "<b>Hi!</b>" not in shown
     write.click().run()
@@ -95,8 +95,8 @@ def test_problems_are_shown_and_block_the_write(writable_app: Path) -> None:
     _select(at, "Rubric the human scores are levels of (and the items' default rubric)", "summeval-coherence")
     assert [box.value for box in at.multiselect] == [["score_ann"]]
     problems = next(f.value for f in at.dataframe if list(f.value.columns) == ["row", "column", "problem"])
-    assert {(r.row, r.column) for r in problems.itertuples()} == {(1, "score_ann"), (2, "instruction"),
-                                                                   (2, "item_id")}
+    assert {(r.row, r.column) for r in problems.itertuples()} == {("1", "score_ann"), ("2", "instruction"),
+                                                                   ("2", "item_id")}
     assert next(b for b in at.button if b.label == "Write to the store").disabled
     assert rows(writable_app, "SELECT count(*) FROM datasets WHERE dataset_id = 'bad'") == [(0,)]
 
@@ -150,7 +150,7 @@ def test_a_listwise_log_through_the_panel(writable_app: Path) -> None:
     # A candidate without an answer blocks the write, with its row and column.
     problems = next(f.value for f in at.dataframe if list(f.value.columns) == ["row", "column", "problem"])
     assert [(r.row, r.column, r.problem) for r in problems.itertuples()] == [
-        (4, "slots", "candidate 'nobody' has no answer to item '82' in 'mtbench'")]
+        ("4", "slots", "candidate 'nobody' has no answer to item '82' in 'mtbench'")]
     assert next(b for b in at.button if b.label == "Write to the store").disabled
     fixed = log.replace(b"nobody", b"claude-v1")
     at.file_uploader[0].set_value(("lw.csv", fixed, "text/csv")).run()

@@ -10,7 +10,7 @@ from tests.app_helpers import open_page
 from tests.store_helpers import read
 
 
-def _metrics(at) -> dict[str, str]:  # noqa: ANN001 - AppTest
+def _metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
@@ -24,7 +24,7 @@ def test_judges_page_shows_agreement_and_disputed_calls(app_env: Path) -> None:
     assert "majority-vote" in set(pairs["judge B"])
     assert set(pairs.columns) >= {"judge A", "judge B", "agreement", "calls both answered (n)"}
     # the disputed call is readable in full, as plain text
-    assert any("Read a call in full" == box.label for box in at.selectbox)
+    assert any(box.label == "Read a call in full" for box in at.selectbox)
     assert len(at.text) >= 3
 
 

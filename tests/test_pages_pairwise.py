@@ -11,7 +11,7 @@ from tests.app_helpers import open_page
 from tests.test_listwise import HAND_MADE, listwise_calls
 
 
-def _box(at, label: str):  # noqa: ANN001, ANN202 - AppTest element types are internal
+def _box(at, label: str):
     return next(box for box in at.selectbox if box.label == label)
 
 

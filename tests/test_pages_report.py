@@ -6,9 +6,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app_helpers import APP_FILE, PROJECT_ROOT
+from tests.app_helpers import APP_FILE
+from ui.navigation import page_entry
 
-PAGE = str(PROJECT_ROOT / "pages" / "report.py")
+PAGE = page_entry("report.py").script
 
 
 def _open(query: dict[str, object]) -> AppTest:
@@ -26,7 +27,7 @@ def test_report_page_builds_from_a_permalink(app_env: Path) -> None:
     at = _open({"dataset": "devbench", "judges": ["gpt-4-0613", "gemini-pro"]})
     assert at.selectbox(key="dataset").value == "devbench"
     assert at.multiselect(key="judges").value == ["gpt-4-0613", "gemini-pro"]
-    assert not any("In short" == s.value for s in at.subheader)  # nothing is built before the click
+    assert not any(s.value == "In short" for s in at.subheader)  # nothing is built before the click
     next(b for b in at.button if b.label == "Build the report").click()
     at.run()
     assert not at.exception

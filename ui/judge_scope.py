@@ -6,20 +6,15 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.store.agreement_queries import pairwise_datasets, pairwise_studies
 from ui.share import synced_selectbox
-from ui.state import cached, show_error
+from ui.state import cached, load_or_stop
 
 
 def pick_pairwise_dataset(column: DeltaGenerator, key: str) -> tuple[str, pd.DataFrame]:
     """A dataset with pairwise calls (the page stops with a message when there is none) and its studies."""
-    try:
-        datasets = cached(pairwise_datasets)
-    except JudgebiasError as error:
-        show_error(error)
-        st.stop()
+    datasets = load_or_stop(pairwise_datasets)
     if not datasets:
         st.info("No pairwise judge calls in the store yet. Import the bundled data or launch a swap run.")
         st.stop()

@@ -6,7 +6,6 @@ parameter name, so a copied link reopens the same view.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -15,24 +14,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from judgebias_core.explanations import explanation
-from judgebias_core.exports import chrome_path, csv_bytes, figure_image_bytes, parquet_bytes
+from judgebias_core.exports import chrome_path, figure_image_bytes, parquet_bytes, readable_csv_bytes
 from judgebias_core.names import slug
+from judgebias_core.report import ReportRequest, build_report_html
 from ui.state import db_path
+from ui.text import code_span as code_span  # re-exported: the pages import it from here
+from ui.text import escape_markdown
 
 T = TypeVar("T")
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$=:])")
-
-
-def escape_markdown(text: str) -> str:
-    """Dataset or judge text made literal inside st.markdown / st.caption (no links, images, HTML or LaTeX)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
-
-
-def code_span(text: object) -> str:
-    """Dataset or judge text as a markdown code span: shown as written (backslash escapes would show literally)."""
-    literal = str(text).replace("`", "'").replace("\n", " ")
-    return f"`{literal}`" if literal.strip() else "` `"
 
 
 def _slug(name: str) -> str:
@@ -61,13 +50,14 @@ def table_downloads(frame: pd.DataFrame, name: str, key: str | None = None) -> N
     slug = _slug(name)
     key = key or slug
     csv_col, parquet_col = st.columns(2)
-    csv_col.download_button("CSV", data=lambda: csv_bytes(frame), file_name=f"{slug}.csv", mime="text/csv",
+    csv_col.download_button("CSV", data=lambda: readable_csv_bytes(frame), file_name=f"{slug}.csv", mime="text/csv",
                             key=f"share-csv-{key}", on_click="ignore", icon=":material/download:",
-                            help=f"Download this table ({len(frame):,} rows) as CSV for a spreadsheet.")
+                            help=f"Download this table ({len(frame):,} rows) as CSV for a spreadsheet: values rounded "
+                                 "to 4 significant digits, headers spelled out.")
     parquet_col.download_button("Parquet", data=lambda: parquet_bytes(frame), file_name=f"{slug}.parquet",
                                 mime="application/vnd.apache.parquet", key=f"share-parquet-{key}",
                                 on_click="ignore", icon=":material/download:",
-                                help="Download this table as Parquet (keeps column types).")
+                                help="Download this table as Parquet (keeps column types and unrounded values).")
 
 
 def chart_downloads(fig: go.Figure, name: str, key: str | None = None) -> None:
@@ -113,10 +103,6 @@ def permalink_hint() -> None:
 def report_button(dataset_id: str, judges: Sequence[str] = (), runs: Sequence[str] = (),
                   key: str | None = None) -> None:
     """A button that builds the self-contained HTML report of this dataset, judges and runs on click."""
-    try:
-        from judgebias_core.report import ReportRequest, build_report_html  # noqa: PLC0415 - optional part
-    except ImportError:
-        return
     request = ReportRequest(dataset_id=dataset_id, judges=tuple(judges), runs=tuple(runs))
     path = str(db_path())
     build: Callable[[], str] = lambda: build_report_html(path, request)  # noqa: E731

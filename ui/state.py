@@ -1,20 +1,25 @@
-"""Store location, cached reads and error display for the dashboard pages."""
+"""Store location, cached reads, error display and the load-or-stop scaffold of the dashboard pages."""
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pandas as pd
 import streamlit as st
 
-from judgebias_core.errors import JudgebiasError, StoreBusyError, ValidationFailed
+from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, ValidationFailed
 from judgebias_core.store.connection import resolve_db_path
 from judgebias_core.store.handle import Store
+from ui.text import counted, escape_markdown
 
 T = TypeVar("T")
+# Rows listed for one problem repeated on many rows.
+MAX_LISTED_ROWS = 10
 
 
 def db_path() -> Path:
@@ -57,16 +62,36 @@ def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return _cached_call(fn, key, str(path), store_stamp(path), args, tuple(sorted(kwargs.items())))
 
 
+def problems_frame(problems: Sequence[RowProblem]) -> pd.DataFrame:
+    """Problems as a table (row, column, problem): the same problem in the same column on several rows is one line
+    listing its rows; a problem of no particular row or column has an empty cell there."""
+    rows_of: dict[tuple[str, str], list[int]] = {}
+    for problem in problems:
+        rows_of.setdefault((problem.column or "", problem.reason), []).extend(
+            [] if problem.row is None else [problem.row])
+    return pd.DataFrame(
+        [{"row": ", ".join(f"{row:,}" for row in rows[:MAX_LISTED_ROWS])
+          + (f" and {counted(len(rows) - MAX_LISTED_ROWS, 'more row')}" if len(rows) > MAX_LISTED_ROWS else ""),
+          "column": column, "problem": reason} for (column, reason), rows in rows_of.items()],
+        columns=["row", "column", "problem"])
+
+
+def show_problems(problems: Sequence[RowProblem], headline: str) -> None:
+    """An upload's problems under ``headline``: file-level ones as sentences, the rest as a table with their row
+    and column."""
+    st.error(headline)
+    for problem in (p for p in problems if p.row is None and p.column is None):
+        st.markdown(f"- {escape_markdown(problem.reason)}")
+    located = [p for p in problems if p.row is not None or p.column is not None]
+    if located:
+        st.dataframe(problems_frame(located), hide_index=True, width="stretch")
+
+
 def show_error(error: Exception) -> None:
     """Turn a named judgebias error into a message a person can act on."""
-    from ui.share import escape_markdown  # noqa: PLC0415 - ui.share imports this module
-
     if isinstance(error, ValidationFailed):
-        st.error(f"Nothing was written: the file has {len(error.problems)} problem(s). Fix them and upload again.")
-        st.dataframe(
-            [{"row": p.row, "column": p.column, "problem": p.reason} for p in error.problems],
-            hide_index=True, width="stretch",
-        )
+        show_problems(error.problems, f"Nothing was written: the file has {counted(len(error.problems), 'problem')}. "
+                                      "Fix them and upload again.")
     elif isinstance(error, StoreBusyError):
         st.error(f"The store is busy: {escape_markdown(str(error))}. Try again in a moment.")
     elif isinstance(error, JudgebiasError):
@@ -74,3 +99,21 @@ def show_error(error: Exception) -> None:
     else:
         raise error
 
+
+@contextmanager
+def stop_on_error() -> Iterator[None]:
+    """Run the block; on a named judgebias error show its message and end this page's run there."""
+    try:
+        yield
+    except JudgebiasError as error:
+        show_error(error)
+        st.stop()
+
+
+def load_or_stop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``cached(fn, *args, **kwargs)``, or the named error's message and the end of this page's run."""
+    try:
+        return cached(fn, *args, **kwargs)
+    except JudgebiasError as error:
+        show_error(error)
+        st.stop()

@@ -5,14 +5,14 @@ Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escap
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from judgebias_core.errors import JudgebiasError, RowProblem, ValidationFailed, invalid_argument
+from judgebias_core.errors import JudgebiasError, ValidationFailed, invalid_argument
 from judgebias_core.names import slug
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
@@ -26,14 +26,17 @@ from judgebias_core.sources.upload_mapping import (
 )
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
-from judgebias_core.store.queries import dataset_summaries, list_rubrics
-from ui.state import cached, db_path, show_error
+from judgebias_core.store.queries import dataset_summaries
+from ui.navigation import link_page
+from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
-from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings
+from ui.state import cached, db_path, show_error, show_problems
+from ui.text import counted
+from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings, rubric_labels
 
 FLASH_KEY = "upload_flash"
 ANALYSIS_KEY = "upload_analysis_page"
-PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
+UPLOADED_DATASET_KEY = "upload_dataset"
 # Where an uploaded log's run is analysed.
 ANALYSIS_PAGES: dict[str, tuple[str, str]] = {"pairwise-log": ("pairwise_bias.py", "Pairwise bias"),
                                               "rubric-log": ("rubric_bias.py", "Rubric bias"),
@@ -108,9 +111,9 @@ def _log_settings(kind: UploadKind, columns: dict[str, str], key: str) -> dict[s
             "Candidate whose first-slot call is the original order", key=f"{key}:original",
             help="Default: the dataset's baseline candidate. " + _ORDER_NOTES[kind]).strip() or None
     else:
-        rubrics = cached(list_rubrics)
-        rubric = st.selectbox("Rubric of every trial", [NONE, *rubrics["rubric_id"].tolist()], key=f"{key}:rubric",
-                              format_func=lambda r: "each item's own rubric" if r == NONE else r)
+        rubrics = rubric_labels()
+        rubric = st.selectbox("Rubric of every trial", [NONE, *rubrics], key=f"{key}:rubric",
+                              format_func=lambda r: "each item's own rubric" if r == NONE else rubrics.get(r, r))
         settings["rubric_id"] = None if rubric == NONE else rubric
     return settings
 
@@ -143,20 +146,15 @@ def _kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: Any, column
     return _log_settings(kind, columns, key)
 
 
-def _show_problems(problems: list[RowProblem]) -> None:
-    st.error(f"{len(problems)} problem(s): nothing can be written until every one is fixed.")
-    st.dataframe(pd.DataFrame([{"row": p.row, "column": p.column, "problem": p.reason} for p in problems]),
-                 hide_index=True, width="stretch")
-
-
 def _show_preview(preview: UploadPreview) -> None:
     counts = ", ".join(f"{table}: {rows:,}" for table, rows in preview.counts.items())
-    st.text(f"{preview.rows:,} row(s) in the file -> {counts or 'nothing'}"
+    st.text(f"{counted(preview.rows, 'row')} in the file -> {counts or 'nothing'}"
             + (f"; run {preview.run_id}" if preview.run_id else ""))
     if preview.already_stored:
         st.info("This file with these settings is already in the store: writing it again changes nothing.")
     if preview.problems:
-        _show_problems(preview.problems)
+        show_problems(preview.problems, f"{counted(len(preview.problems), 'problem')}: nothing can be written "
+                                        "until every one is fixed.")
     if not preview.stored.empty:
         st.markdown(f"**First rows as they will be stored** (table `{preview.stored_table}`)")
         st.dataframe(_readable(preview.stored, preview.stored_table), hide_index=True, width="stretch")
@@ -165,7 +163,7 @@ def _show_preview(preview: UploadPreview) -> None:
     if others:
         with st.expander(f"The other tables this upload writes ({', '.join(others)})"):
             for table, rows in others.items():
-                st.text(f"{table}: first {len(rows)} of {preview.counts[table]:,} row(s)")
+                st.text(f"{table}: first {len(rows)} of {counted(preview.counts[table], 'row')}")
                 st.dataframe(_readable(rows, table), hide_index=True, width="stretch")
     if preview.spec.kind in _ORDER_NOTES:
         st.caption(_ORDER_NOTES[preview.spec.kind])
@@ -180,12 +178,20 @@ def _write(preview: UploadPreview) -> None:
     st.cache_data.clear()
     added = sum(result.inserted.values())
     st.session_state[FLASH_KEY] = (
-        f"Upload to {result.dataset_id}: {added:,} new row(s) ({result.inserted})"
+        f"Upload to {result.dataset_id}: {counted(added, 'new row')}"
+        + (f" ({table_counts(result.inserted)})" if added else "")
         + (f"; run {result.run_id}, now in the analysis pages" if result.run_id else "")
         + (" - already stored, nothing changed." if not added else "."))
     if preview.spec.kind in ANALYSIS_PAGES:
         st.session_state[ANALYSIS_KEY] = preview.spec.kind
+    if preview.spec.kind not in LOG_KINDS:  # a new dataset: the next step is judging it
+        st.session_state[UPLOADED_DATASET_KEY] = result.dataset_id
     st.rerun()
+
+
+def table_counts(inserted: Mapping[str, int]) -> str:
+    """Rows written per store table, as a person reads it: "items 3, answers 6, human labels 3"."""
+    return ", ".join(f"{table.replace('_', ' ')} {rows:,}" for table, rows in inserted.items() if rows)
 
 
 def _table_upload(kind: UploadKind) -> None:
@@ -202,7 +208,7 @@ def _table_upload(kind: UploadKind) -> None:
         show_error(error)
         return
     key = f"upload:{kind}:{file.file_id}"
-    st.text(f"{file.name}: {len(frame):,} row(s), {len(frame.columns)} column(s). First rows as read:")
+    st.text(f"{file.name}: {counted(len(frame), 'row')}, {counted(len(frame.columns), 'column')}. First rows as read:")
     st.dataframe(_readable(frame.head(5), ""), hide_index=True, width="stretch")
     target = _target_dataset(kind, file.name, key)
     try:
@@ -249,7 +255,9 @@ def _rubric_upload() -> None:
             show_error(error)
             return
         st.cache_data.clear()
-        st.session_state[FLASH_KEY] = f"Rubrics: {sum(result.inserted.values())} new row(s) ({result.inserted})."
+        added = sum(result.inserted.values())
+        st.session_state[FLASH_KEY] = (f"Rubrics: {counted(added, 'new row')}"
+                                       + (f" ({table_counts(result.inserted)})." if added else "."))
         st.rerun()
 
 
@@ -260,11 +268,14 @@ def render_upload_panel() -> None:
     if FLASH_KEY in st.session_state:
         st.success(escape_markdown(st.session_state.pop(FLASH_KEY)))
     page_file, title = ANALYSIS_PAGES.get(st.session_state.pop(ANALYSIS_KEY, ""), ("", ""))
-    if page_file and (PAGES_DIR / page_file).exists():
-        st.page_link(f"pages/{page_file}", label=f"Open {title} to analyse the uploaded run",
-                     icon=":material/insights:")
+    if page_file:
+        link_page(page_file, f"Open {title} to analyse the uploaded run", icon=":material/insights:")
+    uploaded = st.session_state.pop(UPLOADED_DATASET_KEY, None)
+    if uploaded:
+        link_page("new_run.py", "Run a judge on this dataset", query_params={NEW_RUN_DATASET_PARAM: uploaded})
     kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
-    labels: dict[str, str] = {**KIND_LABELS, "rubric": "Rubric (YAML or JSON)"}
+    labels: dict[str, str] = dict(KIND_LABELS)
+    labels["rubric"] = "Rubric (YAML or JSON)"
     kind = st.selectbox("What are you uploading?", kinds, key="upload_kind", format_func=labels.__getitem__)
     if kind == "rubric":
         _rubric_upload()

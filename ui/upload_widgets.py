@@ -11,7 +11,7 @@ from judgebias_core.sources.upload import preference_targets, preference_values,
 from judgebias_core.sources.upload_mapping import TIE, candidate_from_header, suggest_preference_map
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.queries import list_rubrics
-from ui.share import escape_markdown
+from ui.share import code_span, escape_markdown
 from ui.state import cached
 
 NONE = "(none)"
@@ -19,12 +19,26 @@ UNMAPPED = "(not mapped)"
 MAX_PREFERENCE_VALUES = 60
 
 
+RUBRIC_LABEL_CHARS = 90
+
+
+def rubric_labels() -> dict[str, str]:
+    """Rubric id -> how a person recognises it: its criterion text (shortened), with the id and k beside it."""
+    rubrics = cached(list_rubrics)
+    labels = {}
+    for rubric_id, criterion, k in rubrics[["rubric_id", "criterion", "k"]].itertuples(index=False):
+        text = " ".join(str(criterion or "").split())
+        short = text if len(text) <= RUBRIC_LABEL_CHARS else text[:RUBRIC_LABEL_CHARS - 1].rstrip() + "…"
+        labels[rubric_id] = f"{short} ({rubric_id}, k = {k})" if short else f"{rubric_id} (k = {k})"
+    return labels
+
+
 def rater_settings(frame: pd.DataFrame, mapped: dict[str, str], key: str) -> dict[str, Any]:
     """Items: the rubric the human scores use, and the score columns (one per rater) with rater names."""
-    rubrics = cached(list_rubrics)["rubric_id"].tolist()
+    rubrics = rubric_labels()
     rubric = st.selectbox("Rubric the human scores are levels of (and the items' default rubric)", [NONE, *rubrics],
-                          key=f"{key}:rubric", help="Upload a rubric first (choose 'Rubric' above) if yours is "
-                                                    "not listed.")
+                          key=f"{key}:rubric", format_func=lambda r: rubrics.get(r, r),
+                          help="Upload a rubric first (choose 'Rubric' above) if yours is not listed.")
     free = [str(c) for c in frame.columns if c not in mapped.values()]
     chosen = st.multiselect("Human score columns, one per rater", free, key=f"{key}:raters",
                             default=suggest_rater_columns(frame, list(mapped.values())),
@@ -89,4 +103,8 @@ def preference_settings(frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict
                                   key=f"{key}:pref:{index}")
         if target != UNMAPPED:
             mapping[value] = target
+    unmatched = [value for value in values[:MAX_PREFERENCE_VALUES] if value not in mapping and value not in targets]
+    for value in unmatched:  # one hint per value, rather than one problem per row below
+        st.caption(f":material/help: {code_span(value)} matches no candidate: choose above what it means "
+                   "(a candidate or tie); until then its rows cannot be written.")
     return {"preference_map": mapping}

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from judgebias_core.charts.safe_text import plot_label
+from judgebias_core.charts.style import PRIMARY, REFERENCE_LINE, category_rows, named_cells, styled, wrapped_labels
 from judgebias_core.metrics.calibration import Correlation
 
 
@@ -17,18 +18,17 @@ def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[
     table = np.asarray(confusion, dtype=int)
     row_totals = table.sum(axis=1, keepdims=True)
     share = np.divide(table, row_totals, out=np.zeros(table.shape), where=row_totals > 0)
-    names = [plot_label(label) for label in labels]
+    full = [plot_label(label) for label in labels]
+    names, abbreviated = wrapped_labels(full, width=16)
     fig = go.Figure(go.Heatmap(
         z=share, x=names, y=names, zmin=0, zmax=1, colorscale="Blues", text=table, texttemplate="%{text:,}",
-        customdata=table, colorbar={"title": "row share"},
-        hovertemplate=f"{plot_label(human_label)} %{{y}}, judge %{{x}}"
-                      "<br>%{customdata:,} (%{z:.1%} of the row)<extra></extra>",
+        customdata=named_cells([table], full, full), colorbar={"title": "row share"},
+        hovertemplate=f"{plot_label(human_label)} %{{customdata[1]}}, judge %{{customdata[2]}}"
+                      "<br>%{customdata[0]:,} (%{z:.1%} of the row)<extra></extra>",
     ))
     fig.update_layout(title=plot_label(title), xaxis_title="judge", yaxis_title=plot_label(human_label),
-                      yaxis={"autorange": "reversed"},
-                      xaxis={"type": "category"}, margin={"l": 10, "r": 10, "t": 40, "b": 10}, height=360)
-    fig.update_yaxes(type="category")
-    return fig
+                      yaxis={"autorange": "reversed", "type": "category"}, xaxis={"type": "category"})
+    return styled(fig, height=380, full_labels=abbreviated)
 
 
 def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
@@ -36,15 +36,14 @@ def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
     names = [f"{plot_label(name)} (n={c.n:,})" for name, c in named]
     values = np.array([c.statistic for _, c in named], dtype=float)
     fig = go.Figure(go.Scatter(
-        x=values, y=names, mode="markers", marker={"size": 10},
-        error_x={"type": "data", "symmetric": False, "array": [c.ci_high - c.statistic for _, c in named],
+        x=values, y=names, mode="markers", marker={"size": 10, "color": PRIMARY},
+        error_x={"type": "data", "symmetric": False, "color": PRIMARY, "array": [c.ci_high - c.statistic for _, c in named],
                  "arrayminus": [c.statistic - c.ci_low for _, c in named]},
         customdata=[[c.ci_low, c.ci_high, c.method, c.p_value] for _, c in named],
         hovertemplate="%{y}: %{x:.3f}<br>95%: %{customdata[0]:.3f} to %{customdata[1]:.3f} (%{customdata[2]})"
                       "<br>p = %{customdata[3]:.2g}<extra></extra>",
     ))
-    fig.add_vline(x=0, line_dash="dot", line_color="grey")
+    fig.add_vline(x=0, line_dash="dot", line_color=REFERENCE_LINE)
     fig.update_layout(xaxis={"range": [-1, 1], "title": "correlation with the labels"},
-                      yaxis={"autorange": "reversed"}, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      height=80 + 45 * len(named))
-    return fig
+                      yaxis={"autorange": "reversed", "type": "category"})
+    return styled(fig, height=130 + category_rows(len(named), minimum=45))

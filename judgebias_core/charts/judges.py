@@ -9,26 +9,40 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from judgebias_core.charts.safe_text import plot_label
+from judgebias_core.charts.style import (
+    HIGHLIGHT,
+    PRIMARY,
+    REFERENCE_LINE,
+    category_rows,
+    label_lines,
+    named_cells,
+    styled,
+    wrapped_labels,
+)
 from judgebias_core.metrics.agreement import AgreementResult, DisagreementDistribution, FamilyAgreement
 from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.self_preference import SelfPreference
 from judgebias_core.metrics.verbosity import VerbosityResult
 
-_MARGIN = {"l": 10, "r": 10, "t": 40, "b": 10}
-
 
 def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label: str,
              zmin: float = 0.0, zmax: float = 1.0) -> go.Figure:
     text = np.where(np.isnan(values.to_numpy(float)), "", np.vectorize(lambda v: f"{v:.2f}")(values.to_numpy(float)))
+    row_names, column_names = [plot_label(r) for r in values.index], [plot_label(c) for c in values.columns]
+    rows, abbreviated = wrapped_labels(row_names)
+    # Columns get narrow lines: with nine or more judges, one-line names would run into each other.
+    columns, abbreviated_columns = wrapped_labels(column_names, width=12)
     fig = go.Figure(go.Heatmap(
-        z=values.to_numpy(float), x=[plot_label(c) for c in values.columns], y=[plot_label(r) for r in values.index],
-        zmin=zmin, zmax=zmax,
-        colorscale="Viridis", text=text, texttemplate="%{text}", customdata=counts.to_numpy(),
-        hovertemplate=f"%{{y}} / %{{x}}<br>%{{z:.3f}} over %{{customdata:,}} {count_label}<extra></extra>",
+        z=values.to_numpy(float), x=columns, y=rows, zmin=zmin, zmax=zmax,
+        colorscale="Viridis", text=text, texttemplate="%{text}", customdata=named_cells([counts.to_numpy()], row_names, column_names),
+        hovertemplate=f"%{{customdata[1]}} / %{{customdata[2]}}<br>%{{z:.3f}} over %{{customdata[0]:,}} {count_label}"
+                      "<extra></extra>",
     ))
-    fig.update_layout(title=title, yaxis={"autorange": "reversed"}, margin=_MARGIN,
-                      height=max(320, 38 * len(values.index) + 160))
-    return fig
+    fig.update_layout(title=title, yaxis={"autorange": "reversed", "type": "category"},
+                      xaxis={"type": "category", "tickangle": 0})
+    return styled(fig, height=max(340, category_rows(len(rows), label_lines(rows), minimum=38)
+                                  + 150 + 15 * label_lines(columns)),
+                  full_labels=abbreviated | abbreviated_columns)
 
 
 def agreement_heatmap(result: AgreementResult, without_ties: bool = False) -> go.Figure:
@@ -59,13 +73,13 @@ def disagreement_bars(distribution: DisagreementDistribution) -> go.Figure:
     counts = pd.Series(distribution.counts, dtype=int).reindex(range(distribution.judges), fill_value=0)
     share = counts / max(distribution.instances, 1)
     fig = go.Figure(go.Bar(
-        x=counts.index, y=counts.to_numpy(), customdata=share.to_numpy(),
+        x=counts.index, y=counts.to_numpy(), customdata=share.to_numpy(), marker_color=PRIMARY,
         hovertemplate="%{x} judge(s) differ from the majority<br>%{y:,} calls (%{customdata:.1%})<extra></extra>",
     ))
     fig.update_layout(xaxis_title=f"judges differing from the most common verdict (of {distribution.judges})",
                       yaxis_title="calls", title=f"Per-call disagreement over {distribution.instances:,} calls "
-                      "every judge answered", margin=_MARGIN, height=340, xaxis={"dtick": 1})
-    return fig
+                      "every judge answered", xaxis={"dtick": 1})
+    return styled(fig, height=360)
 
 
 def verbosity_curve(results: Sequence[VerbosityResult]) -> go.Figure:
@@ -81,12 +95,11 @@ def verbosity_curve(results: Sequence[VerbosityResult]) -> go.Figure:
             hovertemplate="%{fullData.name}<br>difference %{customdata[0]:,.0f} to %{customdata[1]:,.0f} chars"
                           "<br>candidate won %{customdata[2]} of %{customdata[3]} pairs (%{y:.2f})<extra></extra>",
         ))
-    fig.add_hline(y=0.5, line_dash="dot", line_color="grey")
-    fig.add_vline(x=0, line_dash="dot", line_color="grey")
+    fig.add_hline(y=0.5, line_dash="dot", line_color=REFERENCE_LINE)
+    fig.add_vline(x=0, line_dash="dot", line_color=REFERENCE_LINE)
     fig.update_layout(xaxis_title="length difference, candidate minus opponent (characters; median of each bin)",
-                      yaxis_title="share of decisive pairs the candidate wins", yaxis={"range": [0, 1]},
-                      margin=_MARGIN, height=400, legend={"orientation": "h", "y": -0.25})
-    return fig
+                      yaxis_title="share of decisive pairs<br>the candidate wins", yaxis={"range": [0, 1]})
+    return styled(fig, height=440, legend="bottom")
 
 
 def self_preference_heatmap(result: SelfPreference) -> go.Figure:
@@ -104,20 +117,29 @@ def leaderboard_forest(board: Leaderboard, measure: str = "win_rate") -> go.Figu
     frame = board.frame()
     if measure == "strength":
         frame = frame.sort_values("rank_strength")
-    low, high = frame[f"{measure}_ci_low"], frame[f"{measure}_ci_high"]
-    colours = np.where(frame["position_artefact"], "#d62728", "#1f77b4")
-    fig = go.Figure(go.Scatter(
-        x=frame[measure], y=frame["candidate"].map(plot_label), mode="markers", marker={"size": 9, "color": colours},
-        error_x={"type": "data", "symmetric": False, "array": high - frame[measure],
-                 "arrayminus": frame[measure] - low},
-        customdata=np.column_stack([frame["pairs"], low, high, frame["position_artefact"]]),
-        hovertemplate="%{y}<br>%{x:.3f} (95% bootstrap %{customdata[1]:.3f} to %{customdata[2]:.3f})"
-                      "<br>%{customdata[0]} pairs · order could be positional: %{customdata[3]}<extra></extra>",
-    ))
+    frame = frame.assign(shown=wrapped_labels([plot_label(c) for c in frame["candidate"]])[0])
+    fig = go.Figure()
+    # One trace per flag (not one trace with a colour array): the error bars take one colour, and the legend says
+    # what red means.
+    for flagged, name, colour in ((False, "order clear of the flip-rate bound", PRIMARY),
+                                  (True, "order could be positional", HIGHLIGHT)):
+        part = frame[frame["position_artefact"] == flagged]
+        if part.empty:
+            continue
+        low, high = part[f"{measure}_ci_low"], part[f"{measure}_ci_high"]
+        fig.add_trace(go.Scatter(
+            x=part[measure], y=part["shown"], mode="markers", name=name, marker={"size": 9, "color": colour},
+            error_x={"type": "data", "symmetric": False, "color": colour, "array": high - part[measure],
+                     "arrayminus": part[measure] - low},
+            customdata=np.column_stack([part["pairs"], low, high, part["candidate"].map(plot_label)]),
+            hovertemplate="%{customdata[3]}<br>%{x:.3f} (95% bootstrap %{customdata[1]:.3f} to %{customdata[2]:.3f})"
+                          f"<br>%{{customdata[0]}} pairs · {name}<extra></extra>",
+        ))
     label = "win rate (inconsistent pairs count as ties)" if measure == "win_rate" \
         else f"Bradley-Terry strength (log-odds against {plot_label(board.reference)})"
-    fig.update_layout(xaxis_title=label, yaxis={"autorange": "reversed"}, margin=_MARGIN,
-                      height=max(300, 24 * len(frame) + 120),
-                      title=f"{plot_label(board.judge)}: red = within the flip-rate upper bound "
-                            f"({board.flip_rate_ci_high:.3f}) of a neighbour")
-    return fig
+    fig.update_layout(xaxis_title=label, title=f"{plot_label(board.judge)}: red = within the flip-rate upper bound "
+                                               f"({board.flip_rate_ci_high:.3f}) of a neighbour",
+                      yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
+                             "categoryarray": list(frame["shown"])})
+    return styled(fig, height=max(320, category_rows(len(frame), label_lines(frame["shown"]), minimum=24) + 170),
+                  legend="bottom")

@@ -13,8 +13,20 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from judgebias_core.charts.safe_text import plot_label
+from judgebias_core.charts.style import (
+    PALETTE,
+    PRIMARY,
+    SECONDARY,
+    category_rows,
+    label_lines,
+    named_cells,
+    styled,
+    wrapped_labels,
+)
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 
+# A second cue besides colour, so judges stay apart in grey-scale prints.
+SYMBOLS = ("circle", "diamond", "square", "triangle-up", "x", "cross", "triangle-down", "star")
 METRIC_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
 
 
@@ -31,36 +43,43 @@ def flip_rate_forest(results: Sequence[PairwiseJudgeMetrics]) -> go.Figure:
     """Flip rate per row with its Wilson 95% interval (pairs independent) and item-bootstrap 95% interval."""
     rows = [r for r in results if r.classified_pairs > 0]
     with_scope = len({(r.dataset, r.study, r.repetition) for r in rows}) > 1
-    labels = [f"{_row_label(r, with_scope)} (n={r.classified_pairs:,})" for r in rows]
+    names = [f"{_row_label(r, with_scope)} (n={r.classified_pairs:,})" for r in rows]
+    labels, abbreviated = wrapped_labels(names, width=34)
     rate = np.array([r.flip_rate for r in rows])
     fig = go.Figure()
+    # The bootstrap band first, so the Wilson point and whiskers are drawn on top: a thick error bar around a hidden
+    # point. The legend shows a square of the band's colour from a data-less trace of the same group (the old 1 px
+    # marker left the legend entry blank).
+    bootstrap = "item bootstrap 95% (items resampled)"
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=bootstrap, legendgroup="bootstrap",
+                             legendrank=2, marker={"size": 11, "symbol": "square", "color": SECONDARY}, opacity=0.55,
+                             hoverinfo="skip"))
     fig.add_trace(go.Scatter(
-        x=rate, y=labels, mode="markers", name="Wilson 95% (pairs independent)",
-        marker={"size": 9, "color": "#1f77b4"},
-        error_x={"type": "data", "symmetric": False,
-                 "array": [r.flip_rate_ci_high - r.flip_rate for r in rows],
-                 "arrayminus": [r.flip_rate - r.flip_rate_ci_low for r in rows]},
-        customdata=[[r.primacy + r.recency, r.classified_pairs, r.flip_rate_ci_low, r.flip_rate_ci_high]
-                    for r in rows],
-        hovertemplate="%{y}<br>flip rate %{x:.3f} (%{customdata[0]} of %{customdata[1]} pairs)"
-                      "<br>Wilson 95%: %{customdata[2]:.3f} to %{customdata[3]:.3f}<extra></extra>",
-    ))
-    fig.add_trace(go.Scatter(
-        x=rate, y=labels, mode="markers", name="item bootstrap 95% (items resampled)",
-        marker={"size": 1, "color": "#ff7f0e"}, opacity=0.7,
-        error_x={"type": "data", "symmetric": False, "thickness": 5, "width": 0,
+        x=rate, y=labels, mode="markers", name=bootstrap, legendgroup="bootstrap", showlegend=False,
+        marker={"size": 1, "color": SECONDARY}, opacity=0.55,
+        error_x={"type": "data", "symmetric": False, "thickness": 6, "width": 0, "color": SECONDARY,
                  "array": [r.bootstrap_ci_high - r.flip_rate for r in rows],
                  "arrayminus": [r.flip_rate - r.bootstrap_ci_low for r in rows]},
-        customdata=[[r.bootstrap_ci_low, r.bootstrap_ci_high, r.items, r.bootstrap_resamples] for r in rows],
-        hovertemplate="%{y}<br>bootstrap 95%: %{customdata[0]:.3f} to %{customdata[1]:.3f}"
+        customdata=[[r.bootstrap_ci_low, r.bootstrap_ci_high, r.items, r.bootstrap_resamples, name]
+                    for r, name in zip(rows, names, strict=True)],
+        hovertemplate="%{customdata[4]}<br>bootstrap 95%: %{customdata[0]:.3f} to %{customdata[1]:.3f}"
                       "<br>%{customdata[2]} items, %{customdata[3]} resamples<extra></extra>",
     ))
-    fig.update_layout(
-        xaxis_title="flip rate (share of pairs whose verdict changes when the answers swap)",
-        yaxis={"autorange": "reversed"}, height=max(260, 40 * len(rows) + 120),
-        legend={"orientation": "h", "y": -0.25}, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-    )
-    return fig
+    fig.add_trace(go.Scatter(
+        x=rate, y=labels, mode="markers", name="Wilson 95% (pairs independent)", legendrank=1,
+        marker={"size": 9, "color": PRIMARY}, error_x={
+            "type": "data", "symmetric": False, "color": PRIMARY, "thickness": 1.5,
+            "array": [r.flip_rate_ci_high - r.flip_rate for r in rows],
+            "arrayminus": [r.flip_rate - r.flip_rate_ci_low for r in rows]},
+        customdata=[[r.primacy + r.recency, r.classified_pairs, r.flip_rate_ci_low, r.flip_rate_ci_high, name]
+                    for r, name in zip(rows, names, strict=True)],
+        hovertemplate="%{customdata[4]}<br>flip rate %{x:.3f} (%{customdata[0]} of %{customdata[1]} pairs)"
+                      "<br>Wilson 95%: %{customdata[2]:.3f} to %{customdata[3]:.3f}<extra></extra>",
+    ))
+    fig.update_layout(xaxis_title="flip rate (share of pairs whose verdict changes when the answers swap)",
+                      yaxis={"autorange": "reversed", "type": "category"}, xaxis={"rangemode": "tozero"})
+    return styled(fig, height=150 + category_rows(len(rows), label_lines(labels)), legend="top",
+                  full_labels=abbreviated)
 
 
 def judge_task_heatmap(breakdown: pd.DataFrame, metric: str, by: str = "task") -> go.Figure:
@@ -70,28 +89,32 @@ def judge_task_heatmap(breakdown: pd.DataFrame, metric: str, by: str = "task") -
     units = breakdown.pivot(index="judge", columns=by, values="units").reindex_like(values)
     diverging = metric == "preference_fairness"
     span = float(np.nanmax(np.abs(values.to_numpy()))) if diverging and values.size else 1.0
+    row_names, column_names = [plot_label(j) for j in values.index], [plot_label(c) for c in values.columns]
+    rows, abbreviated = wrapped_labels(row_names)
+    columns, abbreviated_columns = wrapped_labels(column_names, width=14)
     fig = go.Figure(go.Heatmap(
-        z=values.to_numpy(), x=[plot_label(c) for c in values.columns], y=[plot_label(j) for j in values.index],
+        z=values.to_numpy(), x=columns, y=rows,
         colorscale="RdBu" if diverging else "Viridis",
         zmid=0 if diverging else None, zmin=-span if diverging else None, zmax=span if diverging else None,
         text=np.vectorize(lambda v: "" if pd.isna(v) else f"{v:.2f}")(values.to_numpy()),
         texttemplate="%{text}",
-        customdata=np.dstack([pairs.to_numpy(), units.to_numpy()]),
-        hovertemplate=f"%{{y}} · %{{x}}<br>{METRIC_LABELS.get(metric, metric)} %{{z:.3f}}"
+        customdata=named_cells([pairs.to_numpy(), units.to_numpy()], row_names, column_names),
+        hovertemplate=f"%{{customdata[2]}} · %{{customdata[3]}}<br>{METRIC_LABELS.get(metric, metric)} %{{z:.3f}}"
                       "<br>%{customdata[0]} classified pairs, %{customdata[1]} units<extra></extra>",
         colorbar={"title": METRIC_LABELS.get(metric, metric)},
     ))
-    fig.update_layout(height=max(260, 34 * len(values.index) + 160), margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      xaxis_title=by, yaxis_title="judge")
-    return fig
+    fig.update_layout(xaxis_title=by, yaxis_title="judge", xaxis={"type": "category"}, yaxis={"type": "category"})
+    return styled(fig, height=max(300, category_rows(len(values.index), label_lines(rows)) + 170),
+                  full_labels=abbreviated | abbreviated_columns)
 
 
 def quality_gap_scatter(units: pd.DataFrame, metric: str) -> go.Figure:
     """One point per (judge, candidate, task): PC or PF against the answer quality gap, coloured by judge."""
     fig = go.Figure()
-    for judge, group in units.groupby("judge"):
+    for index, (judge, group) in enumerate(units.groupby("judge")):
         fig.add_trace(go.Scatter(
-            x=group["quality_gap"], y=group[metric], mode="markers", name=plot_label(judge), opacity=0.75,
+            x=group["quality_gap"], y=group[metric], mode="markers", name=plot_label(judge), opacity=0.8,
+            marker={"color": PALETTE[index % len(PALETTE)], "symbol": SYMBOLS[index % len(SYMBOLS)], "size": 8},
             customdata=group[["candidate", "task", "classified", "overall_win_rate"]]
             .assign(candidate=group["candidate"].map(plot_label), task=group["task"].map(plot_label)).to_numpy(),
             hovertemplate="%{fullData.name}<br>%{customdata[0]} · %{customdata[1]}"
@@ -100,6 +123,5 @@ def quality_gap_scatter(units: pd.DataFrame, metric: str) -> go.Figure:
                           "<br>%{customdata[2]} classified pairs<extra></extra>",
         ))
     fig.update_layout(xaxis_title="answer quality gap |overall win rate - 1/2|", xaxis_tickformat=".2f",
-                      yaxis_title=METRIC_LABELS.get(metric, metric),
-                      height=420, margin={"l": 10, "r": 10, "t": 30, "b": 10})
-    return fig
+                      yaxis_title=METRIC_LABELS.get(metric, metric))
+    return styled(fig, height=440, legend="right")

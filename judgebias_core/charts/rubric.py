@@ -9,15 +9,15 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from judgebias_core.charts.safe_text import plot_label
+from judgebias_core.charts.style import FIRST_SLOT, HIGHLIGHT, MUTED, PRIMARY, REFERENCE_LINE, styled
 from judgebias_core.metrics.bias_cost import OrderingCost
 from judgebias_core.metrics.rubric import PositionShare, ScorePositionTable
 from judgebias_core.metrics.rubric_correlation import HumanCorrelation
 from judgebias_core.metrics.rubric_report import OrderingResult
 
-HIGHLIGHT = "#d62728"
-BASE = "#1f77b4"
-MUTED = "#9ab8d6"
+BASE = PRIMARY
 HEATMAP_SCALE = "RdBu_r"
+HEIGHT = 420
 
 
 def ordering_label(ordering: Sequence[int]) -> str:
@@ -38,11 +38,11 @@ def position_share_figure(share: PositionShare, title: str = "Position selection
         hovertemplate="%{x}: %{y:.1%} (%{customdata[0]} of " + f"{share.n}" + " parsed trials)<br>"
         "95% Wilson interval %{customdata[1]:.1%} to %{customdata[2]:.1%}<extra></extra>",
     ))
-    figure.add_hline(y=share.uniform, line_dash="dash", line_color="grey",
+    figure.add_hline(y=share.uniform, line_dash="dash", line_color=REFERENCE_LINE,
                      annotation_text=f"no bias: 1/{share.k}", annotation_position="top right")
     figure.update_layout(title=f"{title} (n = {share.n} parsed trials)", yaxis_tickformat=".0%",
-                         yaxis_title="share of choices", margin={"t": 60, "b": 40})
-    return figure
+                         yaxis_title="share of choices")
+    return styled(figure, height=HEIGHT)
 
 
 def _heatmap_trace(table: ScorePositionTable, show_scale: bool = True) -> go.Heatmap:
@@ -63,9 +63,8 @@ def _heatmap_trace(table: ScorePositionTable, show_scale: bool = True) -> go.Hea
 def score_position_heatmap(table: ScorePositionTable, title: str = "P(position | score)") -> go.Figure:
     """k x k heatmap, row = score, column = position; 1/k everywhere means no bias; blank row = never chosen."""
     figure = go.Figure(_heatmap_trace(table))
-    figure.update_layout(title=f"{title} (no bias: every cell 1/{table.k})", yaxis_autorange="reversed",
-                         margin={"t": 60, "b": 40})
-    return figure
+    figure.update_layout(title=f"{title} (no bias: every cell 1/{table.k})", yaxis_autorange="reversed")
+    return styled(figure, height=HEIGHT)
 
 
 def score_position_grid(tables: Sequence[tuple[str, ScorePositionTable]]) -> go.Figure:
@@ -75,8 +74,8 @@ def score_position_grid(tables: Sequence[tuple[str, ScorePositionTable]]) -> go.
     for column, (_, table) in enumerate(tables, start=1):
         figure.add_trace(_heatmap_trace(table, show_scale=column == len(tables)), row=1, col=column)
         figure.update_yaxes(autorange="reversed", row=1, col=column)
-    figure.update_layout(title="P(position | score) by run", margin={"t": 80, "b": 40})
-    return figure
+    figure.update_layout(title="P(position | score) by run")
+    return styled(figure, height=HEIGHT)
 
 
 def correlation_comparison_figure(human: HumanCorrelation) -> go.Figure:
@@ -98,8 +97,8 @@ def correlation_comparison_figure(human: HumanCorrelation) -> go.Figure:
             f", n = {estimate.n} items<extra></extra>",
         ))
     figure.update_layout(barmode="group", title=f"Correlation with {against}: Permutation vs Repeat",
-                         yaxis_title="correlation", margin={"t": 60, "b": 40})
-    return figure
+                         yaxis_title="correlation")
+    return styled(figure, height=HEIGHT)
 
 
 def ordering_rank_figure(orderings: Sequence[OrderingResult], against: str = "human scores") -> go.Figure:
@@ -117,8 +116,8 @@ def ordering_rank_figure(orderings: Sequence[OrderingResult], against: str = "hu
     canonical = next((o for o in ranked if o.canonical), None)
     note = f" · canonical (red) ranks {canonical.rank} of {len(ranked)}" if canonical and canonical.rank else ""
     figure.update_layout(title=f"Correlation with {against} by ordering{note}", xaxis_title="ordering (scores in "
-                         "position order)", xaxis_type="category", yaxis_title="Pearson r", margin={"t": 60, "b": 40})
-    return figure
+                         "position order)", xaxis_type="category", yaxis_title="Pearson r")
+    return styled(figure, height=HEIGHT)
 
 
 def bias_cost_figure(costs: Sequence[OrderingCost], limit: int = 40) -> go.Figure:
@@ -128,12 +127,11 @@ def bias_cost_figure(costs: Sequence[OrderingCost], limit: int = 40) -> go.Figur
     figure = go.Figure(go.Bar(
         x=[ordering_label(c.ordering) + (" (canonical)" if c.canonical else "") for c in shown],
         y=[c.bias_cost for c in shown],
-        marker_color=[HIGHLIGHT if c.bias_cost == best else (MUTED if not c.canonical else "#ff7f0e") for c in shown],
+        marker_color=[HIGHLIGHT if c.bias_cost == best else (MUTED if not c.canonical else FIRST_SLOT) for c in shown],
         customdata=[c.rank for c in shown],
         hovertemplate="ordering %{x}: Bias Cost %{y:.3f}, rank %{customdata}<extra></extra>",
     ))
     more = f" (the {limit} lowest of {len(costs)})" if len(costs) > limit else ""
     figure.update_layout(title=f"Bias Cost by candidate ordering{more}: lower is less biased", xaxis_type="category",
-                         xaxis_title="ordering (scores in position order)", yaxis_title="Bias Cost",
-                         margin={"t": 60, "b": 40})
-    return figure
+                         xaxis_title="ordering (scores in position order)", yaxis_title="Bias Cost")
+    return styled(figure, height=HEIGHT)

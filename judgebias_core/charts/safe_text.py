@@ -1,7 +1,8 @@
 """Show data text in plotly figures as written: plotly reads a subset of HTML in labels, data must not add markup.
 
 Only ``<`` and ``>`` are replaced by entities (plotly shows entities as characters), which makes the escape
-idempotent: a label escaped twice still shows the same.
+idempotent: a label escaped twice still shows the same. ``literal_figure`` keeps the ``<br>`` that
+``charts.style.wrap_label`` puts into long labels (data text was escaped before wrapping, so it carries none).
 """
 
 from __future__ import annotations
@@ -20,9 +21,13 @@ def plot_label(text: object) -> str:
     return str(text).replace("<", "&lt;").replace(">", "&gt;")
 
 
+LINE_BREAK = "<br>"
+
+
 def _literal(value: Any) -> Any:
     if isinstance(value, str):
-        return plot_label(value)
+        # Line breaks the charts put into wrapped labels stay; data text reaches here already escaped.
+        return LINE_BREAK.join(plot_label(part) for part in value.split(LINE_BREAK))
     if isinstance(value, np.ndarray):
         return np.vectorize(_literal, otypes=[object])(value) if value.dtype.kind in "OUS" else value
     if isinstance(value, list | tuple):
@@ -32,11 +37,15 @@ def _literal(value: Any) -> Any:
     return value
 
 
-def literal_figure(fig: go.Figure) -> go.Figure:
-    """A copy of ``fig`` whose displayed trace text cannot be read as markup (layout text is left as written)."""
-    spec = fig.to_dict()
+def literal_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """A figure dictionary (``fig.to_dict()``) whose displayed trace text is made literal, changed in place."""
     for trace in spec.get("data", []):
         for name in DISPLAYED_TRACE_FIELDS:
             if name in trace:
                 trace[name] = _literal(trace[name])
-    return go.Figure(spec, skip_invalid=True)
+    return spec
+
+
+def literal_figure(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` whose displayed trace text cannot be read as markup (layout text is left as written)."""
+    return go.Figure(literal_spec(fig.to_dict()), skip_invalid=True)

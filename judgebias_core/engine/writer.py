@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Iterable, Mapping
 
+import duckdb
 import pandas as pd
 
 from judgebias_core.engine.records import ReplyRecord, RunContext, call_row
@@ -34,6 +35,13 @@ def cache_frame(records: Iterable[ReplyRecord], provider: str, model: str, run_i
          "score_logprobs": json.dumps(r.score_logprobs) if r.score_logprobs else None}
         for r in records if r.text is not None and r.cache_key and not r.cached
     ])
+
+
+def is_instance_race(error: Exception) -> bool:
+    """DuckDB 2.0 (Python) can miss its pandas scanner on a database instance another thread of the process is
+    opening at that moment ("Table Function with name pandas_scan does not exist"); the same write succeeds when
+    tried again. Reproduced with two threads opening short connections to one file (44 of 6,000 writes)."""
+    return isinstance(error, duckdb.CatalogException) and "pandas_scan" in str(error)
 
 
 class StoreWriter(threading.Thread):
@@ -93,7 +101,9 @@ class StoreWriter(threading.Thread):
         batch, self._pending = self._pending, []
         try:
             self.write(batch)
-        except StoreBusyError as error:
+        except (StoreBusyError, duckdb.CatalogException) as error:
+            if not isinstance(error, StoreBusyError) and not is_instance_race(error):
+                raise
             self.last_error = str(error)
             self._pending = batch + self._pending
             if raise_errors:

@@ -14,6 +14,7 @@ from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibr
 from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import count_of, percent
+from judgebias_core.report.verdict import Verdict, agreement_verdict, calibration_verdict
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.report_queries import dataset_has_labels
 
@@ -64,6 +65,7 @@ def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection 
     if "pairwise" not in scope.kinds or len(scope.judges) < 2:
         return None
     sentences, figures, tables = [], [], []
+    verdicts: list[Verdict] = []
     for study in scope.studies:
         result = agreement_report(reader, scope.dataset.id, [study])
         if scope.judge_filter:
@@ -74,6 +76,8 @@ def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection 
         if len(result.judges) < 2:
             continue
         sentences += agreement_sentences(result, study, with_disagreement=not scope.judge_filter)
+        if (verdict := agreement_verdict(result, study)) is not None:
+            verdicts.append(verdict)
         figures += [agreement_heatmap(result).update_layout(title=f"Agreement between judges, study {study}"),
                     disagreement_bars(result.disagreement).update_layout(title=f"Disagreement, study {study}")]
         tables.append(ReportTable(f"Agreement of each pair of judges, study {study}", agreement_table(result, study),
@@ -85,7 +89,8 @@ def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection 
         else ()
     return ReportSection(key="agreement", title="How often the judges agree with each other",
                          headline=tuple(sentences[:1]), sentences=tuple(sentences), figures=tuple(figures),
-                         tables=tuple(tables), metric_keys=("agreement", "disagreement"), notes=notes)
+                         tables=tuple(tables), metric_keys=("agreement", "disagreement"), notes=notes,
+                         verdicts=tuple(verdicts))
 
 
 # Agreement with people ----------------------------------------------------------------------------------------
@@ -148,6 +153,7 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
                             "Human labels are rows of each confusion matrix, judge labels columns."),),
         metric_keys=("kappa", "kappa_quadratic", "confusion_matrix", "precision_recall", "pearson", "spearman",
                      "kendall"),
+        verdicts=tuple(calibration_verdict(r, scope.who(r.judge)) for r in results),
     )
 
 

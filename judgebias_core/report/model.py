@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from judgebias_core.models import DatasetSummary
+from judgebias_core.report.verdict import Verdict
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class ReportSection:
     tables: tuple[ReportTable, ...] = ()
     metric_keys: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()  # the same blocks the dashboard pages open with
 
 
 @dataclass(frozen=True)

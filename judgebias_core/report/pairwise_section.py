@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from judgebias_core.analyses.pairwise import pairwise_metrics, unit_metrics
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.charts.pairwise_summary import direction_figure
+from judgebias_core.charts.style import retitled
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics, task_breakdown
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import (
@@ -21,6 +21,7 @@ from judgebias_core.report.phrasing import (
     percent,
     ranking_sentence,
 )
+from judgebias_core.report.verdict import pairwise_verdicts
 from judgebias_core.store.handle import StoreReader
 
 METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "preference_fairness", "mcnemar",
@@ -29,6 +30,11 @@ METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "prefere
 
 def _interval(low: float, high: float) -> str:
     return f"{percent(low)}–{percent(high)}"
+
+
+def _judges(rows: Sequence[PairwiseJudgeMetrics]) -> str:
+    count = len({r.judge for r in rows})
+    return f"{count} judge{'' if count == 1 else 's'}"
 
 
 def judge_table(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
@@ -75,18 +81,14 @@ def task_table(breakdown: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def _titled(fig: go.Figure, title: str) -> go.Figure:
-    return fig.update_layout(title=title, margin={"t": 60})
-
-
-def _headline(headline: list[PairwiseJudgeMetrics], who: Callable[[str], str]) -> list[str]:
+def _headline(headline: list[PairwiseJudgeMetrics], who: Callable[[str], str], study: str) -> list[str]:
     sentences = [headline_sentence(who(r.judge), r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.primacy,
                                    r.recency, r.binomial_p) for r in headline]
     rated = [r for r in headline if r.classified_pairs]
     if len(rated) > 1:
         best, worst = rated[0], rated[-1]
         sentences.insert(0, ranking_sentence(who(best.judge), best.flip_rate, who(worst.judge), worst.flip_rate,
-                                             len(rated)))
+                                             len(rated), study))
     return sentences
 
 
@@ -120,8 +122,12 @@ def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection |
     first_reps = sorted((r for r in results if r.repetition == 1), key=lambda r: (r.study, r.flip_rate))
     headline = [r for r in first_reps if r.study == main]
     floors = {r.judge: r for r in first_reps if r.repetition_floor is not None}
-    figures = [_titled(flip_rate_forest(first_reps), "Flip rate per judge (first repetition of each study)"),
-               direction_figure(headline)]
+    # One forest per study, the study the sentences speak of first: a chart never mixes the rows of several studies.
+    figures = [retitled(flip_rate_forest(rows), f"Flip rate per judge, study {study} ({_judges(rows)}, first "
+                                                "repetition)")
+               for study in [main, *[s for s in studies if s != main]]
+               if (rows := [r for r in first_reps if r.study == study])]
+    figures.insert(1, retitled(direction_figure(headline), f"Direction of the changed verdicts, study {main}"))
     units = unit_metrics(reader, scope.dataset.id, main, judges)
     breakdown = task_breakdown(units)
     ordered = sorted(results, key=lambda r: (r.study, r.judge, r.repetition))
@@ -131,11 +137,11 @@ def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection |
               ReportTable("Direction and fairness per judge", direction_table(ordered),
                           "Flips are the classified pairs whose verdict changed; a unit is a (candidate, task).")]
     if not breakdown.empty:
-        figures += [_titled(judge_task_heatmap(breakdown, "position_consistency"),
+        figures += [retitled(judge_task_heatmap(breakdown, "position_consistency"),
                             f"Position consistency by judge and task (study {main})"),
-                    _titled(judge_task_heatmap(breakdown, "preference_fairness"),
+                    retitled(judge_task_heatmap(breakdown, "preference_fairness"),
                             f"Preference fairness by judge and task (study {main}; below 0 leans to the first slot)"),
-                    _titled(quality_gap_scatter(units, "position_consistency"),
+                    retitled(quality_gap_scatter(units, "position_consistency"),
                             "Consistency against the answer quality gap: one point per (judge, candidate, task)")]
         tables.append(ReportTable(f"Consistency by task (study {main})", task_table(breakdown),
                                   "Position consistency pools the pairs of each task; preference fairness is the "
@@ -146,8 +152,9 @@ def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection |
                                   "Prompts are one order of one pair, asked several times with nothing changed."))
     return ReportSection(
         key="pairwise", title="Swapping the two answers (pairwise position bias)",
-        headline=tuple(_headline(headline, scope.who)), sentences=tuple(_sentences(headline, floors, scope.who)),
+        headline=tuple(_headline(headline, scope.who, main)), sentences=tuple(_sentences(headline, floors, scope.who)),
         figures=tuple(figures), tables=tuple(tables), metric_keys=METRIC_KEYS,
+        verdicts=tuple(pairwise_verdicts(headline, {r.judge: scope.who(r.judge) for r in headline})),
         notes=(f"Sentences speak about the study '{main}', first repetition; the tables list every study and "
                "repetition in the report.",),
     )

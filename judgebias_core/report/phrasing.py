@@ -92,7 +92,9 @@ def headline_sentence(judge: str, flips: int, classified: int, rate: float, prim
     return text + "; those changes do not clearly favour either place."
 
 
-def ranking_sentence(best: str, best_rate: float, worst: str, worst_rate: float, judges: int) -> str:
-    """Who is the most and least swap-consistent among several judges."""
-    return (f"Of the {judges} judges, {best} is the least affected by the order (flip rate {percent(best_rate)}) "
+def ranking_sentence(best: str, best_rate: float, worst: str, worst_rate: float, judges: int,
+                     study: str | None = None) -> str:
+    """Who is the most and least swap-consistent among several judges (of one study, when named)."""
+    where = f" in study '{study}'" if study else ""
+    return (f"Of the {judges} judges{where}, {best} is the least affected by the order (flip rate {percent(best_rate)}) "
             f"and {worst} the most ({percent(worst_rate)}).")

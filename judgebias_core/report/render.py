@@ -5,14 +5,18 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable
+from typing import Any
 
 import pandas as pd
-import plotly.io as pio
+import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
 from plotly.offline import get_plotlyjs
 
-from judgebias_core.charts.safe_text import literal_figure
+from judgebias_core.charts.safe_text import literal_spec
+from judgebias_core.charts.style import TEMPLATE
 from judgebias_core.explanations import explanation
 from judgebias_core.report.model import Provenance, Report, ReportSection, ReportTable
+from judgebias_core.report.verdict import Verdict
 
 # Inline scripts and styles only; nothing may be fetched (a dataset string can never load or run anything).
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
@@ -30,6 +34,8 @@ table{border-collapse:collapse;margin:8px 0 4px;font-size:.85em;display:block;ov
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
 .note{color:#57606a;font-size:.85em;margin-top:0}.chart{margin:16px 0}details{margin:12px 0}
 summary{cursor:pointer;font-weight:600}dt{font-weight:600;margin-top:10px}dd{margin-left:16px}
+.verdict{border:1px solid #d0d7de;border-radius:6px;padding:8px 16px;margin:10px 0}.verdict p{margin:4px 0}
+.rule{color:#57606a;font-size:.85em;display:block}.labels{font-size:.8em}
 .formula{white-space:pre-wrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em;background:#f6f8fa;
 padding:6px;margin:4px 0}
 """
@@ -57,13 +63,56 @@ def table_html(table: ReportTable) -> str:
     return f"<h3>{esc(table.title)}</h3>{grid}{note}"
 
 
-def figure_html(fig: object, div_id: str) -> str:
-    figure = literal_figure(fig)  # type: ignore[arg-type]
-    height = figure.layout.height or 450
-    return '<div class="chart">' + pio.to_html(
-        figure, full_html=False, include_plotlyjs=False, div_id=div_id, default_height=f"{height}px",
-        config={"displaylogo": False, "responsive": True},
-    ) + "</div>"
+# The pinned template goes into the page once; each figure refers to it instead of carrying its own copy, and
+# whatever template the building process had made the default (Streamlit's, in the dashboard) is dropped.
+TEMPLATE_SCRIPT = f"window.JUDGEBIAS_TEMPLATE={to_json_plotly(TEMPLATE)};"
+FIGURE_CONFIG = to_json_plotly({"displaylogo": False, "responsive": True})
+SIGNIFICANT_DIGITS = 6  # hover shows at most 3 decimals; 17-digit floats only made the file bigger
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
+def figure_spec(fig: go.Figure) -> dict[str, Any]:
+    """The figure as plotly.js reads it: displayed text literal, floats rounded, no template of its own."""
+    spec = literal_spec(fig.to_dict())
+    spec["layout"].pop("template", None)
+    return _rounded(spec)
+
+
+def _full_labels_html(spec: dict[str, Any]) -> str:
+    labels = (spec["layout"].get("meta") or {}).get("full_labels") or {}
+    if not labels:
+        return ""
+    rows = "".join(f"<tr><td>{esc(html.unescape(short.replace('<br>', ' ')))}</td><td>{esc(html.unescape(full))}</td></tr>"
+                   for short, full in labels.items())
+    return (f'<table class="labels"><thead><tr><th>shortened in the chart</th><th>full name</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table>")
+
+
+def figure_html(fig: go.Figure, div_id: str) -> str:
+    """One chart: a div and the script that draws it with the page's template (serialised once)."""
+    spec = figure_spec(fig)
+    height = spec["layout"].get("height") or 450
+    script = (f'Plotly.newPlot("{div_id}",{to_json_plotly(spec["data"])},'
+              f"Object.assign({{template:window.JUDGEBIAS_TEMPLATE}},{to_json_plotly(spec['layout'])}),"
+              f"{FIGURE_CONFIG});")
+    return (f'<div class="chart"><div id="{div_id}" class="plotly-graph-div" style="height:{height}px;width:100%">'
+            f'</div><script type="text/javascript">{script}</script>{_full_labels_html(spec)}</div>')
+
+
+def verdict_html(verdict: Verdict) -> str:
+    """One verdict: each statement with the rule behind it under it."""
+    lines = "".join(f"<p><strong>{esc(line.heading)}:</strong> {esc(line.text)}"
+                    f'<span class="rule">Rule: {esc(line.rule)}</span></p>' for line in verdict.lines)
+    return f'<div class="verdict"><p><strong>{esc(verdict.subject)}</strong></p>{lines}</div>'
 
 
 def _list(items: Iterable[str], css: str = "") -> str:
@@ -134,12 +183,13 @@ def render_html(report: Report) -> str:
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{esc(report.title)}</title>'
-        f"<style>{STYLE}</style><script>{get_plotlyjs()}</script></head><body>"
+        f"<style>{STYLE}</style><script>{get_plotlyjs()}\n{TEMPLATE_SCRIPT}</script></head><body>"
         f"<header><h1>{esc(report.title)}</h1><p class=\"meta\">Dataset {esc(report.provenance.dataset.id)} · "
         f"judges: {esc(judges)} · runs: {esc(runs)} · built {esc(report.provenance.generated_at)} with judgebias "
         f"{esc(report.provenance.version)}</p></header>"
         f'<section id="summary"><h2>In short</h2>{_simulated_warning(report)}'
         f'<div class="summary">{_list(sentences)}</div>'
+        + "".join(verdict_html(v) for section in report.sections for v in section.verdicts) +
         f'{_list(report.skipped, "note")}<ul>{contents}<li><a href="#provenance">Where these numbers come from</a>'
         f"</li></ul></section>"
         + "".join(section_html(section, i) for i, section in enumerate(report.sections))

@@ -16,6 +16,7 @@ from judgebias_core.charts.rubric import (
 from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import percent
+from judgebias_core.report.verdict import rubric_verdict
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.rubric_queries import list_rubric_runs
 
@@ -49,7 +50,8 @@ def position_sentence(report: RubricReport) -> str:
 def spread_sentence(report: RubricReport) -> str:
     spread = report.spread_permutation
     return (f"Changing only the order of the options moves one item's score by {spread.mean_sd:.2f} points on "
-            f"average (standard deviation, mean over {_items(spread.items)}).")
+            f"average: the standard deviation of each item's scores over its orderings, averaged over "
+            f"{_items(spread.items)}.")
 
 
 def correlation_sentence(report: RubricReport) -> str | None:
@@ -70,7 +72,8 @@ def run_table(reports: list[RubricReport]) -> pd.DataFrame:
         "rubric": r.run.rubric_id, "k": r.k, "trials": f"{r.trials:,}", "readable scores": f"{r.parsed:,}",
         "parse failures": f"{r.parse_failures:,}", "no reply": f"{r.no_reply:,}",
         "balanced": "yes" if r.balanced else "no",
-        "within-item spread": f"{r.spread_permutation.mean_sd:.3f} over {_items(r.spread_permutation.items)}",
+        "score movement from the order (points)": f"{r.spread_permutation.mean_sd:.3f}, SD per item averaged over "
+                                                  f"{_items(r.spread_permutation.items)}",
         "repeat run": r.repeat_run.run_id if r.repeat_run else "–",
         "lowest bias cost ordering": f"{''.join(map(str, r.recommended.ordering))} "
                                      f"(cost {r.recommended.bias_cost:.3f})",
@@ -110,5 +113,5 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
         headline=tuple(position_sentence(r) for r in reports), sentences=tuple(sentences), figures=tuple(figures),
         tables=(ReportTable("Rubric runs", run_table(reports), "Trials are judge calls (one item under one "
                             "ordering); rates are over readable scores."),),
-        metric_keys=METRIC_KEYS,
+        metric_keys=METRIC_KEYS, verdicts=tuple(rubric_verdict(r) for r in reports),
     )

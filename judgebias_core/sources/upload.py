@@ -29,6 +29,7 @@ from judgebias_core.sources.upload_mapping import (
     suggest_candidate_columns,
     suggest_mapping,
     suggest_name_columns,
+    suggest_preference_column,
     suggest_preference_map,
 )
 from judgebias_core.sources.upload_read import read_table
@@ -145,6 +146,13 @@ def suggest_spec(frame: pd.DataFrame, kind: UploadKind, dataset_id: str, **setti
             suggested["candidate_columns"] = suggest_candidate_columns(columns)
             taken = list(suggested["candidate_columns"])
     suggested["columns"] = suggest_mapping(columns, kind, taken)
+    if kind == "pairs" and "preference" not in suggested["columns"]:  # no header says so: look at the values
+        filled = {str(c): frame[c].astype(object).map(clean_cell).dropna().astype(str).str.strip().tolist()
+                  for c in frame.columns}
+        targets = list(suggested.get("candidate_columns", {}).values()) or list(suggested.get("name_columns", {}))
+        found = suggest_preference_column(filled, targets, [*taken, *suggested["columns"].values()])
+        if found is not None:
+            suggested["columns"]["preference"] = found
     spec = UploadSpec(kind=kind, dataset_id=dataset_id, **{**suggested, **settings})
     if kind != "pairs":
         return spec

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -71,7 +71,9 @@ FIELDS: dict[UploadKind, tuple[FieldSpec, ...]] = {
         FieldSpec("prompt", "Prompt", True, ("prompt", "question", "instruction", "input", "query", "conversation")),
         _TASK,
         FieldSpec("preference", "Human preference", False, ("preference", "winner", "human_label", "label",
-                                                            "human_preference", "choice", "preferred")),
+                                                            "human_preference", "choice", "preferred",
+                                                            "human_verdict", "verdict", "human_choice",
+                                                            "human_winner", "gold_label", "annotation")),
     ),
     "pairwise-log": (
         FieldSpec("item_id", "Item id", True, _ITEM_ID.synonyms, "Must be an item of the chosen dataset."),
@@ -117,6 +119,12 @@ _HEADER_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"^(?P<name>.+?)(?:'s)?[\s_\-:]+{_ANSWER_WORDS}$", re.IGNORECASE),
 )
 _SLOT_SUFFIX = re.compile(r"^(?:[a-z]|\d{1,2})$", re.IGNORECASE)
+
+
+def fold(text: str) -> str:
+    """Text as preference values and candidate names are matched: case and punctuation ignored ("VICUNA13B" and
+    "Vicuna-13B" fold alike)."""
+    return re.sub(r"[^0-9a-z]+", "", str(text).casefold())
 
 
 def normalise(name: str) -> str:
@@ -186,15 +194,22 @@ _SECOND_WORDS = {"b", "2", "second", "model_b", "response_b", "answer_b", "right
 def suggest_preference_map(values: Iterable[str], targets: Sequence[str]) -> dict[str, str]:
     """Preference value -> target ('tie', a candidate name, or in name-column mode an answer column).
 
+    A value equal to a target after case and punctuation folding suggests it ("VICUNA13B" -> "Vicuna-13B").
     ``targets`` are in slot order, so "A"/"1"/"model_a" suggest the first and "B"/"2" the second.
     Values with no obvious target are left out: the user maps them.
     """
     by_name = {normalise(t): t for t in targets}
+    by_fold: dict[str, list[str]] = {}
+    for target in targets:
+        by_fold.setdefault(fold(target), []).append(target)
     suggested: dict[str, str] = {}
     for value in values:
         key = normalise(str(value))
+        folded = by_fold.get(fold(value), [])
         if key in by_name:
             suggested[value] = by_name[key]
+        elif len(folded) == 1:
+            suggested[value] = folded[0]
         elif key in _TIE_WORDS:
             suggested[value] = TIE
         elif key in _FIRST_WORDS and targets:
@@ -206,3 +221,37 @@ def suggest_preference_map(values: Iterable[str], targets: Sequence[str]) -> dic
             if len(close) == 1 and key:
                 suggested[value] = close[0]
     return suggested
+
+
+# A column reads as human preferences when this share of its filled cells name a candidate, a slot or a tie.
+PREFERENCE_VALUE_SHARE = 0.8
+
+
+def preference_share(values: Sequence[str], targets: Sequence[str]) -> float:
+    """The share of ``values`` (filled cells) that a preference mapping would suggest a target for."""
+    if not values:
+        return 0.0
+    distinct = list(dict.fromkeys(values))
+    suggested = suggest_preference_map(distinct, targets)
+    return sum(value in suggested for value in values) / len(values)
+
+
+def suggest_preference_column(values_by_column: Mapping[str, Sequence[str]], targets: Sequence[str],
+                              taken: Iterable[str] = ()) -> str | None:
+    """The one free column whose values read as preferences (candidate names, A/B, tie), or None.
+
+    Answers and prompts are long and varied, so only columns with few distinct values are considered.
+    """
+    used = set(taken)
+    fitting = []
+    for column, values in values_by_column.items():
+        if column in used or not values or len(set(values)) > max(8, 2 * len(targets) + 4):
+            continue
+        share = preference_share(values, targets)
+        if share >= PREFERENCE_VALUE_SHARE:
+            fitting.append((share, column))
+    if not fitting:
+        return None
+    fitting.sort(key=lambda found: -found[0])
+    best = [column for share, column in fitting if share == fitting[0][0]]
+    return best[0] if len(best) == 1 else None

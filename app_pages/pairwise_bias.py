@@ -9,8 +9,8 @@ import streamlit as st
 
 from judgebias_core.analyses.pairwise import listwise_metrics, pairwise_metrics, unit_metrics
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.pairwise import candidate_win_rates, metrics_frame, ranking_safety, task_breakdown
+from judgebias_core.report.verdict import pairwise_verdicts
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
 from ui.share import (
@@ -24,10 +24,9 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop, stop_on_error
+from ui.text import counted
+from ui.verdict import verdict_block
 
 WIN_COLUMNS = {"classified": "classified pairs (n)", "candidate_wins": "candidate won",
                "opponent_wins": "baseline won", "ties": "ties", "overall_win_rate": "overall win rate"}
@@ -59,11 +58,7 @@ def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | N
 st.title("Pairwise bias")
 st.caption("Every pair of answers judged twice, once in each order. A judge without position bias gives the same "
            "verdict whichever answer it reads first.")
-try:
-    scope = cached(pairwise_scope)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+scope = load_or_stop(pairwise_scope)
 if scope.empty:
     st.info("No pairwise judge calls in the store yet. Import the bundled data or launch a swap run.")
     st.stop()
@@ -95,13 +90,10 @@ with bottom[2]:
 permalink_hint()
 judge_filter = tuple(judges) or None
 
-try:
+with stop_on_error():
     results = cached(pairwise_metrics, dataset, judge_filter, study, tasks=tuple(tasks) or None,
                      candidates=tuple(candidates) or None)
     units = cached(unit_metrics, dataset, study, judge_filter, None if repetition == "all" else repetition)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
 results = [r for r in results if repetition == "all" or r.repetition == repetition]
 if tasks:
     units = units[units["task"].isin(tasks)]
@@ -113,6 +105,7 @@ if not results:
     listwise_section(dataset, study, judge_filter)
     st.stop()
 
+verdict_block(pairwise_verdicts(results))
 st.subheader("Judges")
 table = metrics_frame(results)[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
 st.dataframe(table, hide_index=True, width="stretch",
@@ -201,7 +194,7 @@ pairs = cached(pair_details, dataset, study, (judge,), classes, None if repetiti
 if pairs.empty:
     st.info("No such pairs for this judge and filters.")
 else:
-    st.caption(f"{len(pairs):,} pair(s) shown (at most 500; a single task or candidate filter narrows them).")
+    st.caption(f"{counted(len(pairs), 'pair')} shown (at most 500; a single task or candidate filter narrows them).")
     labels = [f"item {r.item_id} · {r.task} · {r.candidate} vs {r.opponent} · rep {r.repetition} · "
               f"{r.classification} ({r.verdict_original}, {r.verdict_swapped})" for r in pairs.itertuples()]
     chosen = st.selectbox("Pair", range(len(pairs)), format_func=lambda i: labels[i], key="pw_drill_pair")

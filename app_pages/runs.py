@@ -6,22 +6,15 @@ import streamlit as st
 
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.overview import run_parameters, runs_overview
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.run_queries import run_calls_sample, run_record
+from ui.navigation import link_run_analysis
 from ui.run_panel import TERMINAL, launch_runs, show_progress
 from ui.share import code_span, escape_markdown
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop, show_error
 
 st.title("Runs")
-try:
-    runs = cached(runs_overview)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+runs = load_or_stop(runs_overview)
 
 st.caption("completed = calls with a stored reply (unparseable ones included); failed = no reply after every "
            "retry; cost from the providers' reported usage. Simulated runs are marked.")
@@ -54,9 +47,11 @@ cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable r
 cols[2].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
 cols[3].metric("Cost", f"${float(row['cost_usd']):,.4f}")
 
+if int(row["completed"]) and row["status"] != "running":
+    link_run_analysis(run_id, row["dataset"], row["protocol"], row["study"])
 if row["origin"] == "engine":
     if row["status"] == "running":
-        show_progress(run_id)
+        show_progress(run_id, (row["dataset"], row["protocol"]))
     elif row["status"] not in ("complete",) and row["status"] in TERMINAL and "spec" in params:
         spec = RunSpec.model_validate(params["spec"])
         st.button("Resume run", help="Sends only the calls with no stored reply.", key=f"resume-{run_id}",

@@ -6,33 +6,36 @@ import streamlit as st
 
 from judgebias_core.engine.batch import BatchSettings, batch_cost
 from judgebias_core.engine.preview import preview_run
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
 from judgebias_core.providers import get_provider, provider_names
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from judgebias_core.store.run_queries import replay_judges
-from ui.run_panel import launch_runs, show_progress
-from ui.share import escape_markdown
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.run_panel import (
+    NEW_RUN_DATASET_PARAM,
+    RUN_SCOPES_KEY,
+    launch_runs,
+    missing_key_message,
+    parse_position_weights,
+    show_progress,
+)
+from ui.share import code_span, escape_markdown
+from ui.state import cached, load_or_stop, show_error, stop_on_error
+from ui.text import counted
 
 st.title("New run")
 st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "
            "list-wise runs and repetition runs. Every judgment lands in the store as it arrives.")
 
-try:
-    summaries = cached(dataset_summaries)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+summaries = load_or_stop(dataset_summaries)
 
 left, right = st.columns(2)
 with left:
-    dataset = st.selectbox("Dataset", [s.id for s in summaries],
+    dataset_ids = [s.id for s in summaries]
+    # The Data page links here with ?nr_dataset=<id> after an upload.
+    wanted = st.query_params.get(NEW_RUN_DATASET_PARAM)
+    dataset = st.selectbox("Dataset", dataset_ids, index=dataset_ids.index(wanted) if wanted in dataset_ids else 0,
                            format_func=lambda i: next(f"{s.name} ({i})" for s in summaries if s.id == i))
     kind = next(s.kind for s in summaries if s.id == dataset)
     protocols = list(RUBRIC_PROTOCOLS) if kind == "pointwise" else [*PAIR_PROTOCOLS, "listwise"]
@@ -62,9 +65,10 @@ with right:
         if mode == "batch":
             cols = st.columns(3)
             poll = cols[0].number_input("Poll every (s)", 1.0, 3600.0, 30.0, 5.0)
-            rounds = cols[1].number_input("Retry rounds", 0, 10, 1, help="For requests that came back errored or "
-                                          "expired.")
-            retry_live = cols[2].checkbox("Retry live", help="Send those retries as live calls instead.")
+            rounds = cols[1].number_input("Retry rounds", 0, 10, 3, help="Further batches for requests that came back "
+                                          "errored or expired.")
+            retry_live = cols[2].checkbox("Retry live", help="After those rounds, send what still has no reply as "
+                                          "live calls.")
             batch = BatchSettings(poll_interval_s=poll, retry_rounds=int(rounds), retry_live=retry_live)
     structured = logprobs = False
     if capabilities.base_url:
@@ -114,6 +118,9 @@ with st.expander("Sampling, concurrency and spending cap"):
     concurrency = cols[3].number_input("Calls in flight", 1, 256, 8)
     cap = cols[4].number_input("Spending cap, USD (0 = none)", 0.0, value=0.0, step=1.0)
 seed = int(seed_text) if seed_text.strip().lstrip("-").isdigit() else None
+if seed_text.strip() and seed is None:
+    st.error(f"Seed: {code_span(seed_text)} is not a whole number; leave it empty for no seed.")
+    st.stop()
 
 simulated = None
 if provider == "simulated":
@@ -124,9 +131,10 @@ if provider == "simulated":
         noise = cols[2].slider("Content noise (sd)", 0.0, 2.0, 0.6, 0.1)
         verbosity = cols[3].slider("Verbosity bonus per 1k chars", 0.0, 1.0, 0.0, 0.05)
         try:
-            parsed_weights = tuple(float(w) for w in weights.split(","))
-        except ValueError:
-            parsed_weights = SimulatedParams().position_weights
+            parsed_weights = parse_position_weights(weights)
+        except ValueError as problem:
+            st.error(f"Position weights: {escape_markdown(str(problem))}. Nothing can be planned until they are fixed.")
+            st.stop()
         simulated = SimulatedParams(position_prob=q, position_weights=parsed_weights, noise=noise,
                                     verbosity=verbosity, seed=seed or 0)
     st.warning("**Simulated judge**: not a language model; "
@@ -143,7 +151,7 @@ if not models:
 run_id_text = st.text_input("Run id (optional; the same id resumes a run)", "", disabled=len(models) > 1,
                             help="With several judges each run gets its id from its settings.")
 
-try:
+with stop_on_error():
     base_spec = RunSpec(dataset_id=dataset, protocol=protocol, provider=provider, model=models[0], base_url=base_url,
                    temperature=temperature, max_tokens=int(max_tokens), seed=seed, repeats=repeats,
                    orderings=orderings or "balanced", options=options, pairs=pairs, listwise_size=int(listwise_size),
@@ -154,31 +162,39 @@ try:
     specs = [base_spec.model_copy(update={"model": m}) for m in models]
     chosen_id = run_id_text.strip() or None if len(models) == 1 else None
     previews = [cached(preview_run, spec, settings, chosen_id) for spec in specs]
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
 
 st.subheader("Plan")
 estimate = plan_totals([p.estimate for p in previews])
-cols = st.columns(6 if capabilities.batch else 5)
-cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{len(previews)} run(s) over {previews[0].items:,} items.")
-cols[1].metric("Input tokens (estimate)", f"{estimate.input_tokens:,}", help="Characters / 4.")
-cols[2].metric("Output tokens (estimate)", f"{estimate.output_tokens:,}", help="Half the max tokens per call.")
-cols[3].metric("Cost (estimate)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.2f}",
-               help="From the editable price table (JUDGEBIAS_PRICES); the real cost uses the provider's usage.")
-if capabilities.batch:
-    in_batch = batch_cost(estimate)
-    cols[5].metric("Cost in batch mode (estimate)", "unknown" if in_batch is None else f"${in_batch:,.2f}",
-                   help="The provider's batch API bills half the live price; results come within 24 hours.")
-cols[4].metric("Time (estimate)", "up to 24 h" if batch else f"{estimate.seconds / 60:,.1f} min",
-               help="The provider's batch window." if batch else f"At {int(concurrency)} calls in flight per "
-               "judge and an assumed latency per call; judges run side by side.")
+free_judge = not get_provider(provider).paid
+cols = st.columns(2 if free_judge else 6 if capabilities.batch else 5)
+cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{counted(len(previews), 'run')} over "
+               f"{counted(previews[0].items, 'item')}.")
+if free_judge:
+    cols[1].metric("Cost", "$0.00", help="No request leaves this machine.")
+    st.caption("A replayed or simulated judge sends no request: no tokens are spent, nothing is billed and the run "
+               "takes seconds, so token and time estimates are not shown.")
+else:
+    cols[1].metric("Input tokens (estimate)", f"{estimate.input_tokens:,}", help="Characters / 4.")
+    cols[2].metric("Output tokens (estimate)", f"{estimate.output_tokens:,}", help="Half the max tokens per call.")
+    cols[3].metric("Cost (estimate)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.2f}",
+                   help="From the editable price table (JUDGEBIAS_PRICES); the real cost uses the provider's usage.")
+    if capabilities.batch:
+        in_batch = batch_cost(estimate)
+        cols[5].metric("Cost in batch mode (estimate)", "unknown" if in_batch is None else f"${in_batch:,.2f}",
+                       help="The provider's batch API bills half the live price; results come within 24 hours.")
+    cols[4].metric("Time (estimate)", "up to 24 h" if batch else f"{estimate.seconds / 60:,.1f} min",
+                   help="The provider's batch window." if batch else f"At {int(concurrency)} calls in flight per "
+                   "judge and an assumed latency per call; judges run side by side.")
 st.caption("Figures before a run are estimates; after it, the provider's reported usage.")
 st.dataframe(
-    [{"run id": p.run_id, "judge": p.judge_description, "calls": p.calls, "template": p.template_name,
-      "cost (estimate, USD)": p.estimate.cost_usd, "already in the store": p.existing_status or ""}
+    [{"run id": p.run_id, "calls": p.calls, "template": p.template_name,
+      **({} if free_judge else {"cost (estimate, USD)": p.estimate.cost_usd}),
+      "already in the store": p.existing_status or "", "judge": p.judge_description}
      for p in previews],
     hide_index=True, width="stretch",
+    # The long judge description last and wrapped at a fixed width, so the short columns are never cut off.
+    column_config={"run id": st.column_config.TextColumn(width="medium"),
+                   "judge": st.column_config.TextColumn(width="large")},
 )
 unpriced = [s.model for s, p in zip(specs, previews, strict=True) if not p.price_known]
 if unpriced:
@@ -188,8 +204,12 @@ if any(p.existing_status for p in previews):
 with st.expander("First prompt of the plan"):
     st.text(previews[0].sample_prompt)
 
+missing_key = missing_key_message(provider, base_url)
+if missing_key:
+    st.error(missing_key)
 st.button("Launch run" if len(specs) == 1 else f"Launch {len(specs)} runs", type="primary", key="launch_runs",
-          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews], batch))
+          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews], batch),
+          disabled=missing_key is not None)
 if "launch_error" in st.session_state:
     show_error(st.session_state.pop("launch_error"))
 
@@ -197,5 +217,6 @@ active = st.session_state.get("active_runs", [])
 if active:
     st.subheader("Progress")
     st.caption("Runs go on in their own processes if you close this tab; follow them on the Runs page.")
+    scopes = st.session_state.get(RUN_SCOPES_KEY, {})
     for run_id in active:
-        show_progress(run_id)
+        show_progress(run_id, scopes.get(run_id))

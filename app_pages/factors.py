@@ -7,7 +7,6 @@ import streamlit as st
 
 from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_units
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart, coefficient_chart, fitted_effect_chart
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.stepwise import NUMERIC, TARGETS, fitted_effect, plain_summary
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
@@ -20,10 +19,7 @@ from ui.share import (
     synced_radio,
     table_downloads,
 )
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, stop_on_error
 
 TARGET_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
 
@@ -41,12 +37,9 @@ with choices[3]:
                          format_func={"empty": "empty model", "full": "full model"}.get)
 permalink_hint()
 
-try:
+with stop_on_error():
     result = cached(stepwise_analysis, dataset, study, target, start)
     units, _ = cached(stepwise_units, dataset, study)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
 
 st.info(plain_summary(result))  # names predictors and counts only, no data text
 st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)} (repetitions pooled): "

@@ -12,9 +12,9 @@ from judgebias_core.analyses.calibration import (
     disagreeing_trials,
 )
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
+from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.store.calibration_queries import item_texts
 from ui.share import (
     chart_downloads,
@@ -25,10 +25,9 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop
+from ui.text import counted
+from ui.verdict import verdict_block
 
 ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
                 "swap_aggregated": "Swap-aggregated (order change = tie)"}
@@ -37,11 +36,7 @@ st.title("Calibration")
 st.caption("How often a judge agrees with people. Human labels are the truth here; where a dataset only has "
            "another model's scores (the Prometheus items' GPT-4 scores), they are shown as a reference judge, "
            "never as human.")
-try:
-    targets = cached(calibration_choices)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+targets = load_or_stop(calibration_choices)
 if targets.empty:
     st.info("No judge call falls on labelled items yet. Auto-J pairs come with human labels; launch a rubric run "
             "on SummEval (New run page) to calibrate a rubric judge.")
@@ -62,11 +57,8 @@ if label_source != "human":
     st.warning("These labels come from a **reference judge** (another model), not from people: read every "
                "number below as agreement with that judge.")
 
-try:
-    result = cached(calibration, dataset, judge, study)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+result = load_or_stop(calibration, dataset, judge, study)
+verdict_block([calibration_verdict(result)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
            f"labels: {label_source}. {escape_markdown(result.rule)}.")
@@ -122,7 +114,7 @@ if isinstance(result, PairwiseCalibration):
             _agreement_detail(name, getattr(result, name))
     st.subheader("Pairs where the judge and the human disagree")
     wrong = cached(disagreeing_pairs, dataset, judge, study)
-    st.caption(f"{len(wrong):,} pair(s) whose swap-aggregated verdict differs from the human label "
+    st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "
                "(pairs with a failed order are listed too).")
     st.dataframe(wrong, hide_index=True, width="stretch")
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs")
@@ -163,7 +155,7 @@ elif isinstance(result, RubricCalibration):
     st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, study)
-    st.caption(f"{len(wrong):,} call(s), largest gaps first.")
+    st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
     st.dataframe(wrong, hide_index=True, width="stretch")
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials")
     if not wrong.empty:

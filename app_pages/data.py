@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.store.queries import (
     call_detail,
     calls_for_item,
@@ -14,17 +13,12 @@ from judgebias_core.store.queries import (
     items_page,
 )
 from ui.share import code_span, escape_markdown
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop
+from ui.text import counted
+from ui.upload_panel import render_upload_panel
 
 st.title("Data")
-try:
-    summaries = cached(dataset_summaries)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+summaries = load_or_stop(dataset_summaries)
 
 st.dataframe(
     [
@@ -39,12 +33,7 @@ st.dataframe(
 browse_tab, upload_tab = st.tabs(["Browse", "Upload"])
 
 with upload_tab:
-    try:
-        from ui.upload_panel import render_upload_panel  # noqa: PLC0415 - optional panel
-    except ImportError:
-        st.info("Uploads are not available in this build.")
-    else:
-        render_upload_panel()
+    render_upload_panel()
 
 with browse_tab:
     if not summaries:
@@ -57,7 +46,7 @@ with browse_tab:
     search = st.text_input("Search items (id or text)", "")
     page_size = 25
     frame, total = cached(items_page, chosen, 0, 10_000, search)
-    st.caption(f"{total:,} item(s) match.")
+    st.caption(f"{counted(total, 'item')} match.")
     if total == 0:
         st.stop()
     pages = max(1, (total + page_size - 1) // page_size)
@@ -90,7 +79,7 @@ with browse_tab:
     if calls.empty:
         st.info("No judge call on this item yet. Launch a run from the New run page.")
         st.stop()
-    st.caption(f"{len(calls):,} call(s). Pick one to see what the judge was shown and what it replied.")
+    st.caption(f"{counted(len(calls), 'call')}. Pick one to see what the judge was shown and what it replied.")
     label_of = {
         r.call_id: f"{r.judge} · {r.study} · rep {r.repetition} · "
         + (f"{r.first_candidate} | {r.second_candidate}" if isinstance(r.first_candidate, str) else f"ordering {r.ordering}")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.analyses.judges import agreement_report, disagreeing_calls
+from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.report.verdict import agreement_verdict
 from judgebias_core.store.calibration_queries import item_texts
+from ui.judge_scope import pick_pairwise_dataset
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -21,11 +22,9 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.judge_scope import pick_pairwise_dataset
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop
+from ui.text import counted
+from ui.verdict import verdict_block
 
 st.title("Judges")
 st.caption("Judges compared on the same judge calls: one call is an item, the answer in the first slot, the answer "
@@ -47,12 +46,9 @@ if not studies:  # e.g. the chosen studies do not exist in a newly chosen datase
     st.caption(f"No study chosen: showing {escape_markdown(studies[0])}.")
 chosen_repetition = None if repetition == "all" else int(repetition)
 
-try:
-    result = cached(agreement_report, dataset, list(studies), chosen_repetition)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+result = load_or_stop(agreement_report, dataset, list(studies), chosen_repetition)
 
+verdict_block([agreement_verdict(result, ", ".join(studies))])
 cols = st.columns(4)
 cols[0].metric("Judges", len(result.judges))
 cols[1].metric("Judge calls (instances)", f"{result.instances:,}")
@@ -102,7 +98,7 @@ with disagreement_tab:
     minimum = st.number_input("Show calls where at least this many judges differ from the majority", min_value=1,
                               max_value=max(1, len(result.judges) - 1), value=1, step=1)
     disputed = cached(disagreeing_calls, dataset, list(studies), chosen_repetition, int(minimum))
-    st.caption(f"{len(disputed):,} call(s). Verdicts: A = first slot better, B = second slot better, C = tie; "
+    st.caption(f"{counted(len(disputed), 'call')}. Verdicts: A = first slot better, B = second slot better, C = tie; "
                f"empty = not answered or not parsed; {ENSEMBLE_JUDGE} is the majority vote.")
     st.dataframe(disputed.head(2000), hide_index=True, width="stretch")
     table_downloads(disputed, f"disputed-calls-{dataset}", key="jd-disputed")

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from judgebias_core.store.queries import dataset_summaries, store_overview
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.navigation import link_page
+from ui.state import load_or_stop
+from ui.verdict import overview_verdict_block
 
 st.title("How far can an LLM judge be trusted?")
 st.markdown(
@@ -33,13 +30,10 @@ Every number comes with the count behind it, the judge and the run it came from.
 """
 )
 
-try:
-    overview = cached(store_overview)
-    summaries = cached(dataset_summaries)
-except Exception as error:  # noqa: BLE001
-    show_error(error)
-    st.stop()
+overview = load_or_stop(store_overview)
+summaries = load_or_stop(dataset_summaries)
 
+overview_verdict_block()
 st.subheader("What is in the store")
 cols = st.columns(6)
 cols[0].metric("Datasets", overview.datasets)
@@ -66,7 +60,6 @@ st.dataframe(
 )
 
 st.subheader("Where to look")
-pages_dir = Path(__file__).parent
 links = [
     ("data.py", "Data", "browse items, open a judge call, upload your own data"),
     ("pairwise_bias.py", "Pairwise bias", "flip rates, direction and fairness of each judge"),
@@ -78,5 +71,4 @@ links = [
     ("report.py", "Report", "a file to share with people who do not code"),
 ]
 for file_name, label, what in links:
-    if (pages_dir / file_name).exists():
-        st.page_link(f"pages/{file_name}", label=f"**{label}**: {what}")
+    link_page(file_name, f"**{label}**: {what}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import streamlit as st
 
@@ -20,6 +18,7 @@ from judgebias_core.charts.rubric import (
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
 from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
+from judgebias_core.report.verdict import rubric_verdict
 from judgebias_core.store.rubric_queries import (
     analysable_run_ids,
     comparable_run_ids,
@@ -27,6 +26,7 @@ from judgebias_core.store.rubric_queries import (
     repeat_run_choices,
     run_calls_for_export,
 )
+from ui.navigation import link_page
 from ui.share import (
     chart_downloads,
     code_span,
@@ -38,19 +38,15 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
+from ui.state import cached, load_or_stop, show_error
+from ui.verdict import verdict_block
 
-require_app_shell()
-
-NEW_RUN_PAGE = Path(__file__).resolve().parent / "new_run.py"
 DESIGN_NAMES = {"run": "the analysed run's orderings", "all": "all k! orderings", "balanced": "the balanced set (2k)",
                 "latin": "a Latin square (k rotations)", "reverse": "canonical and reversed"}
 
 
 def link_new_run(label: str) -> None:
-    if NEW_RUN_PAGE.exists():
-        st.page_link("pages/new_run.py", label=label, icon=":material/play_circle:")
+    link_page("new_run.py", label)
 
 
 def ci_text(estimate: CorrelationEstimate, which: str) -> str:
@@ -146,7 +142,9 @@ def show_permutation_vs_repeat(report: RubricReport) -> None:
         figure = correlation_comparison_figure(human)
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"permutation-vs-repeat-{report.run.run_id}")
-    st.markdown("**Within-item spread** (standard deviation of an item's scores, ddof 0, mean over items)")
+    st.markdown(f"**Within-item spread**: how many points one item's score moves when only the order of the options "
+                f"changes (the standard deviation of that item's scores over its orderings), averaged over the "
+                f"{report.spread_permutation.items:,} items")
     explain("within_item_spread")
     spread = st.columns(2)
     perm = report.spread_permutation
@@ -241,11 +239,7 @@ st.info("No public data set of real rubric permutation trials exists. The runs h
         "judge, launch a permutation run and a repeat run.")
 link_new_run("New run: measure a real judge")
 
-try:
-    runs = cached(list_rubric_runs)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+runs = load_or_stop(list_rubric_runs)
 if runs.empty:
     st.info("The store holds no rubric trials yet.")
     st.stop()
@@ -279,12 +273,9 @@ with settings[2]:
     seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, BOOTSTRAP_SEED, key="rb_seed")
 permalink_hint()
 
-try:
-    report = cached(rubric_report, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples), int(seed))
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+report = load_or_stop(rubric_report, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples), int(seed))
 
+verdict_block([rubric_verdict(report)])
 show_run_card(report)
 show_position_share(report)
 show_score_position(report, runs)

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.report import ReportRequest, build_report, render_html
 from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.report_queries import dataset_judges, dataset_runs
 from ui.share import escape_markdown, permalink_hint, synced_multiselect, synced_selectbox
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop, stop_on_error
 
 st.title("Report")
 st.markdown(
@@ -21,11 +17,7 @@ st.markdown(
     "measured, and where the data came from. Text from datasets and judges is shown as written, never run."
 )
 
-try:
-    summaries = cached(dataset_summaries)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+summaries = load_or_stop(dataset_summaries)
 if not summaries:
     st.info("The store holds no dataset yet.")
     st.stop()
@@ -59,13 +51,9 @@ if st.session_state.get("report_request") != request:
     st.caption("Building takes a few seconds: every metric is computed afresh from the store.")
     st.stop()
 
-try:
-    with st.spinner("Computing every section…"):
-        report = cached(build_report, request)
-        document = render_html(report)
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+with stop_on_error(), st.spinner("Computing every section…"):
+    report = cached(build_report, request)
+    document = render_html(report)
 
 st.subheader("In short")
 for sentence in (s for section in report.sections for s in section.headline):

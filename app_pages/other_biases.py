@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from judgebias_core.analyses.judges import default_family_mapping, self_preference, verbosity
 from judgebias_core.charts.judges import self_preference_heatmap, verbosity_curve
-from judgebias_core.errors import JudgebiasError
 from judgebias_core.identity import stable_id
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.analyses.judges import default_family_mapping, self_preference, verbosity
 from judgebias_core.metrics.verbosity import bins_frame, verbosity_frame
+from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -20,11 +20,8 @@ from ui.share import (
     synced_multiselect,
     table_downloads,
 )
-from ui.judge_scope import pick_pairwise_dataset, pick_study
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import cached, load_or_stop
+from ui.text import counted
 
 st.title("Other biases")
 st.caption("Biases besides position, measured on the same swap pairs: a preference for longer answers, and for "
@@ -36,7 +33,7 @@ with top[2]:
     judges = synced_multiselect("Judges", options, key="ob_judges", placeholder="all judges and the ensemble")
 permalink_hint()
 judges = judges or options
-st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · {len(judges)} judge(s)"
+st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · {counted(len(judges), 'judge')}"
            + (f"; {ENSEMBLE_JUDGE} is the judges' majority vote on each call" if ENSEMBLE_JUDGE in judges else ""))
 report_button(dataset, [j for j in judges if j != ENSEMBLE_JUDGE], key="ob-report")
 
@@ -44,11 +41,7 @@ verbosity_tab, self_tab = st.tabs(["Verbosity", "Self-preference"])
 
 with verbosity_tab:
     explain("verbosity")
-    try:
-        results = cached(verbosity, dataset, [study], list(judges))
-    except JudgebiasError as error:
-        show_error(error)
-        st.stop()
+    results = load_or_stop(verbosity, dataset, [study], list(judges))
     table = verbosity_frame(results).rename(columns={
         "decisive_pairs": "decisive pairs (n)", "equal_length_pairs": "equal length", "longer_wins": "longer won",
         "longer_win_share": "longer-answer win share", "longer_win_share_ci_low": "Wilson low",
@@ -78,11 +71,7 @@ with self_tab:
         hide_index=True, width="stretch", disabled=["model", "role"], key=f"ob-families-{stable_id(dataset, *real_judges)}",
     )
     families = dict(zip(edited["model"], edited["family"].fillna("other").astype(str), strict=True))
-    try:
-        preference = cached(self_preference, dataset, [study], list(judges), families)
-    except JudgebiasError as error:
-        show_error(error)
-        st.stop()
+    preference = load_or_stop(self_preference, dataset, [study], list(judges), families)
     if preference.cells:
         figure = self_preference_heatmap(preference)
         st.plotly_chart(figure, width="stretch")

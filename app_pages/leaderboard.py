@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.charts.judges import leaderboard_forest
 from judgebias_core.analyses.judges import leaderboard
-from judgebias_core.errors import JudgebiasError
+from judgebias_core.charts.judges import leaderboard_forest
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -18,11 +18,7 @@ from ui.share import (
     synced_selectbox,
     table_downloads,
 )
-from ui.judge_scope import pick_pairwise_dataset, pick_study
-from ui.shell import require_app_shell
-from ui.state import cached, show_error
-
-require_app_shell()
+from ui.state import load_or_stop
 
 COLUMNS = {"rank_win_rate": "rank", "candidate": "candidate", "pairs": "pairs (n)", "wins": "wins",
            "ties": "ties or inconsistent", "losses": "losses", "win_rate": "win rate",
@@ -44,11 +40,7 @@ with st.expander("Bootstrap settings"):
     seed = right.number_input("Seed", min_value=0, value=DEFAULT_SEED, step=1)
 permalink_hint()
 
-try:
-    board = cached(leaderboard, dataset, [study], judge, int(resamples), int(seed))
-except JudgebiasError as error:
-    show_error(error)
-    st.stop()
+board = load_or_stop(leaderboard, dataset, [study], judge, int(resamples), int(seed))
 
 cols = st.columns(4)
 cols[0].metric("Candidates", len(board.rows))

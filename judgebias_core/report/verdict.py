@@ -1,0 +1,220 @@
+"""Plain-language verdicts on a judge: what it does, how sure we are, what to do, each with the rule behind it.
+
+The report's summary and the dashboard pages (through ``ui/verdict.py``) print these same objects. Sentences give
+percentages for people; ``Verdict.as_dict`` keeps the fractions for JSON and exports.
+
+The thresholds are conventions stated next to every word they produce (docs/SHARING.md lists them); they describe
+the measured interval, they do not change any metric.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from judgebias_core.metrics.agreement import AgreementResult
+from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
+from judgebias_core.metrics.rubric_report import RubricReport
+from judgebias_core.report.phrasing import SIGNIFICANCE, count_of, in_words, p_value, percent
+
+# Upper end of the flip-rate interval: below the first, the order hardly matters; below the second, averaging
+# both orders removes the lean but close calls stay uncertain; above it, too many verdicts follow the order.
+FLIP_USABLE_AS_IS = 0.10
+FLIP_USABLE_WITH_AVERAGING = 0.25
+# Cohen's kappa bands of Landis and Koch (1977), applied to the lower end of the interval.
+KAPPA_BANDS = ((0.8, "almost perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"), (0.0, "slight"))
+KAPPA_SUBSTITUTE = 0.6
+KAPPA_FIRST_PASS = 0.4
+AGREEMENT_INTERCHANGEABLE = 0.8
+AGREEMENT_SECOND_OPINION = 0.6
+
+
+@dataclass(frozen=True)
+class VerdictLine:
+    """One statement and the rule that produced its words."""
+
+    heading: str  # "What it does", "How sure we are", "What to do"
+    text: str
+    rule: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict on one judge (or a set of judges) for one analysis, with the fractions behind it."""
+
+    analysis: str  # pairwise | rubric | agreement | calibration
+    subject: str
+    lines: tuple[VerdictLine, ...]
+    figures: dict[str, float | int | str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready: the sentences, their rules, and the figures as fractions and counts."""
+        return asdict(self)
+
+
+def _first_met(rules: Sequence[tuple[bool, str]], otherwise: str) -> str:
+    """The text of the first rule whose condition holds (rules are checked in order)."""
+    return next((text for met, text in rules if met), otherwise)
+
+
+def _kappa_band(value: float) -> str:
+    return next((name for floor, name in KAPPA_BANDS if value >= floor), "no agreement beyond chance")
+
+
+def _lean(r: PairwiseJudgeMetrics) -> str:
+    flips = r.primacy + r.recency
+    if flips == 0:
+        return "no lean to either slot"
+    if r.binomial_p < SIGNIFICANCE:
+        return f"leans to the {'first' if r.primacy > r.recency else 'second'} slot"
+    return "no clear lean to either slot"
+
+
+def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict:
+    """A swap-run verdict from one judge's pairwise metrics (study and repetition as given)."""
+    name = who or r.judge
+    bootstrap = r.bootstrap_resamples > 0 and not math.isnan(r.bootstrap_ci_high)
+    low, high = (r.bootstrap_ci_low, r.bootstrap_ci_high) if bootstrap else (r.flip_rate_ci_low, r.flip_rate_ci_high)
+    kind = (f"95% item-bootstrap interval ({r.bootstrap_resamples:,} resamples of the {r.items:,} items, each with "
+            "all its pairs)") if bootstrap else "95% Wilson interval (pairs treated as independent)"
+    advice = _first_met(
+        ((high < FLIP_USABLE_AS_IS, "Usable as is, even for close comparisons."),
+         (high < FLIP_USABLE_WITH_AVERAGING, "Usable with swap-averaging: judge every pair in both orders and count "
+                                             "a changed verdict as a tie. Not for rankings whose gaps are smaller "
+                                             "than the flip rate.")),
+        "Not for close rankings: too many verdicts follow the order. If used at all, only with swap-averaging and "
+        "for large differences.")
+    failed = f"; {r.failed_pairs:,} pairs with a parse failure left out" if r.failed_pairs else ""
+    return Verdict(
+        analysis="pairwise", subject=name,
+        lines=(
+            VerdictLine("What it does", f"{name} flips {in_words(r.flip_rate, 'pair')} when the two answers swap "
+                                        f"places ({percent(r.flip_rate)}) and {_lean(r)}.",
+                        "A flip is a pair whose verdict changes with the order. It leans to a slot when a two-sided "
+                        f"binomial test of first- against second-slot flips gives p < {SIGNIFICANCE} "
+                        f"({r.primacy:,} first, {r.recency:,} second; {p_value(r.binomial_p)})."),
+            VerdictLine("How sure we are", f"The flip rate lies between {percent(low)} and {percent(high)}: {kind}, "
+                                           f"over {count_of(r.classified_pairs, r.pairs, 'pair')}{failed}.",
+                        "The item bootstrap is named first because pairs on the same question are not independent; "
+                        f"the Wilson interval ({percent(r.flip_rate_ci_low)} to {percent(r.flip_rate_ci_high)}) "
+                        "treats them as if they were."),
+            VerdictLine("What to do", advice,
+                        f"From the upper end of the interval: below {percent(FLIP_USABLE_AS_IS, 0)} usable as is, "
+                        f"below {percent(FLIP_USABLE_WITH_AVERAGING, 0)} usable with swap-averaging, otherwise not "
+                        "for close rankings."),
+        ),
+        figures={"flip_rate": r.flip_rate, "interval_low": low, "interval_high": high,
+                 "interval_kind": "item bootstrap" if bootstrap else "Wilson", "classified_pairs": r.classified_pairs,
+                 "pairs": r.pairs, "items": r.items, "primacy": r.primacy, "recency": r.recency,
+                 "binomial_p": r.binomial_p, "study": r.study},
+    )
+
+
+def pairwise_verdicts(results: Sequence[PairwiseJudgeMetrics], who: dict[str, str] | None = None) -> list[Verdict]:
+    """One verdict per judge on its first repetition, steadiest judge first."""
+    rows = sorted((r for r in results if r.repetition == 1 and r.classified_pairs), key=lambda r: r.flip_rate)
+    return [pairwise_verdict(r, (who or {}).get(r.judge)) for r in rows]
+
+
+def rubric_verdict(report: RubricReport, who: str | None = None) -> Verdict:
+    """A rubric-run verdict: the most favoured place, its Wilson interval against 1/k, and the score spread."""
+    share = report.position
+    name = who or report.run.judge + (" (a simulated judge)" if report.run.simulated else "")
+    if share.n == 0:
+        line = VerdictLine("What it does", f"{name} gave no readable score in run {report.run.run_id}.",
+                           "Only readable scores are counted.")
+        return Verdict("rubric", name, (line,), {"readable_scores": 0})
+    place = max(range(share.k), key=lambda p: abs(share.shares[p] - share.uniform))
+    low, high = share.ci_low[place], share.ci_high[place]
+    biased = not (low <= share.uniform <= high)
+    spread = report.spread_permutation
+    advice = ("Usable with permutation-averaging: score every item under several orderings of the options (rotated "
+              "through every place) and average." if biased else
+              "No clear place preference: usable as is; the spread below says how much one ordering can move a "
+              "score.")
+    return Verdict(
+        analysis="rubric", subject=name,
+        lines=(
+            VerdictLine("What it does", f"{name} chose the option at place {place + 1} in {percent(share.shares[place])}"
+                                        f" of readable scores, where a judge blind to the order would choose each "
+                                        f"place {percent(share.uniform)} of the time. Changing only the order moves "
+                                        f"one item's score by {spread.mean_sd:.2f} points on average.",
+                        "The place furthest from 1/k is named. The score movement is the standard deviation of one "
+                        f"item's scores over its orderings, averaged over {spread.items:,} items."),
+            VerdictLine("How sure we are", f"95% Wilson interval for that share: {percent(low)} to {percent(high)}, "
+                                           f"over {share.n:,} readable scores of {report.trials:,} trials.",
+                        "Wilson treats every trial as independent; trials of one item share it, so the real "
+                        "uncertainty is somewhat wider."),
+            VerdictLine("What to do", advice,
+                        "A place preference is called when the Wilson interval of the most favoured place leaves "
+                        f"out 1/{share.k}."),
+        ),
+        figures={"place": place + 1, "share": share.shares[place], "interval_low": low, "interval_high": high,
+                 "interval_kind": "Wilson", "uniform": share.uniform, "readable_scores": share.n,
+                 "trials": report.trials, "mean_within_item_sd": spread.mean_sd, "items": spread.items},
+    )
+
+
+def agreement_verdict(result: AgreementResult, study: str) -> Verdict | None:
+    """How far the judges of a study agree with each other, from the least agreeing pair."""
+    pairs = sorted((p for p in result.pairs if p.n), key=lambda p: p.agreement)
+    if not pairs:
+        return None
+    low, high = pairs[0], pairs[-1]
+    advice = _first_met(
+        ((low.agreement >= AGREEMENT_INTERCHANGEABLE, "The judges can stand in for one another on most calls."),
+         (low.agreement >= AGREEMENT_SECOND_OPINION, "Ask a second judge on close calls: they differ often enough to "
+                                                     "change a close comparison.")),
+        "Do not swap one judge for another: results from different judges are not comparable.")
+    judges = len(result.judges)
+    return Verdict(
+        analysis="agreement", subject=f"{judges} judges, study {study}",
+        lines=(
+            VerdictLine("What they do", f"{low.a} and {low.b} give the same verdict on {percent(low.agreement)} of "
+                                        f"the calls both answered; {high.a} and {high.b} on {percent(high.agreement)}.",
+                        "Agreement is the share of shared calls (same item, slots and repetition) with the same "
+                        "verdict; the least and the most agreeing pairs are named."),
+            VerdictLine("How sure we are", f"Over {low.n:,} and {high.n:,} shared calls.",
+                        "Counts of calls both judges answered with a readable verdict."),
+            VerdictLine("What to do", advice,
+                        f"From the least agreeing pair: {percent(AGREEMENT_INTERCHANGEABLE, 0)} or more "
+                        f"interchangeable, {percent(AGREEMENT_SECOND_OPINION, 0)} or more a second opinion on close "
+                        "calls, less not comparable."),
+        ),
+        figures={"lowest_agreement": low.agreement, "lowest_pair_calls": low.n, "highest_agreement": high.agreement,
+                 "highest_pair_calls": high.n, "judges": judges, "study": study},
+    )
+
+
+def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: str | None = None) -> Verdict:
+    """How far a judge agrees with the labels beyond chance (Cohen's kappa and its interval)."""
+    name = who or result.judge
+    pairwise = isinstance(result, PairwiseCalibration)
+    table = result.swap_aggregated if isinstance(result, PairwiseCalibration) else result
+    kappa, low, high = table.kappa, table.kappa_ci_low, table.kappa_ci_high
+    n = table.n
+    unit = "pair" if pairwise else "scored call"
+    labels = "people's labels" if result.label_source == "human" else "a reference judge's labels (not people's)"
+    advice = _first_met(((low >= KAPPA_SUBSTITUTE, f"Usable in place of {labels} for data like this."),
+                         (low >= KAPPA_FIRST_PASS, "Usable as a first pass; check a sample by hand.")),
+                        f"Not a substitute for {labels}.")
+    taken = " (its verdict taken over both orders: a changed verdict counts as a tie)" if pairwise else ""
+    return Verdict(
+        analysis="calibration", subject=name,
+        lines=(
+            VerdictLine("What it does", f"{name}{taken} agrees with {labels} beyond chance at Cohen's kappa "
+                                        f"{kappa:.2f}: {_kappa_band(kappa)} agreement.",
+                        "Kappa is 0 for chance agreement and 1 for perfect; bands of Landis and Koch (1977): "
+                        "0.2 fair, 0.4 moderate, 0.6 substantial, 0.8 almost perfect."),
+            VerdictLine("How sure we are", f"95% asymptotic interval {low:.2f} to {high:.2f}, over {n:,} {unit}s.",
+                        "The interval from the asymptotic variance of kappa (statsmodels cohens_kappa); it treats "
+                        "the instances as independent."),
+            VerdictLine("What to do", advice,
+                        f"From the lower end of the interval: {KAPPA_SUBSTITUTE} or more a substitute for the "
+                        f"labels, {KAPPA_FIRST_PASS} or more a first pass, less not a substitute."),
+        ),
+        figures={"kappa": kappa, "interval_low": low, "interval_high": high, "interval_kind": "asymptotic",
+                 "instances": n, "label_source": result.label_source},
+    )

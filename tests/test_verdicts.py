@@ -1,0 +1,101 @@
+"""Verdict blocks: known answers on the bundled data, the thresholds behind each word, the report and the pages
+printing the same objects."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from judgebias_core.analyses.pairwise import pairwise_metrics
+from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
+from judgebias_core.report import ReportRequest, build_report, render_html
+from judgebias_core.report.render import verdict_html
+from tests.store_helpers import read
+from judgebias_core.report.verdict import (
+    FLIP_USABLE_AS_IS,
+    FLIP_USABLE_WITH_AVERAGING,
+    pairwise_verdict,
+    pairwise_verdicts,
+)
+
+
+@pytest.fixture(scope="module")
+def mtbench_full(bundled_db_master: Path) -> list[PairwiseJudgeMetrics]:
+    return read(pairwise_metrics, bundled_db_master, "mtbench", None, "full")
+
+
+def test_gpt4_on_mtbench_in_plain_words(mtbench_full: list[PairwiseJudgeMetrics]) -> None:
+    gpt4 = next(r for r in mtbench_full if r.judge == "gpt-4-0613")
+    does, sure, todo = pairwise_verdict(gpt4).lines
+    assert does.text == ("gpt-4-0613 flips about 1 pair in 5 when the two answers swap places (18.5%) and leans to "
+                         "the second slot.")
+    assert "(198 first, 245 second; p = 0.029)" in does.rule
+    assert sure.text.startswith(f"The flip rate lies between {gpt4.bootstrap_ci_low:.1%} and "
+                                f"{gpt4.bootstrap_ci_high:.1%}: 95% item-bootstrap interval (2,000 resamples of the "
+                                "80 items")
+    assert "over 2,400 of 2,400 pairs." in sure.text
+    assert todo.text.startswith("Usable with swap-averaging")
+
+
+def test_figures_are_fractions_and_json_ready(mtbench_full: list[PairwiseJudgeMetrics]) -> None:
+    verdicts = pairwise_verdicts(mtbench_full)
+    assert [v.subject for v in verdicts] == ["gpt-4-0613", "gpt-3.5-turbo-1106", "gemini-pro"]  # steadiest first
+    payload = json.loads(json.dumps([v.as_dict() for v in verdicts]))
+    first = payload[0]["figures"]
+    assert first["flip_rate"] == pytest.approx(443 / 2400) and first["interval_kind"] == "item bootstrap"
+    assert 0 < first["interval_low"] < first["flip_rate"] < first["interval_high"] < 1
+
+
+@given(high=st.floats(min_value=0.0, max_value=1.0))
+def test_advice_follows_the_stated_thresholds(high: float) -> None:
+    base = PairwiseJudgeMetrics(
+        dataset="d", study="s", judge="j", repetition=1, pairs=100, failed_pairs=0, consistent=90, primacy=5,
+        recency=5, position_consistency=0.9, flip_rate=min(high, 0.1), flip_rate_ci_low=0.0, flip_rate_ci_high=high,
+        first_slot_share=0.5, binomial_p=1.0, preference_fairness=0.0, classified_pairs=100, units=1, items=10,
+        bootstrap_ci_low=0.0, bootstrap_ci_high=high, bootstrap_resamples=100, bootstrap_seed=0,
+        mcnemar_statistic=0.0, mcnemar_p=1.0, wins_first_slot_only=0, wins_second_slot_only=0)
+    advice = pairwise_verdict(base).lines[2].text
+    expected = ("Usable as is" if high < FLIP_USABLE_AS_IS else "Usable with swap-averaging"
+                if high < FLIP_USABLE_WITH_AVERAGING else "Not for close rankings")
+    assert advice.startswith(expected)
+    # Without a bootstrap the Wilson interval is used and named.
+    wilson = pairwise_verdict(replace(base, bootstrap_resamples=0)).lines[1].text
+    assert "95% Wilson interval (pairs treated as independent)" in wilson
+
+
+def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,
+                                                 mtbench_full: list[PairwiseJudgeMetrics]) -> None:
+    report = read(build_report, bundled_db_master, ReportRequest("mtbench"))
+    pairwise = next(s for s in report.sections if s.key == "pairwise")
+    assert list(pairwise.verdicts) == pairwise_verdicts(mtbench_full)
+    summary = render_html(report).split('<section id="pairwise">', 1)[0]
+    for verdict in pairwise.verdicts:
+        assert verdict_html(verdict) in summary
+    agreement = next(s for s in report.sections if s.key == "agreement")
+    assert agreement.verdicts[0].subject == "3 judges, study full"
+
+
+def test_calibration_and_rubric_verdicts_name_their_interval(bundled_db_master: Path) -> None:
+    report = read(build_report, bundled_db_master, ReportRequest("autoj"))
+    (verdict,) = next(s for s in report.sections if s.key == "calibration").verdicts
+    assert verdict.lines[1].text.startswith("95% asymptotic interval") and "1,392 pairs" in verdict.lines[1].text
+    assert verdict.figures["interval_kind"] == "asymptotic"
+
+
+def test_rubric_verdict_on_the_hand_made_store(fresh_db: Path) -> None:
+    from tests.rubric_toy_store import write_toy_store  # noqa: PLC0415
+
+    write_toy_store(fresh_db)
+    report = read(build_report, fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
+    (verdict,) = next(s for s in report.sections if s.key == "rubric").verdicts
+    does, sure, todo = verdict.lines
+    assert does.text.startswith("toy-judge (a simulated judge) chose the option at place 1 in 69.6% of readable "
+                                "scores, where a judge blind to the order would choose each place 33.3%")
+    assert "over 23 readable scores" in sure.text and sure.text.startswith("95% Wilson interval")
+    assert todo.text.startswith("Usable with permutation-averaging")  # the interval leaves out 1/3
+    assert verdict.figures["interval_low"] > 1 / 3

@@ -1,0 +1,40 @@
+"""The verdict block every analysis page opens with: what the judge does, how sure we are, what to do.
+
+The words come from ``judgebias_core.report.verdict`` (the report prints the same objects); each line shows the rule
+behind it in smaller text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from judgebias_core.analyses.pairwise import pairwise_metrics
+from judgebias_core.report.verdict import Verdict, pairwise_verdicts
+from judgebias_core.store.queries import dataset_summaries
+from ui.state import load_or_stop
+from ui.text import escape_markdown
+
+
+def verdict_block(verdicts: Sequence[Verdict | None], title: str = "In short") -> None:
+    """One bordered box per verdict, under a small heading; nothing when there is no verdict."""
+    shown = [v for v in verdicts if v is not None]
+    if not shown:
+        return
+    st.markdown(f"#### {escape_markdown(title)}")
+    for verdict in shown:
+        with st.container(border=True):
+            st.markdown(f"**{escape_markdown(verdict.subject)}**")
+            for line in verdict.lines:
+                st.markdown(f"**{escape_markdown(line.heading)}:** {escape_markdown(line.text)}")
+                st.caption(f"Rule: {escape_markdown(line.rule)}")
+
+
+def overview_verdict_block() -> None:
+    """The verdicts of the first pairwise dataset's main study, for the Overview (nothing if it has none)."""
+    dataset = next((d for d in load_or_stop(dataset_summaries) if d.kind == "pairwise" and d.judge_calls), None)
+    if dataset is None:
+        return
+    results = load_or_stop(pairwise_metrics, dataset.id, None, "full")
+    verdict_block(pairwise_verdicts(results), title=f"In short: the swap test on {dataset.name}")
