@@ -21,6 +21,10 @@ class SchemaError(JudgebiasError):
     """The store's schema is newer than this version of judgebias understands."""
 
 
+class StoreError(JudgebiasError):
+    """The store file cannot be used: it is not a judgebias store, or it is damaged (truncated, overwritten)."""
+
+
 class NotFoundError(JudgebiasError):
     """A dataset, judge, run or item that was asked for is not in the store."""
 

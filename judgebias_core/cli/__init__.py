@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from judgebias_core import __version__
 from judgebias_core.cli.command_index import COMMAND_INDEX
-from judgebias_core.cli.common import CommandGroups
-from judgebias_core.errors import JudgebiasError, NotFoundError, StoreBusyError, ValidationFailed
+from judgebias_core.cli.common import CommandGroups, db_path
+from judgebias_core.errors import JudgebiasError, ValidationFailed
 
 # Each module defines register(groups: CommandGroups). Listed here so every command has one home.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -24,6 +24,19 @@ COMMAND_MODULES: tuple[str, ...] = (
     "report_commands",
     "transfer_commands",
 )
+
+
+DB_HELP = "path of the DuckDB store file (before or after the command)"
+
+
+def _accept_db_everywhere(parser: argparse.ArgumentParser) -> None:
+    """Every sub-command takes --db too; left unset there, it keeps the value given before the command."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                if "--db" not in sub._option_string_actions:
+                    sub.add_argument("--db", default=argparse.SUPPRESS, help=DB_HELP)
+                _accept_db_everywhere(sub)
 
 
 _GROUPS = ("metrics", "export")
@@ -58,7 +71,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="judgebias: measure position bias of LLM judges, headless. Every command reads or writes "
         "the DuckDB store given by --db (default: $JUDGEBIAS_DB, else data/judgebias.duckdb).",
     )
-    parser.add_argument("--db", help="path of the DuckDB store file")
+    parser.add_argument("--db", help=DB_HELP)
     parser.add_argument("--version", action="version", version=f"judgebias {__version__}")
     root = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     metrics = root.add_parser("metrics", help="compute bias and agreement metrics").add_subparsers(
@@ -76,6 +89,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     for command in COMMAND_INDEX:
         if command.module not in wanted:
             subparsers[command.group].add_parser(command.name, help=command.help)
+    _accept_db_everywhere(parser)
     return parser
 
 
@@ -87,10 +101,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except ValidationFailed as error:
         print(f"error: {error}", file=sys.stderr)
-        for problem in error.problems:
-            print(f"  row {problem.row if problem.row is not None else '-'}, column {problem.column or '-'}: "
-                  f"{problem.reason}", file=sys.stderr)
+        if len(error.problems) > 1:  # one problem is all on the line above
+            for problem in error.problems:
+                print(f"  row {problem.row if problem.row is not None else '-'}, column {problem.column or '-'}: "
+                      f"{problem.reason}", file=sys.stderr)
         return 2
-    except (NotFoundError, StoreBusyError, JudgebiasError) as error:
+    except JudgebiasError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:
+        from judgebias_core.store.integrity import damage_error  # noqa: PLC0415 - only when a command failed
+
+        damaged = damage_error(error, db_path(args))
+        if damaged is None:
+            raise
+        print(f"error: {damaged}", file=sys.stderr)
         return 2

@@ -9,8 +9,8 @@ import os
 
 import duckdb
 
-from judgebias_core.errors import SchemaError
-from judgebias_core.store.connection import connect, scalar
+from judgebias_core.errors import SchemaError, StoreError
+from judgebias_core.store.connection import STORE_HELP, connect, scalar
 
 MIGRATION_1 = """
 CREATE TABLE datasets (
@@ -233,6 +233,10 @@ def migrate(path: str | os.PathLike[str]) -> int:
             )
         if version == SCHEMA_VERSION:
             return version
+        other_tables = "SELECT count(*) FROM information_schema.tables WHERE table_name <> 'schema_version'"
+        if version == 0 and scalar(con, other_tables):
+            raise StoreError(f"{path} is a DuckDB database but not a judgebias store (it has tables and no "
+                             f"schema_version): {STORE_HELP}")
         con.execute(
             "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
         )
