@@ -1,6 +1,6 @@
 """What a fresh install needs before the dashboard opens: the schema, the bundled data, the demo runs.
 
-A first launch loads the pre-built snapshot of all of it (sources/prebuilt.py, a few Parquet files) when it
+A first launch loads the pre-built snapshot of all of it (store/prebuilt.py, a few Parquet files) when it
 matches the bundled sources; otherwise it builds the same store from the sources, which takes much longer.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from judgebias_core.sources.prebuilt import load_prebuilt, prebuilt_status
+from judgebias_core.store.prebuilt import load_prebuilt, prebuilt_status
 from judgebias_core.store.queries import store_is_empty
 from judgebias_core.store.schema import migrate
 

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judgebias_core.bootstrap import build_from_sources
 from judgebias_core.sources.bundled import BUNDLED_DATA_DIR
-from judgebias_core.sources.prebuilt import PREBUILT_DIR, write_prebuilt
+from judgebias_core.store.prebuilt import PREBUILT_DIR, write_prebuilt
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from judgebias_core.bootstrap import build_from_sources
 from judgebias_core.sources.bundled import BUNDLED_DATA_DIR
-from judgebias_core.sources.prebuilt import (
+from judgebias_core.store.prebuilt import (
     PREBUILT_DIR,
     load_prebuilt,
     prebuilt_status,

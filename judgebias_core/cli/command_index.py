@@ -21,6 +21,8 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
     ("root", "import-bundled", "data_commands", "load the bundled real datasets into the store (idempotent)"),
     ("root", "datasets", "data_commands", "list the datasets in the store with their counts"),
     ("root", "runs", "data_commands", "list runs with status, counts and cost"),
+    ("root", "check-store", "data_commands", "check the store file: every table read back (DuckDB verifies each block's checksum), "
+     "schema version, tables, unique primary keys, pair outcomes against their calls; exit 2 on any problem"),
     ("root", "upload", "upload_commands",
      "upload items, pairs, judge logs or rubrics from a file (all rows valid or nothing written)"),
     ("metrics", "pairwise", "pairwise_commands",
