@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     args = parser.parse_args()
     command = [sys.executable, "-m", "tests.fake_provider", "--latency", str(args.latency)]
-    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)  # noqa: S603
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         port = int(server.stdout.readline())  # type: ignore[union-attr]
         with tempfile.TemporaryDirectory() as folder:

@@ -20,15 +20,15 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judgebias_core.analyses.pairwise import (  # noqa: E402
+from judgebias_core.analyses.pairwise import (
     listwise_metrics,
     pairwise_metrics,
     repetition_metrics,
     unit_metrics,
 )
-from judgebias_core.store.handle import Store  # noqa: E402
-from judgebias_core.store.pairwise_queries import pair_details  # noqa: E402
-from judgebias_core.store.writes import StoreBatch, write_batch  # noqa: E402
+from judgebias_core.store.handle import Store
+from judgebias_core.store.pairwise_queries import pair_details
+from judgebias_core.store.writes import StoreBatch, write_batch
 
 BASE = "baseline"
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judgebias_core.bootstrap import ensure_store_ready  # noqa: E402
-from judgebias_core.exports import chrome_path, figure_image_bytes  # noqa: E402
-from judgebias_core.report import ReportRequest, build_report, render_html  # noqa: E402
-from judgebias_core.store.handle import Store  # noqa: E402
-from judgebias_core.store.queries import dataset_summaries  # noqa: E402
+from judgebias_core.bootstrap import ensure_store_ready
+from judgebias_core.exports import chrome_path, figure_image_bytes
+from judgebias_core.report import ReportRequest, build_report, render_html
+from judgebias_core.store.handle import Store
+from judgebias_core.store.queries import dataset_summaries
 
 
 def main() -> None:

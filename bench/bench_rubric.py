@@ -21,21 +21,21 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judgebias_core.analyses.rubric import probe_recommendation, rubric_report  # noqa: E402
-from judgebias_core.metrics.bias_cost import rank_by_bias_cost  # noqa: E402
-from judgebias_core.metrics.rubric import (  # noqa: E402
+from judgebias_core.analyses.rubric import probe_recommendation, rubric_report
+from judgebias_core.metrics.bias_cost import rank_by_bias_cost
+from judgebias_core.metrics.rubric import (
     item_mean_scores,
     ordering_item_scores,
     position_share,
     score_position_table,
     within_item_spread,
 )
-from judgebias_core.metrics.rubric_correlation import human_correlation, ordering_correlations  # noqa: E402
-from judgebias_core.protocols.orderings import all_orderings, balanced_orderings  # noqa: E402
-from judgebias_core.store.connection import transaction  # noqa: E402
-from judgebias_core.store.handle import Store  # noqa: E402
-from judgebias_core.store.rubric_queries import rubric_labels, rubric_trials  # noqa: E402
-from judgebias_core.store.writes import StoreBatch, write_batch  # noqa: E402
+from judgebias_core.metrics.rubric_correlation import human_correlation, ordering_correlations
+from judgebias_core.protocols.orderings import all_orderings, balanced_orderings
+from judgebias_core.store.connection import transaction
+from judgebias_core.store.handle import Store
+from judgebias_core.store.rubric_queries import rubric_labels, rubric_trials
+from judgebias_core.store.writes import StoreBatch, write_batch
 
 SCORES = (1, 2, 3, 4, 5)
 RUBRIC = "synthetic-k5"

@@ -88,9 +88,9 @@ def metric_actions(path: str, store: SyntheticStore) -> list[tuple[str, Callable
 
     def metric(module: str, function: str, db: str, *args: Any, **kwargs: Any) -> Callable[[], Any]:
         def call() -> Any:
-            import importlib  # noqa: PLC0415
+            import importlib
 
-            from judgebias_core.store.handle import Store  # noqa: PLC0415
+            from judgebias_core.store.handle import Store
 
             analysis = getattr(importlib.import_module(f"judgebias_core.analyses.{module}"), function)
             with Store(db).reader() as reader:
@@ -125,8 +125,8 @@ def metric_actions(path: str, store: SyntheticStore) -> list[tuple[str, Callable
 
 def _render(page: str) -> tuple[float, float, list[str]]:
     """Open the app, switch to the page with Streamlit's cache cleared, and time that run (wall, CPU)."""
-    import streamlit as st  # noqa: PLC0415
-    from streamlit.testing.v1 import AppTest  # noqa: PLC0415
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
 
     st.cache_data.clear()
     app = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=600)

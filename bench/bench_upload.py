@@ -21,9 +21,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judgebias_core.sources.bundled import BUNDLED_DATA_DIR, import_bundled  # noqa: E402
-from judgebias_core.sources.upload import prepare_upload, suggest_spec, write_upload  # noqa: E402
-from judgebias_core.sources.upload_read import read_table  # noqa: E402
+from judgebias_core.sources.bundled import BUNDLED_DATA_DIR, import_bundled
+from judgebias_core.sources.upload import prepare_upload, suggest_spec, write_upload
+from judgebias_core.sources.upload_read import read_table
 
 
 def _timed(label: str, work: Callable[[], Any]) -> Any:

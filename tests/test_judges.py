@@ -165,9 +165,9 @@ def test_price_table_override_and_estimates(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_expected_score_from_the_score_tokens_logprobs() -> None:
-    import math  # noqa: PLC0415
+    import math
 
-    from judgebias_core.judges.geval import expected_score, score_token_logprobs  # noqa: PLC0415
+    from judgebias_core.judges.geval import expected_score, score_token_logprobs
 
     tokens = [("Score 5 is not", [("x", 0.0)]), (" it.", []), (" [RESULT]", []),
               (" 4", [(" 4", math.log(0.5)), (" 2", math.log(0.25)), ("9", math.log(0.2)), (" A", -1.0)])]

@@ -123,7 +123,7 @@ def test_bootstrap_is_reproducible_by_seed() -> None:
 
 def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
     board = read(leaderboard, bundled_db_master, "mtbench", ["full"], "gpt-4-0613", resamples=500)
-    from judgebias_core.analyses.pairwise import pairwise_metrics  # noqa: PLC0415 - cross-check only
+    from judgebias_core.analyses.pairwise import pairwise_metrics
 
     [reference] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full", resamples=10)
     assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_ci_high)

@@ -38,7 +38,7 @@ def hostile_db(fresh_db: Path) -> Path:
     return build_hostile_store(fresh_db)
 
 
-def _section(report: Report, key: str):  # noqa: ANN202 - test helper
+def _section(report: Report, key: str):
     return next(section for section in report.sections if section.key == key)
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from judgebias_core.report import ReportRequest, write_report
-from judgebias_core.store.schema import migrate
 from tests.hostile_store import DATASET_ID, IMG, SCRIPT, build_hostile_store
 
 pytestmark = pytest.mark.browser
@@ -43,7 +42,7 @@ class OpenedReport:
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
         pytest.skip("Debian chromium is not installed")
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only this test needs it
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)

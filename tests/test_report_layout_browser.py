@@ -94,7 +94,7 @@ def built(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
         pytest.skip("Debian chromium is not installed")
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only browser tests need it
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
@@ -133,7 +133,7 @@ def test_every_label_inside_its_chart_and_no_invalid_colour(browser: object, bui
 
 
 def test_the_two_reports_draw_the_same_charts(built: Path) -> None:
-    from judgebias_core.report.render import TEMPLATE_SCRIPT  # noqa: PLC0415
+    from judgebias_core.report.render import TEMPLATE_SCRIPT
 
     cli, dashboard = ((built / f"{name}.html").read_text(encoding="utf-8") for name in ("cli", "dashboard"))
     scripts = [[part.split("</script>", 1)[0] for part in html.split("Plotly.newPlot(")[1:]] for html in (cli, dashboard)]

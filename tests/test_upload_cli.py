@@ -10,7 +10,7 @@ import pytest
 from judgebias_core.cli import build_parser, main
 from judgebias_core.errors import ValidationFailed
 from judgebias_core.sources.rubric_files import read_rubrics, upload_rubrics
-from tests.upload_helpers import fingerprint, rows, upload_db  # noqa: F401 - fixture
+from tests.upload_helpers import fingerprint, rows
 
 UPLOAD_KINDS = ("items", "pairs", "pairwise-log", "rubric-log", "listwise-log", "rubric")
 

@@ -11,7 +11,7 @@ from judgebias_core.errors import ValidationFailed
 from judgebias_core.sources.upload import prepare_upload, suggest_spec, upload_file
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_spec import UploadSpec
-from tests.upload_helpers import as_bytes, fingerprint, real_table, rows, upload_db  # noqa: F401 - fixture
+from tests.upload_helpers import as_bytes, fingerprint, real_table, rows
 
 
 def _spec(data: bytes, name: str, kind: str, dataset_id: str, **settings: object) -> UploadSpec:
@@ -64,12 +64,12 @@ def test_real_summeval_scores_from_a_list_column_match_the_experts(upload_db: Pa
 
 
 ITEMS_CSV = (
-    "id,instruction,response,alice,bob\n"
-    "a,Q1,R1,4,5\n"
-    "b,Q2,R2,6,\n"  # 6 is not a level of a 1-5 rubric
-    "c,,R3,x,1\n"  # missing instruction, non-integer score
-    "a,Q4,R4,1,2\n"  # duplicate id
-).encode()
+    b"id,instruction,response,alice,bob\n"
+    b"a,Q1,R1,4,5\n"
+    b"b,Q2,R2,6,\n"  # 6 is not a level of a 1-5 rubric
+    b"c,,R3,x,1\n"  # missing instruction, non-integer score
+    b"a,Q4,R4,1,2\n"  # duplicate id
+)
 
 
 def test_every_item_problem_is_reported_and_nothing_is_written(upload_db: Path) -> None:
@@ -98,12 +98,12 @@ def test_scores_without_a_rubric_and_a_taken_dataset_id_are_file_problems(upload
 
 
 def test_pairs_problems_row_column_reason(upload_db: Path) -> None:
-    data = ("id,prompt,Response (ChatGPT),Response (Claude),Winner\n"
-            "1,Say hi,Hi!,Hello,CHATGPT\n"
-            "2,,a,b,TIE\n"
-            "3,Only one,x,,Claude\n"
-            "4,Odd,x,y,maybe\n"
-            "1,Again,x,y,tie\n").encode()
+    data = (b"id,prompt,Response (ChatGPT),Response (Claude),Winner\n"
+            b"1,Say hi,Hi!,Hello,CHATGPT\n"
+            b"2,,a,b,TIE\n"
+            b"3,Only one,x,,Claude\n"
+            b"4,Odd,x,y,maybe\n"
+            b"1,Again,x,y,tie\n")
     spec = _spec(data, "p.csv", "pairs", "bad-pairs")
     assert spec.preference_map == {"CHATGPT": "ChatGPT", "TIE": "tie", "Claude": "Claude", "tie": "tie"}
     preview = prepare_upload(upload_db, data, "p.csv", spec)
@@ -116,11 +116,11 @@ def test_pairs_problems_row_column_reason(upload_db: Path) -> None:
 
 
 def test_candidate_names_from_name_columns_and_slot_preferences(upload_db: Path) -> None:
-    data = ("question_id,prompt,model_a,model_b,response_a,response_b,winner\n"
-            "q1,P1,gpt-4,claude,A1,B1,model_a\n"
-            "q2,P2,claude,llama,A2,B2,model_b\n"
-            "q3,P3,llama,gpt-4,A3,B3,tie (bothbad)\n"
-            "q4,P4,gpt-4,llama,A4,B4,llama\n").encode()
+    data = (b"question_id,prompt,model_a,model_b,response_a,response_b,winner\n"
+            b"q1,P1,gpt-4,claude,A1,B1,model_a\n"
+            b"q2,P2,claude,llama,A2,B2,model_b\n"
+            b"q3,P3,llama,gpt-4,A3,B3,tie (bothbad)\n"
+            b"q4,P4,gpt-4,llama,A4,B4,llama\n")
     spec = _spec(data, "arena.csv", "pairs", "arena-sample")
     assert spec.name_columns == {"response_a": "model_a", "response_b": "model_b"}
     upload_file(upload_db, data, "arena.csv", spec)

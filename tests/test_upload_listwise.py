@@ -20,7 +20,7 @@ from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.pairwise_queries import pairwise_scope
 from judgebias_core.store.queries import list_runs
 from tests.store_helpers import read
-from tests.upload_helpers import fingerprint, rows, upload_db  # noqa: F401 - fixture
+from tests.upload_helpers import fingerprint, rows
 
 G, C, L, A = "gpt-4", "claude-v1", "llama-13b", "alpaca-13b"  # mtbench candidates with an answer to every item
 GCL = [[G, C, L], [C, L, G], [L, G, C]]  # the three cyclic orders of one candidate set
@@ -67,7 +67,7 @@ def _spec(data: bytes, name: str, **settings: object) -> UploadSpec:
 
 
 @pytest.fixture(scope="module")
-def uploaded(upload_db: Path) -> UploadResult:  # noqa: F811 - fixture
+def uploaded(upload_db: Path) -> UploadResult:
     return upload_file(upload_db, LOG, "listwise.csv", _spec(LOG, "listwise.csv"))
 
 

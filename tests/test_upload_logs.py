@@ -12,7 +12,7 @@ from judgebias_core.sources.upload import prepare_upload, suggest_spec, upload_f
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.queries import list_runs
-from tests.upload_helpers import as_bytes, fingerprint, real_table, rows, upload_db  # noqa: F401 - fixture
+from tests.upload_helpers import as_bytes, fingerprint, real_table, rows
 
 CLASSES = ("SELECT classification, count(*) FROM pair_outcomes WHERE dataset_id = ? AND study = ? AND judge = ? "
            "GROUP BY 1 ORDER BY 1")
@@ -60,11 +60,11 @@ def test_real_autoj_verdicts_as_a_parquet_log(upload_db: Path) -> None:
 
 
 def test_order_labels_baseline_first_else_first_seen(upload_db: Path) -> None:
-    data = ("item,first,second,judge,verdict\n"
-            "81,alpaca-13b,vicuna-13b-v1.3,j,A\n"  # the baseline's mirror comes first in the file
-            "81,vicuna-13b-v1.3,alpaca-13b,j,B\n"
-            "81,gpt-4,claude-v1,j,A\n"  # no baseline: the first-seen order is original
-            "81,claude-v1,gpt-4,j,A\n").encode()
+    data = (b"item,first,second,judge,verdict\n"
+            b"81,alpaca-13b,vicuna-13b-v1.3,j,A\n"  # the baseline's mirror comes first in the file
+            b"81,vicuna-13b-v1.3,alpaca-13b,j,B\n"
+            b"81,gpt-4,claude-v1,j,A\n"  # no baseline: the first-seen order is original
+            b"81,claude-v1,gpt-4,j,A\n")
     spec = _spec(data, "order.csv", "pairwise-log", "mtbench")
     result = upload_file(upload_db, data, "order.csv", spec)
     labels = rows(upload_db, "SELECT first_candidate, order_label FROM judge_calls WHERE run_id = ? ORDER BY 1",
@@ -78,11 +78,11 @@ def test_order_labels_baseline_first_else_first_seen(upload_db: Path) -> None:
 
 
 def test_unparseable_replies_are_kept_and_bad_verdicts_fail(upload_db: Path) -> None:
-    data = ("item_id,first,second,judge,reply,verdict\n"
-            "82,gpt-4,claude-v1,j2,no verdict here,\n"
-            "82,claude-v1,gpt-4,j2,Choice: A,\n"
-            "83,gpt-4,claude-v1,j2,,maybe\n"
-            "83,claude-v1,gpt-4,j2,,second\n").encode()
+    data = (b"item_id,first,second,judge,reply,verdict\n"
+            b"82,gpt-4,claude-v1,j2,no verdict here,\n"
+            b"82,claude-v1,gpt-4,j2,Choice: A,\n"
+            b"83,gpt-4,claude-v1,j2,,maybe\n"
+            b"83,claude-v1,gpt-4,j2,,second\n")
     spec = _spec(data, "fail.csv", "pairwise-log", "mtbench", parser="devbench", options=2)
     result = upload_file(upload_db, data, "fail.csv", spec)
     stored = rows(upload_db, "SELECT item_id, first_candidate, raw_output, verdict, parse_status, parser, error "
@@ -96,15 +96,15 @@ def test_unparseable_replies_are_kept_and_bad_verdicts_fail(upload_db: Path) -> 
 
 
 def test_pairwise_log_problems_name_row_and_column(upload_db: Path) -> None:
-    data = ("item_id,first,second,judge,reply\n"
-            "nope,gpt-4,claude-v1,j,[[A]]\n"
-            "81,gpt-4,nobody,j,[[A]]\n"
-            "81,gpt-4,gpt-4,j,[[A]]\n"
-            "81,gpt-4,claude-v1,,[[A]]\n"
-            "gone,gpt-4,claude-v1,,[[A]]\n"
-            "81,gpt-4,claude-v1,j,\n"
-            "81,gpt-4,claude-v1,j,[[B]]\n"
-            "81,gpt-4,claude-v1,j,[[C]]\n").encode()
+    data = (b"item_id,first,second,judge,reply\n"
+            b"nope,gpt-4,claude-v1,j,[[A]]\n"
+            b"81,gpt-4,nobody,j,[[A]]\n"
+            b"81,gpt-4,gpt-4,j,[[A]]\n"
+            b"81,gpt-4,claude-v1,,[[A]]\n"
+            b"gone,gpt-4,claude-v1,,[[A]]\n"
+            b"81,gpt-4,claude-v1,j,\n"
+            b"81,gpt-4,claude-v1,j,[[B]]\n"
+            b"81,gpt-4,claude-v1,j,[[C]]\n")
     spec = _spec(data, "bad.csv", "pairwise-log", "mtbench")
     before = fingerprint(upload_db)
     with pytest.raises(ValidationFailed) as caught:

@@ -15,7 +15,7 @@ from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import prepare_upload, upload_file
 from judgebias_core.sources.upload_mapping import FIELDS, UPLOAD_KINDS
 from judgebias_core.sources.upload_spec import UploadSpec
-from tests.upload_helpers import fingerprint, upload_db  # noqa: F401 - fixture
+from tests.upload_helpers import fingerprint
 
 SUFFIXES = ("csv", "tsv", "jsonl", "json", "parquet", "xlsx")
 # Examples that reach the store cost a few connections each: fewer of them than of the byte-level ones.

@@ -15,13 +15,13 @@ from judgebias_core.analyses.pairwise import pairwise_metrics
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 from judgebias_core.report import ReportRequest, build_report, render_html
 from judgebias_core.report.render import verdict_html
-from tests.store_helpers import read
 from judgebias_core.report.verdict import (
     FLIP_USABLE_AS_IS,
     FLIP_USABLE_WITH_AVERAGING,
     pairwise_verdict,
     pairwise_verdicts,
 )
+from tests.store_helpers import read
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def test_calibration_and_rubric_verdicts_name_their_interval(bundled_db_master: 
 
 
 def test_rubric_verdict_on_the_hand_made_store(fresh_db: Path) -> None:
-    from tests.rubric_toy_store import write_toy_store  # noqa: PLC0415
+    from tests.rubric_toy_store import write_toy_store
 
     write_toy_store(fresh_db)
     report = read(build_report, fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))

@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import io
-import shutil
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from judgebias_core.store.connection import connect
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TABLES = ("datasets", "items", "answers", "human_labels", "rubrics", "rubric_levels", "judges", "runs",
           "judge_calls", "pair_outcomes")
-
-
-@pytest.fixture(scope="module")
-def upload_db(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A writable copy of the first-launch store shared by one test module (tests use their own dataset ids)."""
-    path = tmp_path_factory.mktemp("upload") / "store.duckdb"
-    shutil.copy(bundled_db_master, path)
-    return path
 
 
 def fingerprint(path: Path) -> dict[str, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -35,10 +36,8 @@ def _clean(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_clean(v) for v in value]
     if hasattr(value, "item") and callable(value.item) and not isinstance(value, str | bytes):
-        try:
+        with contextlib.suppress(ValueError, TypeError):
             value = value.item()
-        except (ValueError, TypeError):
-            pass
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         return None
     return value

@@ -81,7 +81,7 @@ def report_text(report: RubricReport) -> str:
         + (" · SIMULATED judge" if report.run.simulated else ""),
         f"k={report.k} trials={report.trials} parsed={report.parsed} parse_failures={report.parse_failures} "
         f"no_reply={report.no_reply} balanced={report.balanced}",
-        "position share (n={}): ".format(share.n)
+        f"position share (n={share.n}): "
         + "  ".join(f"p{p}={_fmt(s)} [{_fmt(lo)}, {_fmt(hi)}]"
                     for p, (s, lo, hi) in enumerate(zip(share.shares, share.ci_low, share.ci_high, strict=True), 1)),
         f"recommended ordering (probe {report.probe_run_id}): {list(report.recommended.ordering)} "

@@ -25,7 +25,7 @@ from judgebias_core.prompts import (
     template_id,
 )
 from judgebias_core.protocols.orderings import Ordering, canonical, orderings_for
-from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSpec
+from judgebias_core.protocols.spec import RUBRIC_PROTOCOLS, RunSpec
 from judgebias_core.providers import get_provider
 from judgebias_core.store import run_queries
 from judgebias_core.store.queries import load_rubric

@@ -164,7 +164,7 @@ def read_export(files: list[Path]) -> pd.DataFrame:
     for file_path in files:
         try:
             table = pq.read_table(file_path)
-        except Exception as error:  # noqa: BLE001 - pyarrow raises several types for a broken file
+        except Exception as error:
             raise ValidationFailed([RowProblem(None, None, f"{file_path.name} is not a readable Parquet file: "
                                                            f"{error}")], what=str(file_path)) from error
         frames.append(table.to_pandas(types_mapper=pd.ArrowDtype))
