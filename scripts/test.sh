@@ -8,4 +8,5 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 python3 -m pip install -q -r requirements.txt
+python3 -m ruff check .
 python3 -m pytest -q -n 2 "$@"

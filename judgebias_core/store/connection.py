@@ -117,3 +117,13 @@ def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None
     """The single value of a one-row query. Fetches the whole result (DuckDB 2 keeps unfinished results open)."""
     rows = con.execute(sql, params or []).fetchall()
     return rows[0][0] if rows else None
+
+
+def int_scalar(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> int:
+    """A one-row count or integer aggregate as an int (0 when there is no row or the value is NULL)."""
+    value = scalar(con, sql, params)
+    if value is None:
+        return 0
+    if not isinstance(value, int | float):
+        raise TypeError(f"expected a number from {sql!r}, got {type(value).__name__}")
+    return int(value)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from judgebias_core.errors import NotFoundError
 from judgebias_core.models import DatasetSummary, JudgeCallDetail, Rubric, RubricLevel, StoreOverview
-from judgebias_core.store.connection import connect, scalar
+from judgebias_core.store.connection import connect, int_scalar, scalar
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.schema import current_version
 
@@ -52,7 +52,7 @@ def store_overview(reader: StoreReader) -> StoreOverview:
     con = reader.con
 
     def count(sql: str) -> int:
-        return int(scalar(con, sql) or 0)
+        return int_scalar(con, sql)
 
     return StoreOverview(
         datasets=count("SELECT count(*) FROM datasets"),
@@ -83,7 +83,7 @@ def items_page(reader: StoreReader, dataset_id: str, offset: int = 0, limit: int
     where = "dataset_id = ? AND (? = '' OR contains(lower(question), lower(?)) OR contains(lower(item_id), lower(?)))"
     params: list[object] = [dataset_id, search, search, search]
     con = reader.con
-    total = int(scalar(con, f"SELECT count(*) FROM items WHERE {where}", params) or 0)
+    total = int_scalar(con, f"SELECT count(*) FROM items WHERE {where}", params)
     frame = con.execute(
         f"SELECT item_id, task, question, candidate, response, reference_answer, rubric_id FROM items "
         f"WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",

@@ -10,7 +10,7 @@ import os
 import duckdb
 
 from judgebias_core.errors import SchemaError, StoreError
-from judgebias_core.store.connection import STORE_HELP, connect, scalar
+from judgebias_core.store.connection import STORE_HELP, connect, int_scalar, scalar
 
 MIGRATION_1 = """
 CREATE TABLE datasets (
@@ -219,8 +219,7 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
     exists = scalar(con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'")
     if not exists:
         return 0
-    version = scalar(con, "SELECT max(version) FROM schema_version")
-    return int(version) if version is not None else 0
+    return int_scalar(con, "SELECT max(version) FROM schema_version")
 
 
 def migrate(path: str | os.PathLike[str]) -> int:

@@ -9,7 +9,7 @@ import duckdb
 import pandas as pd
 
 from judgebias_core.errors import StoreBusyError
-from judgebias_core.store.connection import scalar, transaction
+from judgebias_core.store.connection import int_scalar, transaction
 from judgebias_core.store.schema import migrate
 
 # Tables in the order a batch writes them; each frame's columns are a subset of the table's.
@@ -63,13 +63,13 @@ class WriteResult:
 def _insert_ignoring_existing(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> int:
     if frame.empty:
         return 0
-    before = int(scalar(con, f"SELECT count(*) FROM {table}"))
+    before = int_scalar(con, f"SELECT count(*) FROM {table}")
     con.register("_batch_frame", frame)
     try:
         con.execute(f"INSERT OR IGNORE INTO {table} BY NAME SELECT * FROM _batch_frame")
     finally:
         con.unregister("_batch_frame")
-    after = int(scalar(con, f"SELECT count(*) FROM {table}"))
+    after = int_scalar(con, f"SELECT count(*) FROM {table}")
     return int(after - before)
 
 
