@@ -55,6 +55,13 @@ st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)
 if board.baseline_design:
     st.caption("Every pair includes the reference candidate, so each win rate is against it (its own is 1/2 by "
                "definition) and the Bradley-Terry strength is the log-odds of beating it.")
+st.caption(f"Bradley-Terry strengths: ridge-penalised maximum likelihood (penalty {board.ridge} x the sum of "
+           "squared strengths), the same fit for the estimate and every bootstrap resample "
+           f"({board.converged_resamples:,} of {board.resamples:,} resamples converged). Tie rule: a consistent tie "
+           "or a pair whose verdict changed with the order counts half a win for each side.")
+if board.separation_note:
+    st.warning(f"Separation: {escape_markdown(board.separation_note)}. Those strengths are set by the penalty, not "
+               "by the data: read them as 'at least this far ahead (or behind)', and read the win rates instead.")
 
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="lb-report")
 

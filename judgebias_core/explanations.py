@@ -246,8 +246,10 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "bradley_terry", "Bradley-Terry strength",
         "A single strength score per candidate, estimated from who beat whom, to rank them.",
-        "P(i beats j) = s_i / (s_i + s_j); strengths fitted by maximum likelihood on the pairwise outcomes (a tie "
-        "counts as half a win for each side), shown on a log scale.",
+        "P(i beats j) = s_i / (s_i + s_j); log-strengths fitted by ridge-penalised maximum likelihood on the "
+        "pairwise outcomes (a tie or a pair whose verdict changed with the order counts as half a win for each "
+        "side), the same fit for the estimate and each bootstrap resample. When a candidate never lost (or never "
+        "won) the plain maximum is infinite; the page then warns that the penalty sets that strength.",
         PROJECT,
     ),
     MetricExplanation(

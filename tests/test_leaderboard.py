@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import statsmodels.api as sm
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import brentq, minimize
 from statsmodels.stats.proportion import proportion_confint
 
 from judgebias_core.analyses.judges import leaderboard, load_outcomes
@@ -53,8 +55,13 @@ def test_star_design_strength_is_the_log_odds_against_the_baseline() -> None:
     assert (board.pairs, board.failed_pairs, board.items) == (8, 1, 4)
     assert rows["c1"].win_rate == pytest.approx(3.5 / 4)  # the inconsistent pair counts as a tie
     assert rows["c2"].win_rate == pytest.approx(1.5 / 4)
-    assert rows["c1"].strength == pytest.approx(np.log(7), abs=1e-5)
-    assert rows["c2"].strength == pytest.approx(np.log(0.375 / 0.625), abs=1e-5)
+    # In a star design the penalised likelihood splits per candidate: w - n logistic(b) - 2 ridge b = 0, a root
+    # between 0 and the unpenalised log-odds (the penalty pulls towards 0).
+    for candidate, share in (("c1", 3.5 / 4), ("c2", 1.5 / 4)):
+        log_odds = np.log(share / (1 - share))
+        root = brentq(lambda b, w=4 * share: w - 4 / (1 + np.exp(-b)) - 2 * board.ridge * b, 0, log_odds)
+        assert rows[candidate].strength == pytest.approx(root, abs=1e-8)
+        assert 0 < abs(rows[candidate].strength) < abs(log_odds)
     assert (rows["c1"].wins, rows["c1"].ties, rows["c1"].losses) == (3, 1, 0)
     assert [row.candidate for row in board.rows] == ["c1", "base", "c2"]
     assert rows["base"].is_reference and rows["base"].win_rate == 0.5 and rows["base"].strength == 0
@@ -87,12 +94,17 @@ def test_round_robin_strengths_solve_the_bradley_terry_equations() -> None:
     assert not board.baseline_design
     strength = {row.candidate: row.strength for row in board.rows}
     strength[board.reference] = 0.0
-    # At the maximum likelihood each player's observed wins equal its expected wins.
+    # At the penalised maximum each free player's observed minus expected wins is the penalty's pull, 2 ridge b;
+    # the residuals of all players sum to 0.
+    residuals = {}
     for player in truth:
         mine = outcomes[(outcomes["candidate"] == player) | (outcomes["opponent"] == player)]
         other = np.where(mine["candidate"] == player, mine["opponent"], mine["candidate"])
         expected = sum(1 / (1 + np.exp(strength[o] - strength[player])) for o in other)
-        assert (mine["winner"] == player).sum() == pytest.approx(expected, abs=1e-4)
+        residuals[player] = (mine["winner"] == player).sum() - expected
+        if player != board.reference:
+            assert residuals[player] == pytest.approx(2 * board.ridge * strength[player], abs=1e-6)
+    assert sum(residuals.values()) == pytest.approx(0, abs=1e-6)
     for row in board.rows:
         if not row.is_reference:
             assert row.strength_ci_low <= row.strength <= row.strength_ci_high
@@ -171,14 +183,42 @@ def test_baseline_design_properties(draws: list[tuple[str, str]]) -> None:
     assert 0 <= board.flip_rate <= board.flip_rate_ci_high <= 1
 
 
-def test_batched_bootstrap_fit_matches_statsmodels() -> None:
+def _penalised_scipy(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, ridge: float) -> np.ndarray:
+    def loss(beta: np.ndarray) -> float:
+        eta = design @ beta
+        return float(-(wins * eta - totals * np.logaddexp(0, eta)).sum() + ridge * beta @ beta)
+
+    return np.asarray(minimize(loss, np.zeros(design.shape[1]), method="BFGS", options={"gtol": 1e-10}).x)
+
+
+def test_unpenalised_fit_matches_statsmodels_and_penalised_matches_scipy() -> None:
     rng = np.random.default_rng(5)
     design = np.array([[1, 0], [0, 1], [1, -1], [1, 0], [0, -1]], dtype=float)
     totals = rng.integers(5, 40, size=5).astype(float)
     wins = np.floor(totals * rng.uniform(0.2, 0.8, size=5)) + 0.5
-    reference = _bt_fit(design, wins, totals)
-    batched = _bt_fit_resamples(design, np.vstack([wins, wins]), np.vstack([totals, totals]), np.zeros(2))
-    np.testing.assert_allclose(batched, np.vstack([reference, reference]), atol=1e-6)
+    glm = sm.GLM(np.column_stack([wins, totals - wins]), design, family=sm.families.Binomial()).fit()
+    np.testing.assert_allclose(_bt_fit(design, wins, totals, ridge=0.0), glm.params, atol=1e-6)
+    np.testing.assert_allclose(_bt_fit(design, wins, totals, ridge=0.5),
+                               _penalised_scipy(design, wins, totals, 0.5), atol=1e-5)
+    batched, gradient = _bt_fit_resamples(design, np.vstack([wins, wins]), np.vstack([totals, totals]))
+    np.testing.assert_allclose(batched, np.vstack([_bt_fit(design, wins, totals)] * 2), atol=1e-9)
+    assert (gradient < 1e-6).all()
+
+
+def test_a_candidate_winning_every_pair_is_finite_flagged_and_inside_its_interval() -> None:
+    """Issue 14: an unbeaten candidate got strength 22.57 with an interval [2.944, 2.944] excluding it."""
+    rng = np.random.default_rng(8)
+    rows = [_outcome(f"i{k}", "top", other, "consistent", "top") for k in range(30) for other in ("b", "c")]
+    rows += [_outcome(f"i{k}", "b", "c", "consistent", "b" if rng.random() < 0.6 else "c") for k in range(30)]
+    board = leaderboard_from_outcomes(pd.DataFrame(rows), "toy", ["s"], "j", resamples=300)
+    assert board.separated and "top never lost or tied" in (board.separation_note or "")
+    assert board.converged_resamples == 300
+    top = next(row for row in board.rows if row.candidate == "top")
+    assert np.isfinite(top.strength) and top.strength_ci_low <= top.strength <= top.strength_ci_high
+    counts = item_score_counts_from_outcomes(pd.DataFrame(rows)).groupby(["candidate", "opponent"]).sum()
+    assert counts.loc[("top", "b"), "wins"] == 30
+    clean = leaderboard_from_outcomes(star_case(), "toy", ["s"], "toy-judge", resamples=50)
+    assert not clean.separated
 
 
 def test_win_rate_interval_uses_the_shared_item_picks() -> None:

@@ -176,6 +176,9 @@ def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
     if first.position_artefact:
         text += (" Their gap is smaller than the upper bound of the judge's flip rate "
                  f"({percent(board.flip_rate_ci_high)}), so this order could be an artefact of position.")
+    if board.separation_note:
+        text += (f" Separation: {board.separation_note}; the Bradley-Terry strengths concerned are set by the "
+                 "ridge penalty, so the win rates are the figures to read.")
     return text
 
 
