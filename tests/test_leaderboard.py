@@ -26,13 +26,17 @@ from judgebias_core.metrics.leaderboard import (
     pair_scores,
 )
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
+from judgebias_core.stats.clustered import clustered_rate
 from judgebias_core.store.agreement_queries import item_score_counts
 from tests.store_helpers import read
 
 
 def _outcome(item: str, candidate: str, opponent: str, classification: str, winner: str | None) -> dict:
+    """A pair as the store keeps it; the original call shows the opponent first, the swapped call the candidate."""
+    original, swapped = {"primacy": ("A", "A"), "recency": ("B", "B"), "failed": (None, None)}.get(
+        classification, {candidate: ("B", "A"), opponent: ("A", "B")}.get(winner or "", ("C", "C")))
     return {"item_id": item, "candidate": candidate, "opponent": opponent, "classification": classification,
-            "winner": winner}
+            "winner": winner, "verdict_original": original, "verdict_swapped": swapped}
 
 
 def star_case(inconsistent: bool = True) -> pd.DataFrame:
@@ -69,16 +73,32 @@ def test_star_design_strength_is_the_log_odds_against_the_baseline() -> None:
         assert row.win_rate_ci_low <= row.win_rate <= row.win_rate_ci_high
 
 
-def test_ranking_safety_flags_follow_the_flip_rate_bound() -> None:
-    flipping = leaderboard_from_outcomes(star_case(), "toy", ["s"], "toy-judge", resamples=100)
-    flips, bound = flip_rate_bound(star_case())
-    assert flips == pytest.approx(1 / 8)
-    assert bound == pytest.approx(proportion_confint(1, 8, method="wilson")[1])
-    assert all(row.position_artefact for row in flipping.rows)  # gaps 0.375 and 0.125 are under ~0.47
-    steady = leaderboard_from_outcomes(star_case(inconsistent=False), "toy", ["s"], "toy-judge", resamples=100)
-    assert steady.flip_rate == 0 and steady.flip_rate_ci_high == pytest.approx(proportion_confint(0, 8,
-                                                                                            method="wilson")[1])
-    assert not any(row.position_artefact for row in steady.rows)  # gaps of 0.5 exceed ~0.32
+def test_ranking_safety_flags_pairs_whose_order_changes_with_presentation() -> None:
+    """Known answer: c1 wins only when shown first, so alone each slot reorders it against both neighbours."""
+    rows = [_outcome(f"i{k}", "c1", "base", "primacy", None) for k in range(9)]
+    rows += [_outcome("i9", "c1", "base", "consistent", "c1")]
+    rows += [_outcome(f"i{k}", "c2", "base", "consistent", "c2" if k < 6 else "base") for k in range(10)]
+    board = leaderboard_from_outcomes(pd.DataFrame(rows), "toy", ["s"], "j", resamples=200)
+    by = {row.candidate: row for row in board.rows}
+    assert [row.candidate for row in board.rows] == ["c2", "c1", "base"]
+    assert (by["c1"].win_rate_first_slot, by["c1"].win_rate_second_slot) == (1.0, 0.1)
+    assert (by["c2"].win_rate_first_slot, by["c2"].win_rate_second_slot) == (0.6, 0.6)
+    assert (by["c1"].rank_first_slot, by["c1"].rank_second_slot) == (1, 3)
+    assert by["c2"].order_changes_with_presentation and by["c1"].order_changes_with_presentation
+    assert all(row.position_artefact for row in board.rows)
+    flips, bound = flip_rate_bound(pd.DataFrame(rows))
+    assert flips == pytest.approx(9 / 20)
+    assert bound == pytest.approx(proportion_confint(9, 20, method="wilson")[1])
+    expected = clustered_rate(np.r_[np.ones(9), 0.0], np.full(10, 2.0), resamples=200, seed=0)
+    assert board.flip_rate_clustered_high == pytest.approx(expected.high)
+    assert board.top_two_within_flip_bound  # gap 0.05 under the clustered bound
+
+    steady = [_outcome(f"i{k}", "c1", "base", "consistent", "c1") for k in range(10)]
+    steady += [_outcome(f"i{k}", "c2", "base", "consistent", "base") for k in range(10)]
+    board = leaderboard_from_outcomes(pd.DataFrame(steady), "toy", ["s"], "j", resamples=200)
+    assert not any(row.position_artefact for row in board.rows)
+    assert [row.order_holds_share for row in board.rows[:2]] == [1.0, 1.0]
+    assert board.flip_rate == 0 and not board.top_two_within_flip_bound
 
 
 def test_round_robin_strengths_solve_the_bradley_terry_equations() -> None:
@@ -146,8 +166,19 @@ def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
     for upper, lower in zip(board.rows, board.rows[1:], strict=False):
         assert upper.win_rate >= lower.win_rate
         assert upper.gap_to_next == pytest.approx(upper.win_rate - lower.win_rate)
-        if upper.gap_to_next < board.flip_rate_ci_high:
+        reversed_alone = (upper.win_rate_first_slot < lower.win_rate_first_slot
+                          or upper.win_rate_second_slot < lower.win_rate_second_slot)
+        assert upper.order_changes_with_presentation == reversed_alone
+        if reversed_alone or upper.order_holds_share < 0.95:
             assert upper.position_artefact and lower.position_artefact
+    # Issue 14: the old flag fired on all 31 rows; the position-robust check must separate some neighbours.
+    assert 0 < sum(row.position_artefact for row in board.rows) < len(board.rows)
+    # a pair moves the aggregated score from the mean of its two calls' scores by at most 1/4 (a win-tie split)
+    for row in board.rows:
+        mean = (row.win_rate_first_slot + row.win_rate_second_slot) / 2
+        assert abs(row.win_rate - mean) <= 0.25 + 1e-12 or row.is_reference
+    assert board.flip_rate_clustered_high > board.flip_rate
+    assert board.top_two_within_flip_bound == (board.rows[0].gap_to_next < board.flip_rate_clustered_high)
 
 
 def test_ensemble_leaderboard_and_cli(bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:

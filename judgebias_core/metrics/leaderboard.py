@@ -15,10 +15,12 @@ from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_counts, resampled_column_sums
 from judgebias_core.stats.bradley_terry import RIDGE
 from judgebias_core.stats.bradley_terry import _separation as bradley_terry_separation
+from judgebias_core.stats.clustered import clustered_rate
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
 CONVERGED_GRADIENT = 1e-6
+ORDER_HOLDS = 0.95
 
 
 @dataclass(frozen=True)
@@ -37,8 +39,16 @@ class LeaderboardRow:
     rank_win_rate: int
     rank_strength: int
     gap_to_next: float  # win-rate gap to the next candidate down (NaN for the last)
-    position_artefact: bool  # that gap is smaller than the judge's flip-rate upper bound
+    position_artefact: bool  # its order with a neighbour changes with presentation or holds in < 95% of resamples
     is_reference: bool  # the candidate whose strength is fixed at 0 (the baseline in a baseline design)
+    # The same win rate from one call of each pair alone: the swapped call (the candidate shown first) and the
+    # original call (shown second); in a baseline design, each candidate shown first or second against it.
+    win_rate_first_slot: float = float("nan")
+    win_rate_second_slot: float = float("nan")
+    rank_first_slot: int = 0
+    rank_second_slot: int = 0
+    order_holds_share: float = float("nan")  # share of item resamples keeping it above the next (ties 1/2)
+    order_changes_with_presentation: bool = False  # the next one down ranks above it in a single-slot ranking
 
 
 @dataclass(frozen=True)
@@ -56,11 +66,16 @@ class Leaderboard:
     resamples: int
     seed: int
     baseline_design: bool  # every pair involves the reference, so win rates are against it
+    flip_rate_clustered_high: float = float("nan")  # item-clustered upper bound (stats.clustered_rate)
+    flip_bound_method: str = ""
+    top_two_within_flip_bound: bool = False  # the top two differ by less than the clustered flip-rate bound
     ridge: float = RIDGE  # penalty on the strengths, the same in the point fit and every resample
     separation_note: str | None = None  # set when some strength exists only because of the ridge penalty
     converged_resamples: int = 0  # resamples whose penalised fit reached a zero gradient
-    rule: str = ("ranking-safety: neighbours whose win rates differ by less than the judge's flip-rate Wilson upper "
-                 "bound are flagged, their order could be an artefact of position; intervals are bootstrap "
+    rule: str = ("ranking-safety: a neighbour pair is flagged when its order changes in the ranking from one "
+                 "presentation alone (candidate shown first, or shown second) or holds in fewer than 95% of item "
+                 "resamples; the top-two rule compares their gap with the item-clustered upper bound of the "
+                 "judge's flip rate; intervals are bootstrap "
                  "percentiles over items (all pairs of an item resampled together); in a baseline design win "
                  "rates are against the baseline, whose own is 1/2 by definition; the reference (strength 0) is the "
                  "candidate in the most classified pairs, ties broken by name; Bradley-Terry strengths are log-odds "
@@ -155,7 +170,12 @@ def _separation_note(combos: pd.DataFrame, players: list[str]) -> str | None:
     return bradley_terry_separation(players, pairs, counts)
 
 
-COUNT_COLUMNS = ["pairs", "score_sum", "wins", "losses", "flips", "failed"]
+COUNT_COLUMNS = ["pairs", "score_sum", "wins", "losses", "flips", "failed", "first_slot_score", "second_slot_score"]
+
+
+def _slot_score(verdict: pd.Series, win: str, loss: str) -> np.ndarray:
+    """The candidate's score from one call: 1 for the verdict ``win``, 0 for ``loss``, 1/2 otherwise (a tie)."""
+    return np.select([verdict == win, verdict == loss], [1.0, 0.0], 0.5)
 
 
 def item_score_counts_from_outcomes(outcomes: pd.DataFrame) -> pd.DataFrame:
@@ -169,7 +189,9 @@ def item_score_counts_from_outcomes(outcomes: pd.DataFrame) -> pd.DataFrame:
         pairs=kept.astype(int), score_sum=np.where(kept, np.select([won, lost], [1.0, 0.0], 0.5), 0.0),
         wins=(kept & won).astype(int), losses=(kept & lost).astype(int),
         flips=(kept & (outcomes["classification"] != "consistent").to_numpy()).astype(int),
-        failed=(~kept).astype(int))
+        failed=(~kept).astype(int),
+        first_slot_score=np.where(kept, _slot_score(outcomes["verdict_swapped"], "A", "B"), 0.0),
+        second_slot_score=np.where(kept, _slot_score(outcomes["verdict_original"], "B", "A"), 0.0))
     return frame.groupby(["item_id", "candidate", "opponent"], as_index=False, sort=True)[COUNT_COLUMNS].sum()
 
 
@@ -206,7 +228,7 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
     if kept.empty:
         raise InvalidArgument(f"judge {judge!r} has no classified pair to rank candidates with")
     combos = kept.groupby(["candidate", "opponent"], as_index=False, sort=True)[
-        ["pairs", "score_sum", "wins", "losses"]].sum()
+        ["pairs", "score_sum", "wins", "losses", "first_slot_score", "second_slot_score"]].sum()
     players = sorted(set(combos["candidate"]) | set(combos["opponent"]))
     reference = _reference(combos)
     free = [p for p in players if p != reference]
@@ -242,10 +264,24 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
     table["strength"] = [0.0 if p == reference else point[free.index(p)] for p in players]
     strength_boot = {p: (np.zeros(resamples) if p == reference else boot_strength[:, free.index(p)]) for p in players}
     table["rank_strength"] = table["strength"].rank(ascending=False, method="min").astype(int)
+    for slot in ("first_slot", "second_slot"):
+        slot_score = combos[f"{slot}_score"].to_numpy(float)
+        table[slot] = (slot_score @ as_candidate + (pairs - slot_score) @ as_opponent) / (
+            pairs @ (as_candidate + as_opponent))
+        if star:
+            table.loc[reference, slot] = 0.5
     table = table.sort_values(["win_rate", "strength"], ascending=False)
     gaps = table["win_rate"] - table["win_rate"].shift(-1)
-    near = gaps < flip_high
-    flagged = near | near.shift(1, fill_value=False)
+    order = [players.index(p) for p in table.index]
+    upper, lower = boot_rate[:, order[:-1]], boot_rate[:, order[1:]]
+    holds = np.append(np.nanmean((upper > lower) + 0.5 * (upper == lower), axis=0), np.nan)
+    reverses = np.append((table["first_slot"].to_numpy()[:-1] < table["first_slot"].to_numpy()[1:])
+                         | (table["second_slot"].to_numpy()[:-1] < table["second_slot"].to_numpy()[1:]), False)
+    unsure = pd.Series(reverses | (holds < ORDER_HOLDS), index=table.index)
+    flagged = unsure | unsure.shift(1, fill_value=False)
+    top_two_gap = float(gaps.iloc[0]) if len(table) > 1 else float("nan")
+    flips = clustered_rate(counts.groupby("item_id")["flips"].sum().to_numpy(),
+                           counts.groupby("item_id")["pairs"].sum().to_numpy(), resamples=resamples, seed=seed)
     rows = [
         LeaderboardRow(
             candidate=str(player), pairs=int(row.pairs), wins=int(row.wins), losses=int(row.losses),
@@ -257,6 +293,10 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
             strength_ci_high=float(np.nanpercentile(strength_boot[player], 97.5)),
             rank_win_rate=rank, rank_strength=int(row.rank_strength), gap_to_next=float(gaps[player]),
             position_artefact=bool(flagged[player]), is_reference=player == reference,
+            win_rate_first_slot=float(row.first_slot), win_rate_second_slot=float(row.second_slot),
+            rank_first_slot=int(table["first_slot"].rank(ascending=False, method="min")[player]),
+            rank_second_slot=int(table["second_slot"].rank(ascending=False, method="min")[player]),
+            order_holds_share=float(holds[rank - 1]), order_changes_with_presentation=bool(reverses[rank - 1]),
         )
         for rank, (player, row) in enumerate(table.iterrows(), start=1)
     ]
@@ -264,6 +304,7 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
         dataset_id=dataset_id, studies=list(studies), judge=judge, reference=reference, rows=rows,
         pairs=classified, failed_pairs=int(counts["failed"].sum()), items=len(items),
         flip_rate=flip_rate, flip_rate_ci_high=flip_high, resamples=resamples, seed=seed, baseline_design=star,
-        ridge=RIDGE, separation_note=_separation_note(combos, players),
+        flip_rate_clustered_high=flips.high, flip_bound_method=flips.method,
+        top_two_within_flip_bound=bool(top_two_gap < flips.high), ridge=RIDGE, separation_note=_separation_note(combos, players),
         converged_resamples=int((boot_gradient < CONVERGED_GRADIENT).sum()),
     )

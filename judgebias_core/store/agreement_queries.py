@@ -142,7 +142,9 @@ def item_score_counts(reader: StoreReader, dataset_id: str, studies: list[str],
                       judge: str) -> pd.DataFrame:
     """One judge's classified pairs counted per ``item_id``, ``candidate`` and ``opponent``: ``pairs`` (not
     failed), ``score_sum`` (1 win, 1/2 tie or position-inconsistent, 0 loss), ``wins``, ``losses``, ``flips``
-    (inconsistent pairs) and ``failed``; in item, candidate, opponent order."""
+    (inconsistent pairs), ``failed``, and the candidate's score from each call alone: ``first_slot_score`` (the
+    swapped call, the candidate shown first) and ``second_slot_score`` (the original call, shown second); in item,
+    candidate, opponent order."""
     kept = "classification != 'failed'"
     con = reader.con
     return con.execute(
@@ -152,7 +154,11 @@ def item_score_counts(reader: StoreReader, dataset_id: str, studies: list[str],
         f"count(*) FILTER (WHERE {kept} AND winner = candidate) AS wins, "
         f"count(*) FILTER (WHERE {kept} AND winner = opponent) AS losses, "
         "count(*) FILTER (WHERE classification NOT IN ('failed', 'consistent')) AS flips, "
-        "count(*) FILTER (WHERE classification = 'failed') AS failed FROM pair_outcomes "
+        "count(*) FILTER (WHERE classification = 'failed') AS failed, "
+        "coalesce(sum(CASE verdict_swapped WHEN 'A' THEN 1.0::DOUBLE WHEN 'B' THEN 0.0::DOUBLE ELSE 0.5::DOUBLE END) "
+        f"FILTER (WHERE {kept}), 0.0) AS first_slot_score, "
+        "coalesce(sum(CASE verdict_original WHEN 'B' THEN 1.0::DOUBLE WHEN 'A' THEN 0.0::DOUBLE ELSE 0.5::DOUBLE END) "
+        f"FILTER (WHERE {kept}), 0.0) AS second_slot_score FROM pair_outcomes "
         "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND judge = ? "
         "GROUP BY item_id, candidate, opponent ORDER BY item_id, candidate, opponent",
         [dataset_id, studies, judge],
