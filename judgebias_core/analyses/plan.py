@@ -40,6 +40,10 @@ class DatasetDesign:
     pairs_per_item: int  # the mean over items with pairs, rounded (at least 1)
     item_limits: tuple[int, ...]
 
+    def items_within(self, limit: int | None) -> int:
+        """Items with pairs among the first ``limit`` items in stored order (None: all)."""
+        return self.items if limit is None else sum(1 for position in self.item_limits if position <= limit)
+
 
 @dataclass(frozen=True)
 class PlanAssumptions:
