@@ -22,6 +22,10 @@ from ui.text import counted, escape_markdown
 DEFAULT_TARGET_WIDTH = 0.05
 
 
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + "."
+
+
 def _inputs(assumptions: PlanAssumptions, key: str) -> tuple[float, float, float]:
     cols = st.columns(3)
     flip_rate = cols[0].number_input("Expected flip rate", 0.001, 0.999, round(assumptions.flip_rate, 3), 0.01,
@@ -54,8 +58,7 @@ def show_swap_study_plan(spec: RunSpec, settings: RunSettings) -> None:
     except JudgebiasError as error:
         show_error(error)
         return
-    source = defaults.description if unchanged else assumptions.description
-    st.caption(escape_markdown(source[0].upper() + source[1:] + "."))
+    st.caption(escape_markdown(_sentence(defaults.description if unchanged else assumptions.description)))
     cols = st.columns(3)
     cols[0].metric("Expected interval width", f"{plan.expected_width:.3f}",
                    help=f"Item-clustered {plan.confidence:.0%} interval ({plan.interval_method}) of the flip rate "
@@ -70,4 +73,4 @@ def show_swap_study_plan(spec: RunSpec, settings: RunSettings) -> None:
                    f"{spec.model}, through the same estimate as the plan above.")
     for note in (plan.note, cost.note):
         if note:
-            st.caption(escape_markdown(note[0].upper() + note[1:] + "."))
+            st.caption(escape_markdown(_sentence(note)))

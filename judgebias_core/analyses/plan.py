@@ -211,5 +211,5 @@ def plan_cost(db_path: str | os.PathLike[str], design: DatasetDesign, spec: RunS
     scale = items / covered
     cost = preview.estimate.cost_usd
     return PlanCost(items, math.ceil(preview.calls * scale), None if cost is None else cost * scale, spec.provider,
-                    spec.model, True, f"{design.dataset_id} has {design.items} items with pairs: calls and cost "
+                    spec.model, True, f"the dataset {design.dataset_id} has {design.items} items with pairs: calls and cost "
                     f"for {items} are its {preview.calls} calls per {covered} items scaled up")
