@@ -66,9 +66,10 @@ with right:
         if mode == "batch":
             cols = st.columns(3)
             poll = cols[0].number_input("Poll every (s)", 1.0, 3600.0, 30.0, 5.0)
-            rounds = cols[1].number_input("Retry rounds", 0, 10, 1, help="For requests that came back errored or "
-                                          "expired.")
-            retry_live = cols[2].checkbox("Retry live", help="Send those retries as live calls instead.")
+            rounds = cols[1].number_input("Retry rounds", 0, 10, 3, help="Further batches for requests that came back "
+                                          "errored or expired.")
+            retry_live = cols[2].checkbox("Retry live", help="After those rounds, send what still has no reply as "
+                                          "live calls.")
             batch = BatchSettings(poll_interval_s=poll, retry_rounds=int(rounds), retry_live=retry_live)
     structured = logprobs = False
     if capabilities.base_url:
