@@ -63,7 +63,15 @@ def _agreement(args: argparse.Namespace) -> int:
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
-           f"{p.n_without_ties}" for p in result.pairs + result.ensemble_pairs]
+           f"{p.n_without_ties}" + (f" · kappa {p.kappa.estimate:.4f} [{p.kappa.low:.4f}, {p.kappa.high:.4f}]"
+                                    if p.kappa is not None else "")
+           for p in result.pairs + result.ensemble_pairs]
+        + ([f"Krippendorff's alpha (nominal) {result.krippendorff_alpha.estimate:.4f} "
+            f"[{result.krippendorff_alpha.low:.4f}, {result.krippendorff_alpha.high:.4f}] "
+            f"({result.krippendorff_alpha.method})"] if result.krippendorff_alpha is not None else [])
+        + ([f"effective judges {result.effective_judges.effective:.2f} of {len(result.effective_judges.judges)}"]
+           if result.effective_judges is not None else [])
+        + [f"ensemble rows: {result.ensemble_comparison}"]
     )
     emit(args, result, text)
     return 0
