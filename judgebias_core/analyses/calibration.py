@@ -15,6 +15,8 @@ from judgebias_core.metrics.calibration import (
     pairwise_calibration_from_calls,
     rubric_calibration_from_trials,
 )
+from judgebias_core.metrics.ppi import PredictionPoweredWinRate, prediction_powered_win_rate
+from judgebias_core.stats.ppi import PPIMethod
 from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
 from judgebias_core.store.calibration_queries import (
     calibration_targets,
@@ -65,3 +67,16 @@ def disagreeing_pairs(reader: StoreReader, dataset_id: str, judge: str, study: s
 def disagreeing_trials(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None) -> pd.DataFrame:
     """Rubric calls whose score differs from the raters' median, largest gaps first."""
     return disagreeing_trials_from_trials(rubric_trials_with_labels(reader, dataset_id, judge, study))
+
+
+def prediction_powered(reader: StoreReader, dataset_id: str, judge: str, candidate: str | None = None,
+                       study: str | None = None, label_fraction: float = 0.1, seed: int = 0,
+                       method: PPIMethod = "ppi++") -> PredictionPoweredWinRate:
+    """The prediction-powered human win rate of a candidate (default: the first by name) from a judge's pairwise
+    verdicts and a random ``label_fraction`` of the items' human labels."""
+    calls = labelled_pair_calls(reader, dataset_id, judge, study)
+    if calls.empty:
+        raise NotFoundError(f"judge {judge!r} has no pairwise call on labelled items of {dataset_id!r}"
+                            + (f" in study {study!r}" if study else ""))
+    chosen = candidate or sorted(set(calls["first_candidate"]) | set(calls["second_candidate"]))[0]
+    return prediction_powered_win_rate(calls, dataset_id, judge, study, chosen, label_fraction, seed, method)

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from judgebias_core.analyses.calibration import calibration
+from judgebias_core.analyses.calibration import calibration, prediction_powered
 from judgebias_core.analyses.judges import agreement_report, leaderboard, verbosity
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
@@ -77,6 +77,21 @@ def _agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ppi(args: argparse.Namespace) -> int:
+    with Store(db_path(args)).reader() as reader:
+        result = prediction_powered(reader, args.dataset, args.judge, args.candidate, args.study,
+                                    args.label_fraction, args.seed, args.method)
+    e = result.estimate
+    text = "\n".join(
+        [f"{result.candidate}'s human win rate on {result.dataset_id}, judge {result.judge}: "
+         f"{result.labelled} of {result.items} items' human labels kept (seed {result.seed})"]
+        + [f"  {row.method:<10} {row.estimate:.4f} [{row.low:.4f}, {row.high:.4f}]  {row.label}"
+           for row in (e.ppi, e.human_only, e.judge_only)]
+        + [f"  all human labels: {result.all_labels_human_win_rate:.4f}; PPI++ tuning {e.tuning:.3f}"])
+    emit(args, result, text)
+    return 0
+
+
 def _default_studies(reader: StoreReader, args: argparse.Namespace) -> list[str]:
     if args.study:
         return list(args.study)
@@ -121,6 +136,19 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--repetition", type=int, help="only this repetition (default: all)")
     add_json_flag(parser)
     parser.set_defaults(handler=_agreement)
+
+    parser = groups.metrics.add_parser(
+        "ppi", help="prediction-powered human win rate of a candidate: judge verdicts plus a fraction of human labels")
+    parser.add_argument("--dataset", required=True, help="pairwise dataset with human preferences (e.g. autoj)")
+    parser.add_argument("--judge", required=True, help=f"judge name, or '{ENSEMBLE_JUDGE}' for the ensemble")
+    parser.add_argument("--candidate", help="candidate whose win rate is estimated (default: the first by name)")
+    parser.add_argument("--study", help="study or run id (default: every study of the judge on the dataset)")
+    parser.add_argument("--label-fraction", type=float, default=0.1, help="share of items whose human label is kept")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random choice of labelled items")
+    parser.add_argument("--method", choices=["ppi++", "ppi"], default="ppi++",
+                        help="power-tuned PPI++ (default) or plain PPI")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_ppi)
 
     parser = groups.metrics.add_parser("verbosity", help="does a judge prefer the longer answer (swap pairs)")
     parser.add_argument("--dataset", required=True, help="dataset id")
