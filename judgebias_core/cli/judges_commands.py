@@ -51,7 +51,7 @@ def _calibration_text(result: PairwiseCalibration | RubricCalibration) -> str:
 
 def _calibration(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = calibration(reader, args.dataset, args.judge, args.study)
+        result = calibration(reader, args.dataset, args.judge, args.study, args.all_runs)
     payload = rubric_payload(result) if isinstance(result, RubricCalibration) else result
     emit(args, payload, _calibration_text(result))
     return 0
@@ -124,7 +124,9 @@ def register(groups: CommandGroups) -> None:
         "calibration", help="a judge against human labels: confusion, Cohen's kappa, correlations")
     parser.add_argument("--dataset", required=True, help="dataset id (e.g. autoj, summeval)")
     parser.add_argument("--judge", required=True, help="judge name as stored")
-    parser.add_argument("--study", help="study or run id (default: every study of the judge on the dataset)")
+    parser.add_argument("--study", help="study or run id (default: the judge's first run on the dataset)")
+    parser.add_argument("--all-runs", action="store_true",
+                        help="pool every run of the judge on the dataset (named in pooled_runs)")
     add_json_flag(parser)
     parser.set_defaults(handler=_calibration)
 
