@@ -6,6 +6,7 @@ import streamlit as st
 
 from judgebias_core import __version__
 from judgebias_core.errors import JudgebiasError
+from judgebias_core.store.integrity import damage_error
 from judgebias_core.store.queries import store_overview
 from ui.first_launch import ensure_store_ready_once
 from ui.navigation import navigation_sections
@@ -23,8 +24,11 @@ with st.sidebar:
 
 try:
     ensure_store_ready_once(db_path())
-except JudgebiasError as error:
-    show_error(error)
+except Exception as error:  # a damaged store file surfaces as a duckdb error: shown as a StoreError, what to do
+    shown = error if isinstance(error, JudgebiasError) else damage_error(error, db_path())
+    if shown is None:
+        raise
+    show_error(shown)
     st.stop()
 
 with st.sidebar:

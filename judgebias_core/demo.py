@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 
-from judgebias_core.engine import start_run
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store import run_queries
 
@@ -36,6 +35,8 @@ def ensure_demo_runs(path: str | os.PathLike[str]) -> list[str]:
         record = run_queries.run_record(path, run_id)
         if record is not None and record["status"] == "complete":
             continue
+        from judgebias_core.engine import start_run  # noqa: PLC0415 - the engine only when a run is missing
+
         start_run(path, demo_spec(protocol), RunSettings(concurrency=16, flush_every=500, flush_interval_s=5.0),
                   run_id=run_id)
         ran.append(run_id)

@@ -21,6 +21,10 @@ class SchemaError(JudgebiasError):
     """The store's schema is newer than this version of judgebias understands."""
 
 
+class StoreError(JudgebiasError):
+    """The store file cannot be used: it is not a judgebias store, or it is damaged (truncated, overwritten)."""
+
+
 class NotFoundError(JudgebiasError):
     """A dataset, judge, run or item that was asked for is not in the store."""
 
@@ -80,3 +84,8 @@ class JudgeCallError(ProviderError):
         self.retryable = retryable
         self.retry_after = retry_after
         super().__init__(message)
+
+
+class BatchAdoptionError(JudgebiasError):
+    """A resumed batch run cannot tell which provider batch (if any) it submitted before it stopped, or the batch it
+    adopted turned out to hold other requests: nothing is submitted again without ``--resubmit``."""

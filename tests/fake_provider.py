@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+from urllib.parse import parse_qsl
 
 FaultKind = Literal["429", "500", "timeout", "truncated", "garbage"]
 
@@ -33,6 +34,7 @@ class FakeRequest:
     body: Any  # parsed JSON, or None
     received_at: float = field(default_factory=time.monotonic)
     raw: bytes = field(default=b"", repr=False)  # the body as sent (a multipart file upload is not JSON)
+    query: dict[str, str] = field(default_factory=dict)  # the URL's query parameters (list endpoints)
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,11 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeProvider:
     """The server and its script. Use as a context manager, or ``start()`` / ``stop()``."""
 
-    def __init__(self, latency_s: float = 0.0, reply: ReplyFn = default_reply) -> None:
+    def __init__(self, latency_s: float = 0.0, reply: ReplyFn = default_reply, echo_headers: bool = False) -> None:
         self.latency_s = latency_s
         self.reply_fn = reply
+        # like a proxy that quotes the request back: every reply starts with the request's headers (keys included)
+        self.echo_headers = echo_headers
         # alternatives at a number token of a reply (log-probabilities), for G-Eval expected scores
         self.score_logprobs: dict[str, float] = {" 4": math.log(0.6), " 3": math.log(0.3), " 5": math.log(0.1)}
         self.requests: list[FakeRequest] = []
@@ -130,13 +134,16 @@ class FakeProvider:
         return f"http://127.0.0.1:{self.port}"
 
     # ---- wire formats ----
-    def _reply_text(self, prompt: str, body: dict[str, Any]) -> str:
-        return self.reply_fn(prompt, body)
+    def _reply_text(self, prompt: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> str:
+        text = self.reply_fn(prompt, body)
+        if self.echo_headers and headers is not None:
+            return f"Request headers: {json.dumps(headers)}\n{text}"
+        return text
 
     def _openai_chat(self, request: FakeRequest) -> FakeResponse:
         body = request.body or {}
         prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
-        text = self._reply_text(prompt, body)
+        text = self._reply_text(prompt, body, request.headers)
         prompt_tokens, completion_tokens = max(1, len(prompt) // 4), max(1, len(text) // 4)
         return _json({
             "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
@@ -161,7 +168,7 @@ class FakeProvider:
         body = request.body or {}
         system = body.get("system") or ""
         prompt = "\n".join([system] + [str(m.get("content", "")) for m in body.get("messages", [])])
-        text = self._reply_text(prompt, body)
+        text = self._reply_text(prompt, body, request.headers)
         return _json({
             "id": f"msg_{len(self.requests)}", "type": "message", "role": "assistant",
             "model": body.get("model", "fake"), "content": [{"type": "text", "text": text}],
@@ -210,9 +217,10 @@ class FakeProvider:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = None
-                path = self.path.split("?", 1)[0]
+                path, _, query = self.path.partition("?")
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                response = provider.respond(FakeRequest(self.command, path, headers, body, raw=raw))
+                response = provider.respond(FakeRequest(self.command, path, headers, body, raw=raw,
+                                                        query=dict(parse_qsl(query))))
                 if response.delay_s:
                     time.sleep(response.delay_s)
                 try:

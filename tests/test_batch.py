@@ -128,7 +128,7 @@ def test_a_poll_that_fails_in_transit_is_asked_again(batch_db: Path, fake: Batch
 def test_retries_can_go_live(batch_db: Path, fake: BatchFakeProvider) -> None:
     fake.fail_next("errored", 2)
     spec = rubric_spec(fake, OPENAI_MODEL, seed=14)
-    outcome = start_batch_run(batch_db, spec, QUICK, BatchSettings(poll_interval_s=0.01, retry_live=True),
+    outcome = start_batch_run(batch_db, spec, QUICK, BatchSettings(poll_interval_s=0.01, retry_rounds=0, retry_live=True),
                               run_id="b-live")
     assert (outcome.completed, outcome.failed) == (20, 0)
     assert _paths(fake).count("POST /v1/chat/completions") == 2 and len(fake.created) == 1

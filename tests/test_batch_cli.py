@@ -12,9 +12,10 @@ import pytest
 from judgebias_core.cli import main
 from judgebias_core.engine import read_progress
 from judgebias_core.engine.background import launch_background
-from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.engine.batch import BATCH_PRICE_FACTOR, BatchSettings
+from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.judges.prices import price_of
+from judgebias_core.store.batch_queries import BatchIntent, record_intent
 from tests.app_helpers import open_page
 from tests.engine_helpers import QUICK, query, rubric_spec
 from tests.fake_provider_batch import BatchFakeProvider
@@ -101,3 +102,35 @@ def test_new_run_page_offers_batch_mode_with_its_cost(app_env: Path) -> None:
     assert live > 0 and in_batch == pytest.approx(live * BATCH_PRICE_FACTOR, abs=0.01)
     assert metrics["Time (estimate)"] == "up to 24 h"
     assert any(n.label == "Poll every (s)" for n in at.number_input)
+
+
+def test_an_ambiguous_resume_exits_2_until_resubmit(cli_db: Path, batch_fake_provider: BatchFakeProvider,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    fake = batch_fake_provider
+    # a session that died after writing the intent of a 20-request batch; two such batches are at the provider
+    record_intent(cli_db, BatchIntent("cli-intent", "cli-ambiguous", "anthropic", 1, 0,
+                                      tuple(f"c{i}" for i in range(20)), None, time.time()))
+    for twin in ("a", "b"):
+        fake.plant("anthropic", [f"{twin}{i}" for i in range(20)])
+    args = _run_args(cli_db, "anthropic", fake.anthropic_url, "cli-ambiguous")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "2 anthropic batches" in err and "--resubmit" in err and "Traceback" not in err
+    assert len(fake.created) == 2  # nothing submitted
+    assert main(args + ["--resubmit"]) == 0
+    out = capsys.readouterr().out
+    assert "20 of 20 calls with a reply" in out and "left without a reply" not in out
+    assert len(fake.created) == 3
+
+
+def test_the_summary_says_what_is_left_and_why(cli_db: Path, batch_fake_provider: BatchFakeProvider,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    fake = batch_fake_provider
+    fake.fail_next("expired", 20)
+    args = _run_args(cli_db, "openai", fake.openai_url, "cli-left") + ["--batch-retries", "0"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "0 of 20 calls with a reply" in out
+    assert "20 left without a reply (20 expired): run the same command again to retry them" in out
+    assert main(args) == 0
+    assert "20 of 20 calls with a reply" in capsys.readouterr().out

@@ -14,6 +14,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -40,8 +41,8 @@ def _page_files() -> list[tuple[str, str]]:
     return [(page.url_path, page.file) for page in PAGES]
 
 
-@pytest.fixture(scope="module")
-def dashboard(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def _streamlit_server(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is not installed (scripts/test.sh installs it)")
     port = _free_port()
@@ -64,10 +65,37 @@ def dashboard(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory)
     else:
         server.kill()
         pytest.fail("streamlit did not start")
-    yield url
-    server.terminate()
-    server.wait(timeout=20)
-    log.close()
+    try:
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def dashboard(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server per test module and xdist worker, shared by the page tests."""
+    with _streamlit_server(bundled_db_master, tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_dashboard(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A newly started server that has answered nothing but its health check."""
+    with _streamlit_server(bundled_db_master, tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser_page() -> Iterator[object]:
+    """One chromium tab per module and worker (a page test navigates it to its page)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser.new_page(viewport={"width": 1400, "height": 3600})
+        browser.close()
 
 
 def _wait_until_idle(page: object, timeout_ms: int = 90_000) -> None:
@@ -91,14 +119,14 @@ def _wait_until_idle(page: object, timeout_ms: int = 90_000) -> None:
     page.wait_for_timeout(500)  # type: ignore[attr-defined]
 
 
-def test_a_permalink_opened_first_on_a_fresh_server_keeps_the_app_shell_and_filters(dashboard: str) -> None:
+def test_a_permalink_opened_first_on_a_fresh_server_keeps_the_app_shell_and_filters(fresh_dashboard: str) -> None:
     """A shared link can be the very first request a newly started server sees (see ui/navigation.py)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1400})
-        page.goto(f"{dashboard}/pairwise_bias?pw_dataset=devbench&pw_study=repetition")
+        page.goto(f"{fresh_dashboard}/pairwise_bias?pw_dataset=devbench&pw_study=repetition")
         _wait_until_idle(page)
         sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
         assert "judgebias" in sidebar and "Position bias" in sidebar, sidebar[:300]
@@ -114,20 +142,14 @@ def test_a_permalink_opened_first_on_a_fresh_server_keeps_the_app_shell_and_filt
         browser.close()
 
 
-def test_every_page_renders_without_an_exception(dashboard: str) -> None:
-    from playwright.sync_api import sync_playwright
-
+@pytest.mark.parametrize(("url_path", "file_name"), _page_files(), ids=[f for _, f in _page_files()])
+def test_every_page_renders_without_an_exception(dashboard: str, browser_page: Any, url_path: str,
+                                                 file_name: str) -> None:
+    """Each page, opened in chromium, renders with no exception box; its screenshot lands in tests/artifacts."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    problems: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 3600})
-        for url_path, file_name in _page_files():
-            page.goto(f"{dashboard}/{url_path}")
-            _wait_until_idle(page)
-            exceptions = page.locator('[data-testid="stException"]')
-            if exceptions.count():
-                problems.append(f"{file_name}: {exceptions.first.inner_text()[:500]}")
-            page.screenshot(path=str(ARTIFACTS / f"page_{file_name.removesuffix('.py')}.png"), full_page=True)
-        browser.close()
-    assert not problems, "\n".join(problems)
+    browser_page.goto(f"{dashboard}/{url_path}")
+    _wait_until_idle(browser_page)
+    exceptions = browser_page.locator('[data-testid="stException"]')
+    problem = exceptions.first.inner_text()[:500] if exceptions.count() else ""
+    browser_page.screenshot(path=str(ARTIFACTS / f"page_{file_name.removesuffix('.py')}.png"), full_page=True)
+    assert not problem, f"{file_name}: {problem}"

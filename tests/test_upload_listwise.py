@@ -187,7 +187,7 @@ def test_every_problem_is_listed_and_nothing_written(upload_db: Path) -> None:
         (4, "slots", "2 candidate(s) in the slots; a list-wise call shows 3 or more"),
         (5, "pick", "expected text, got a list"),
         (6, "repetition", "repetition 0 must be 1 or more"),
-        (7, None, "missing value: give the raw reply or the pick"),
+        (7, "pick", "missing value: give the raw reply or the pick"),
         (9, None, f'duplicate call (same item, slots, judge and repetition) \'83 / {json.dumps(GCL[0])} / j / 1\' '
                   "(first on row 8)"),
     }

@@ -58,7 +58,7 @@ def _problems(data: bytes, name: str) -> list[tuple[int | None, str]]:
 def test_wrong_encoding_names_the_line() -> None:
     latin1 = "id,prompt\n1,ok\n2,café\n".encode("latin-1")
     [(row, reason)] = _problems(latin1, "f.csv")
-    assert row == 3 and "not UTF-8" in reason and "0xe9" in reason
+    assert row == 2 and "not UTF-8" in reason and "0xe9 at line 3" in reason  # data row 2 is file line 3
 
 
 def test_utf16_empty_oversized_and_unsupported_files_are_refused() -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.engine.overview import runs_overview
 from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
 from judgebias_core.store.handle import Store
+from judgebias_core.store.integrity import check_store
 from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.schema import migrate
 
@@ -15,8 +16,6 @@ from judgebias_core.store.schema import migrate
 def _import_bundled(args: argparse.Namespace) -> int:
     path = db_path(args)
     reports = import_bundled(path, tuple(args.dataset) if args.dataset else BUNDLED_DATASETS, force=args.force)
-    for report in reports:
-        progress(f"{report.dataset_id}: {sum(report.inserted.values())} new rows")
     emit(args, [{"dataset": r.dataset_id, "inserted": r.inserted} for r in reports],
          "\n".join(f"{r.dataset_id}: {sum(r.inserted.values())} new rows" for r in reports))
     return 0
@@ -56,6 +55,16 @@ def _runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_store(args: argparse.Namespace) -> int:
+    found = check_store(db_path(args))
+    lines = [f"{found.path}: schema version {found.schema_version if found.schema_version is not None else '-'}, "
+             f"{len(found.rows)} tables, {sum(found.rows.values()):,} rows read"]
+    lines += [f"problem: {problem}" for problem in found.problems] or ["no problem found"]
+    emit(args, {"path": found.path, "ok": found.ok, "schema_version": found.schema_version, "rows": found.rows,
+                "problems": found.problems}, "\n".join(lines))
+    return 0 if found.ok else 2
+
+
 def register(groups: CommandGroups) -> None:
     parser = groups.root.add_parser("import-bundled", help="load the bundled real datasets into the store (idempotent)")
     parser.add_argument("--dataset", action="append", choices=BUNDLED_DATASETS, help="only this dataset (repeatable)")
@@ -67,6 +76,12 @@ def register(groups: CommandGroups) -> None:
     parser = groups.root.add_parser("datasets", help="list the datasets in the store with their counts")
     add_json_flag(parser)
     parser.set_defaults(handler=_datasets)
+
+    parser = groups.root.add_parser(
+        "check-store", help="check the store file: every table read back (DuckDB verifies each block's checksum), "
+        "schema version, tables, unique primary keys, pair outcomes against their calls; exit 2 on any problem")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_check_store)
 
     parser = groups.root.add_parser("runs", help="list runs with status, counts and cost")
     add_json_flag(parser)

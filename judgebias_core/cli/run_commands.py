@@ -78,13 +78,22 @@ def _run(args: argparse.Namespace) -> int:
         except ValidationError as error:
             raise invalid_argument(error, "batch settings") from None
         outcome = start_batch_run(db_path(args), spec, settings, batch, run_id=args.run_id,
-                                  on_progress=_StderrProgress(), on_batches=lambda s: progress(describe_batches(s)))
+                                  on_progress=_StderrProgress(), on_batches=lambda s: progress(describe_batches(s)),
+                                  resubmit=args.resubmit)
     else:
         outcome = start_run(db_path(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
     emit(args, outcome, f"run {outcome.run_id}: {outcome.status}; {outcome.completed} of {outcome.planned} calls "
                         f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
-                        f"${outcome.cost_usd:.4f}")
+                        f"${outcome.cost_usd:.4f}{_left_note(outcome.left_without_reply)}")
     return 0 if outcome.status.ended_cleanly else 1
+
+
+def _left_note(left: tuple[tuple[str, int], ...]) -> str:
+    """What a batch session left without a reply, and why (the same run id sends those calls again)."""
+    if not left:
+        return ""
+    reasons = ", ".join(f"{count} {why}" for why, count in left)
+    return f"; {sum(c for _, c in left)} left without a reply ({reasons}): run the same command again to retry them"
 
 
 def _having(capability: str) -> str:
@@ -137,9 +146,13 @@ def register(groups: CommandGroups) -> None:
     batch.add_argument("--mode", choices=("live", "batch"), default="live",
                        help="live calls, or one or more provider batches polled until they end (default live)")
     batch.add_argument("--poll-interval", type=float, default=30.0, help="seconds between batch polls (default 30)")
-    batch.add_argument("--batch-retries", type=int, default=1,
-                       help="further rounds for requests a batch returned errored or expired (default 1)")
-    batch.add_argument("--retry-live", action="store_true", help="send those retries as live calls instead")
+    batch.add_argument("--batch-retries", type=int, default=3,
+                       help="further batch rounds for requests a batch returned errored or expired (default 3)")
+    batch.add_argument("--retry-live", action="store_true",
+                       help="after those rounds, send what still has no reply as live calls")
+    batch.add_argument("--resubmit", action="store_true",
+                       help="on resume, when the provider holds several batches that could be the one an interrupted "
+                       "session created, submit those calls again instead of stopping (may pay for them twice)")
     batch.add_argument("--max-batch-requests", type=int,
                        help="requests per batch (default: the provider's limit, 50,000 or 100,000)")
     simulated = parser.add_argument_group("simulated judge")

@@ -1,9 +1,11 @@
 """Batch mode: a run's calls go to the provider's batch API (about half the live price) instead of live calls.
 
 Requests are built from the run's plan (``client.request_params``) with the call id as custom id, split to the
-provider's limits, recorded in ``run_batches`` as soon as they are accepted, polled, and their results are
-journaled and stored like live replies. A resumed run polls the batches it recorded instead of resubmitting;
-errored or expired requests go into another batch (or live, when asked); the response cache still applies.
+provider's limits, written as an intent before each create (``batch_intents``), recorded in ``run_batches`` as
+soon as they are accepted, polled, and their results are journaled and stored like live replies. A resumed run
+polls the batches it recorded and adopts the ones a crash left unrecorded (``batch_adoption``) instead of
+resubmitting; errored or expired requests go into further batches for ``retry_rounds`` rounds, then live when
+asked; the response cache still applies.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judgebias_core.engine.batch_adoption import adopt_intents, check_adopted, create_or_adopt
 from judgebias_core.engine.batch_types import BatchBackend, BatchRequest, BatchState
 from judgebias_core.engine.journal import Journal, journal_path
 from judgebias_core.engine.landing import ReplyLanding
@@ -29,7 +34,7 @@ from judgebias_core.engine.progress import (
 )
 from judgebias_core.engine.records import ReplyRecord, cache_key, cached_records
 from judgebias_core.engine.runner import Budget, RunExecutor
-from judgebias_core.errors import InvalidArgument, JudgeCallError
+from judgebias_core.errors import BatchAdoptionError, InvalidArgument, JudgeCallError
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import PlanEstimate, price_of
@@ -38,7 +43,7 @@ from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import Provider, batch_provider_names, get_provider
 from judgebias_core.store import batch_queries, run_queries
-from judgebias_core.store.batch_queries import BatchRecord
+from judgebias_core.store.batch_queries import BatchIntent, BatchRecord
 from judgebias_core.store.schema import migrate
 
 BATCH_PRICE_FACTOR = 0.5  # both providers bill batch requests at half their live price
@@ -52,8 +57,8 @@ class BatchSettings(BaseModel):
 
     poll_interval_s: float = Field(30.0, gt=0)
     max_requests_per_batch: int | None = Field(None, ge=1)  # default: the provider's limit
-    retry_rounds: int = Field(1, ge=0)  # further rounds for requests that came back errored or expired
-    retry_live: bool = False  # send those retries as live calls instead of another batch
+    retry_rounds: int = Field(3, ge=0)  # further batch rounds for requests that came back errored or expired
+    retry_live: bool = False  # after those rounds, send what still has no reply as live calls
 
 
 def batch_cost(estimate: PlanEstimate) -> float | None:
@@ -105,8 +110,10 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
                     batch: BatchSettings | None = None, run_id: str | None = None,
                     on_progress: Callable[[RunProgress], None] | None = None,
                     on_batches: BatchStateCallback | None = None, key: str | None = None,
-                    backend: BatchBackend | None = None) -> RunOutcome:
-    """Run (or resume) a run through the provider's batch API; returns its stored counts like ``start_run``."""
+                    backend: BatchBackend | None = None, resubmit: bool = False) -> RunOutcome:
+    """Run (or resume) a run through the provider's batch API; returns its stored counts like ``start_run``.
+
+    ``resubmit`` settles an ambiguous adoption (``BatchAdoptionError``) by submitting those calls again."""
     settings, batch = settings or RunSettings(), batch or BatchSettings()
     batch_provider(spec)
     migrate(db_path)
@@ -118,7 +125,8 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
         backend = backend or make_backend(spec, settings, key)
         register_run(db_path, spec, plan, client, settings, batch)
         begin_session(db_path, run_id)
-        runner = BatchRunner(db_path, spec, settings, batch, plan, client, backend, on_progress, on_batches)
+        runner = BatchRunner(db_path, spec, settings, batch, plan, client, backend, on_progress, on_batches,
+                             resubmit)
         return asyncio.run(runner.execute())
 
 
@@ -127,7 +135,8 @@ class BatchRunner:
 
     def __init__(self, db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, batch: BatchSettings,
                  plan: Plan, client: JudgeClient, backend: BatchBackend,
-                 on_progress: Callable[[RunProgress], None] | None, on_batches: BatchStateCallback | None) -> None:
+                 on_progress: Callable[[RunProgress], None] | None, on_batches: BatchStateCallback | None,
+                 resubmit: bool = False) -> None:
         self.db_path, self.spec, self.settings, self.batch = db_path, spec, settings, batch
         self.plan, self.client, self.backend = plan, client, backend
         self.on_progress, self.on_batches = on_progress, on_batches
@@ -137,7 +146,11 @@ class BatchRunner:
         self.started = time.monotonic()
         self.submitted_now = 0
         self.errors: dict[str, str] = {}  # call id -> why its last batch request gave no reply
-        self.answered: set[str] = set()  # calls with a reply in the store or the journal when the session began
+        self.causes: dict[str, str] = {}  # call id -> errored | expired | canceled | missing from the batch results
+        self.answered: set[str] = set()  # calls with a reply in the store or the journal, or landed since
+        self.left: Counter[str] = Counter()  # why calls of this session are left without a reply
+        self.resubmit = resubmit  # an ambiguous adoption submits its calls again instead of stopping the run
+        self.known: set[str] = set()  # batch ids the store holds: never adopted for an intent of this session
 
     # ---- replies ----
     def _record_of(self, call_id: str, text: str | None, input_tokens: int | None, output_tokens: int | None,
@@ -168,18 +181,20 @@ class BatchRunner:
     async def execute(self) -> RunOutcome:
         run_id = self.plan.run_id
         session = open_session(self.db_path, self.spec, self.settings, self.plan, self.client)
-        self.writer, self.answered, pending = session.writer, session.answered, session.pending
+        self.writer, self.answered, pending = session.writer, set(session.answered), session.pending
         self.cache_keys = {c.call_id: cache_key(self.spec, c) for c in pending}
         self.base = run_queries.run_counts(self.db_path, run_id)
         # read before the writer thread holds the store (a read-only connection cannot open beside it)
         earlier = batch_queries.run_batches(self.db_path, run_id)
+        intents = batch_queries.pending_intents(self.db_path, run_id)
+        self.known = batch_queries.known_batch_ids(self.db_path, self.backend.provider)
         found = cached_records(run_queries.cached_replies(self.db_path, list(self.cache_keys.values())))
         journal = Journal(journal_path(self.db_path, run_id))
         self.landing = ReplyLanding(journal, self.writer)
         self.writer.start()
         status = RunStatus.INTERRUPTED
         try:
-            status = await self._run(self._answer_from_cache(pending, found), earlier)
+            status = await self._run(self._answer_from_cache(pending, found), earlier, intents)
         finally:
             await self.client.aclose()
             await self.backend.aclose()
@@ -187,7 +202,8 @@ class BatchRunner:
             self.writer.close()
             run_queries.set_run_status(self.db_path, run_id, status, finished=status is not RunStatus.INTERRUPTED)
             self._report(status)
-        return finish_session(self.db_path, self.plan, status, self.submitted_now, session.replayed)
+        return finish_session(self.db_path, self.plan, status, self.submitted_now + self.landing.counts.sent,
+                              session.replayed, tuple(sorted(self.left.items())))
 
     def _answer_from_cache(self, pending: list[PlannedCall], found: dict[str, ReplyRecord]) -> list[PlannedCall]:
         """Land the calls the response cache already answered; the rest still need the provider."""
@@ -199,29 +215,38 @@ class BatchRunner:
                 rest.append(call)
                 continue
             self.landing.land(hit.for_call(call.call_id, key))
+            self.answered.add(call.call_id)
         return rest
 
-    async def _run(self, pending: list[PlannedCall], earlier: list[BatchRecord]) -> RunStatus:
+    async def _run(self, pending: list[PlannedCall], earlier: list[BatchRecord],
+                   intents: list[BatchIntent]) -> RunStatus:
         in_flight = [b for b in earlier if b.status == "submitted"]
+        in_flight += await adopt_intents(self.db_path, self.backend, intents, self.known, self.resubmit)
         flying = {call_id for b in in_flight for call_id in b.call_ids}
-        first_round = max((b.round for b in earlier), default=0) + 1
-        to_send, stop = self._within_cap([c for c in pending if c.call_id not in flying])
+        first_round = max([b.round for b in earlier] + [i.round for i in intents], default=0) + 1
+        unsent = [c for c in pending if c.call_id not in flying]
+        to_send, stop = self._within_cap(unsent)
+        if len(to_send) < len(unsent):
+            self.left["not sent: spending cap"] += len(unsent) - len(to_send)
         in_flight += await self._submit(to_send, first_round)
         while in_flight:
             ended, in_flight = await self._wait(in_flight)
             if ended is None:
                 return RunStatus.CANCELLED
             for record, failed in ended:
-                if not failed:
-                    continue
-                if record.round < first_round + self.batch.retry_rounds and self.batch.retry_live:
-                    await self._send_live(failed)
-                elif record.round < first_round + self.batch.retry_rounds:
+                if failed and record.round < first_round + self.batch.retry_rounds:
                     in_flight += await self._submit(failed, record.round + 1)
+                elif failed and self.batch.retry_live:
+                    await self._send_live(failed)
                 else:
-                    for call in failed:
-                        self.landing.land(self._record_of(call.call_id, None, None, None, self.errors.get(call.call_id)))
+                    self._give_up(failed)
         return stop
+
+    def _give_up(self, calls: list[PlannedCall]) -> None:
+        """Store calls whose last batch round gave no reply as failures (a resume sends them again)."""
+        for call in calls:
+            self.left[self.causes.get(call.call_id, "errored")] += 1
+            self.landing.land(self._record_of(call.call_id, None, None, None, self.errors.get(call.call_id)))
 
     def _within_cap(self, calls: list[PlannedCall]) -> tuple[list[PlannedCall], RunStatus]:
         """The calls whose estimated batch cost fits under the spending cap (all when there is no cap)."""
@@ -240,11 +265,17 @@ class BatchRunner:
     async def _submit(self, calls: list[PlannedCall], round_number: int) -> list[BatchRecord]:
         requests = [BatchRequest(c.call_id, self.client.request_params(c)) for c in calls]
         records = []
-        for chunk in split_requests(requests, self.backend, self.batch.max_requests_per_batch):
-            submitted = await self.backend.submit(chunk, self.plan.run_id)
-            record = BatchRecord(self.plan.run_id, submitted.batch_id, self.backend.provider, submitted.input_file_id,
-                                 tuple(r.call_id for r in chunk), round_number, "submitted")
-            batch_queries.record_batch(self.db_path, record)
+        for number, chunk in enumerate(split_requests(requests, self.backend, self.batch.max_requests_per_batch)):
+            input_file_id = await self.backend.prepare(chunk)
+            intent = BatchIntent(uuid.uuid4().hex, self.plan.run_id, self.backend.provider, round_number, number,
+                                 tuple(r.call_id for r in chunk), input_file_id, time.time())
+            batch_queries.record_intent(self.db_path, intent)  # before create: a crash after it is adopted
+            batch_id, adopted_by = await create_or_adopt(self.backend, intent, chunk, self.known,
+                                                         self.settings.max_attempts, self.settings.backoff_base_s)
+            self.known.add(batch_id)
+            record = BatchRecord(self.plan.run_id, batch_id, self.backend.provider, input_file_id,
+                                 intent.call_ids, round_number, "submitted", adopted_by)
+            batch_queries.record_batch(self.db_path, record, intent.intent_id)
             self.submitted_now += len(chunk)
             records.append(record)
         return records
@@ -287,7 +318,13 @@ class BatchRunner:
 
     async def _collect(self, record: BatchRecord) -> list[PlannedCall]:
         """Journal and store a finished batch's replies; returns its calls that got none."""
-        results = {r.call_id: r for r in await self.backend.results(record.batch_id)}
+        returned = await self.backend.results(record.batch_id)
+        try:
+            check_adopted(record, returned)
+        except BatchAdoptionError:
+            batch_queries.mark_collected(self.db_path, self.plan.run_id, record.batch_id, status="foreign")
+            raise
+        results = {r.call_id: r for r in returned}
         missing = []
         for call_id in record.call_ids:
             if call_id in self.answered:  # collected before a crash, replayed from the journal since
@@ -295,9 +332,11 @@ class BatchRunner:
             result = results.get(call_id)
             if result is not None and result.text is not None:
                 self.landing.land(self._record_of(call_id, result.text, result.input_tokens, result.output_tokens))
+                self.answered.add(call_id)
             else:
                 self.errors[call_id] = result.error if result and result.error else (
                     f"no result for this request in batch {record.batch_id}")
+                self.causes[call_id] = (result.cause or "errored") if result else "missing from the batch results"
                 missing.append(self.calls[call_id])
         batch_queries.mark_collected(self.db_path, self.plan.run_id, record.batch_id)
         return missing
@@ -307,4 +346,7 @@ class BatchRunner:
         executor = RunExecutor(self.client, self.settings, self.landing, budget,
                                {c.call_id: self.cache_keys[c.call_id] for c in calls}, {},
                                should_cancel=lambda: cancel_requested(self.db_path, self.plan.run_id))
+        failed_before = self.landing.counts.failed
         await executor.run(calls)  # its replies land through the session's landing, counted with the batch ones
+        if self.landing.counts.failed > failed_before:
+            self.left["live retry failed"] += self.landing.counts.failed - failed_before

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import openai
 
-from judgebias_core.engine.batch_types import BatchRequest, BatchResult, BatchState, SubmittedBatch
+from judgebias_core.engine import batch_types
+from judgebias_core.engine.batch_types import AdoptionCandidate, BatchRequest, BatchResult, BatchState, BatchTags
 from judgebias_core.judges.base import api_key
 from judgebias_core.judges.sdk_errors import call_error
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.store.batch_queries import BatchIntent
 
-ENDPOINT = "/v1/chat/completions"
+ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 ENDED = ("completed", "failed", "expired", "cancelled")
 
 
@@ -34,7 +36,8 @@ def _result_of(line: dict[str, Any]) -> BatchResult:
     reason = error.get("message") if isinstance(error, dict) else str(error)
     code = error.get("code") if isinstance(error, dict) else None
     return BatchResult(custom_id, None, error=f"batch request failed ({code or response.get('status_code')}): "
-                                              f"{reason or 'no reply in the batch output'}")
+                                              f"{reason or 'no reply in the batch output'}",
+                       cause="expired" if code == "batch_expired" else "errored")
 
 
 class OpenAIBatches:
@@ -53,16 +56,43 @@ class OpenAIBatches:
         return (json.dumps({"custom_id": request.call_id, "method": "POST", "url": ENDPOINT, "body": request.params},
                            ensure_ascii=False) + "\n").encode("utf-8")
 
-    async def submit(self, requests: Sequence[BatchRequest], run_id: str) -> SubmittedBatch:
+    async def prepare(self, requests: Sequence[BatchRequest]) -> str:
+        """Upload the JSONL input file (a file alone is not billed); returns its id."""
         data = b"".join(self.request_bytes(r) for r in requests)
         try:
             uploaded = await self._client.files.create(file=("judgebias-batch.jsonl", data, "application/jsonl"),
                                                        purpose="batch")
-            batch = await self._client.batches.create(input_file_id=uploaded.id, endpoint=ENDPOINT,
-                                                      completion_window="24h", metadata={"judgebias_run": run_id[:500]})
         except Exception as error:  # noqa: BLE001 - classified, key redacted
             raise call_error(error, openai, self._key) from None
-        return SubmittedBatch(batch.id, uploaded.id)
+        return uploaded.id
+
+    async def create(self, requests: Sequence[BatchRequest], input_file_id: str | None, tags: BatchTags) -> str:
+        if input_file_id is None:
+            raise ValueError("an OpenAI batch needs its uploaded input file")
+        try:
+            # no SDK retry: a create that timed out may exist, and the runner looks for it before trying again
+            batch = await self._client.with_options(max_retries=0).batches.create(
+                input_file_id=input_file_id, endpoint=ENDPOINT, completion_window="24h", metadata=tags.metadata())
+        except Exception as error:  # noqa: BLE001 - classified, key redacted
+            raise call_error(error, openai, self._key) from None
+        return batch.id
+
+    async def candidates(self, intent: BatchIntent, known: set[str]) -> list[AdoptionCandidate]:
+        """Batches tagged with the intent's id, or made from its input file (``GET /v1/batches``, newest first)."""
+        found: list[AdoptionCandidate] = []
+        try:
+            async for batch in self._client.batches.list(limit=batch_types.LIST_PAGE_SIZE):
+                if batch.created_at < intent.intent_at - batch_types.CLOCK_SKEW_S:
+                    break  # older than the intent: every later page is older still
+                if batch.id in known:
+                    continue
+                if (batch.metadata or {}).get("judgebias_intent") == intent.intent_id:
+                    found.append(AdoptionCandidate(batch.id, "metadata"))
+                elif intent.input_file_id and batch.input_file_id == intent.input_file_id:
+                    found.append(AdoptionCandidate(batch.id, "input file"))
+        except Exception as error:  # noqa: BLE001
+            raise call_error(error, openai, self._key) from None
+        return found
 
     async def state(self, batch_id: str) -> BatchState:
         try:

@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from judgebias_core.engine.journal import Journal
 from judgebias_core.engine.records import ReplyRecord
 from judgebias_core.engine.writer import StoreWriter
+from judgebias_core.judges.redact import scrub_record
 
 
 @dataclass
 class SessionCounts:
     """Counts of this session, updated on the event loop as replies land."""
 
+    sent: int = 0  # calls sent to the judge (cache hits and calls the spending cap held back are not)
     received: int = 0  # replies (parsed or not)
     failed: int = 0  # no reply after every retry
     cached: int = 0
@@ -34,6 +36,7 @@ class ReplyLanding:
         self.counts = SessionCounts()
 
     def land(self, record: ReplyRecord) -> None:
+        record = scrub_record(record)  # no key reaches the journal, the store or the cache (judges/redact.py)
         self.journal.append(record)
         self.writer.put(record)
         counts = self.counts

@@ -27,6 +27,7 @@ from judgebias_core.identity import model_family
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import price_of
+from judgebias_core.judges.redact import scrub_record
 from judgebias_core.models import NO_REPLY, RunStatus
 from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
@@ -47,8 +48,9 @@ class RunOutcome:
     failed: int
     parse_failures: int
     cost_usd: float
-    sent_this_session: int
+    sent_this_session: int  # calls sent to the judge or submitted in a batch this session
     replayed_from_journal: int
+    left_without_reply: tuple[tuple[str, int], ...] = ()  # batch runs: (why, how many) this session left unanswered
 
 
 def run_params(spec: RunSpec, plan: Plan, client: JudgeClient, settings: RunSettings | None = None,
@@ -149,11 +151,11 @@ def open_session(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSe
 
 
 def finish_session(db_path: str | os.PathLike[str], plan: Plan, status: RunStatus, sent: int,
-                   replayed: int) -> RunOutcome:
+                   replayed: int, left: tuple[tuple[str, int], ...] = ()) -> RunOutcome:
     """The run's stored counts after a session (its status is already written)."""
     counts = run_queries.run_counts(db_path, plan.run_id)
     return RunOutcome(plan.run_id, status, len(plan.calls), int(counts["completed"]), int(counts["failed"]),
-                      int(counts["parse_failures"]), counts["cost_usd"], sent, replayed)
+                      int(counts["parse_failures"]), counts["cost_usd"], sent, replayed, left)
 
 
 async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,
@@ -186,7 +188,7 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
         writer.close()
         run_queries.set_run_status(db_path, plan.run_id, status, finished=status is not RunStatus.INTERRUPTED)
         report(status)
-    return finish_session(db_path, plan, status, len(pending), session.replayed)
+    return finish_session(db_path, plan, status, landing.counts.sent, session.replayed)
 
 
 def replay_journal(journal: Mapping[str, ReplyRecord], stored_ids: set[str], no_reply_ids: set[str],
@@ -194,7 +196,7 @@ def replay_journal(journal: Mapping[str, ReplyRecord], stored_ids: set[str], no_
     """Move journal lines the store does not hold yet (or holds only as 'no reply') into the store."""
     missing = [r for cid, r in journal.items() if cid in calls and (
         cid not in stored_ids or (cid in no_reply_ids and r.text is not None))]
-    writer.write(missing)
+    writer.write([scrub_record(r) for r in missing])  # journals written before scrubbing existed
     return len(missing)
 
 

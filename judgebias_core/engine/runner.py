@@ -127,6 +127,7 @@ class RunExecutor:
 
     async def _send(self, call: PlannedCall, key: str | None) -> ReplyRecord:
         params = self.client.request_params(call)
+        self.counts.sent += 1
         started = time.perf_counter()
         error: JudgeCallError | None = None
         for attempt in range(1, self.settings.max_attempts + 1):

@@ -93,7 +93,7 @@ class StoreWriter(threading.Thread):
         batch, self._pending = self._pending, []
         try:
             self.write(batch)
-        except StoreBusyError as error:
+        except StoreBusyError as error:  # held by another process, or DuckDB's thread race (store.writes)
             self.last_error = str(error)
             self._pending = batch + self._pending
             if raise_errors:

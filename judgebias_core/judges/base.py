@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgebias_core.errors import InvalidArgument, MissingApiKey
+from judgebias_core.judges.redact import remember_secret, scrub_text
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.providers import get_provider
 
@@ -62,6 +63,7 @@ def api_key(provider: str, given: str | None = None) -> str:
     key = given or os.environ.get(variable)
     if not key:
         raise MissingApiKey(variable)
+    remember_secret(key)  # scrubbed from every stored reply (judges/redact.py)
     return key
 
 
@@ -70,4 +72,4 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, "[redacted]")
-    return _KEY_LIKE.sub("[redacted]", text)
+    return _KEY_LIKE.sub("[redacted]", scrub_text(text))

@@ -3,6 +3,8 @@
 Accepted shapes: one rubric, a list of rubrics, or ``{"rubrics": [...]}``. Per rubric: the criterion under
 ``criterion`` or ``criteria``; the levels under ``levels`` or ``score_descriptions``, as a mapping keyed by level
 (integers or strings such as "1"), or a list of descriptions (levels 1..k); optional ``id``/``rubric_id``.
+Levels are integers from 1 to ``MAX_LEVEL``, 2 to ``MAX_LEVELS`` of them, consecutive unless the rubric says
+``gaps: true``. A key given twice (YAML or JSON) is refused rather than the last one kept.
 """
 
 from __future__ import annotations
@@ -19,19 +21,51 @@ import yaml
 from judgebias_core.errors import NotFoundError, RowProblem, ValidationFailed
 from judgebias_core.identity import stable_id
 from judgebias_core.models import Rubric, RubricLevel
-from judgebias_core.sources.upload_read import check_size, decode_text, file_problem
-from judgebias_core.store.queries import load_rubric
+from judgebias_core.sources.upload_read import check_size, control_problem, decode_text, file_problem, nested_too_deeply
+from judgebias_core.store.handle import Store
+from judgebias_core.store.queries import list_rubrics, load_rubric
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, WriteResult, write_batch
 
 RUBRIC_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_RUBRIC_BYTES = 1024 * 1024
 _RUBRIC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,79}$")
+MAX_LEVEL = 100
+MAX_LEVELS = 20  # a permutation study shows every ordering's positions: more levels are not a rubric to test
+
+
+class DuplicateKey(ValueError):
+    """A mapping gives one key twice."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a mapping that gives one key twice (PyYAML keeps the last silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    repeated = next((key for key in keys if keys.count(key) > 1), None)
+    if repeated is not None:
+        raise DuplicateKey(f"duplicate key {repeated!r}")
+    return dict(pairs)
 
 
 def _parse_document(text: str, suffix: str) -> Any:
     try:
-        return json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+        if suffix == ".json":
+            return json.loads(text, object_pairs_hook=_unique_pairs)
+        return yaml.load(text, Loader=_UniqueKeyLoader)
+    except RecursionError:
+        raise ValidationFailed([nested_too_deeply()]) from None
     except (ValueError, yaml.YAMLError) as error:
         where = getattr(error, "problem_mark", None)
         line = where.line + 1 if where is not None else getattr(error, "lineno", None)
@@ -58,11 +92,32 @@ def _level(key: Any) -> int | None:
     return int(text) if re.fullmatch(r"[+-]?\d+", text) else None
 
 
+def _level_problems(levels: list[RubricLevel], gaps: bool, where: str) -> list[str]:
+    values = sorted(lv.level for lv in levels)
+    if len(values) > MAX_LEVELS:
+        return [f"{where}: {len(values)} levels; a rubric has at most {MAX_LEVELS}"]
+    problems = [f"{where}: level {v} is out of range (1 to {MAX_LEVEL})" for v in values if not 1 <= v <= MAX_LEVEL]
+    if not problems and not gaps and values != list(range(values[0], values[0] + len(values))):
+        problems.append(f"{where}: levels {', '.join(map(str, values))} have gaps; give consecutive levels, or "
+                        "set gaps: true")
+    return problems
+
+
+def _text_problems(entry: dict[Any, Any], where: str) -> list[RowProblem]:
+    texts = [("criterion", entry.get("criterion", entry.get("criteria"))), ("id", entry.get("id")),
+             ("source", entry.get("source"))]
+    raw_levels = entry.get("levels", entry.get("score_descriptions"))
+    if isinstance(raw_levels, dict | list):
+        texts += [("levels", text) for text in (raw_levels.values() if isinstance(raw_levels, dict) else raw_levels)]
+    return [RowProblem(None, column, f"{where}: {reason}") for column, text in texts
+            if isinstance(text, str) and (reason := control_problem(text))]
+
+
 def _one(entry: Any, number: int) -> tuple[Rubric | None, list[RowProblem]]:
     where = f"rubric {number}"
     if not isinstance(entry, dict):
         return None, [RowProblem(number, None, f"{where}: expected a mapping with a criterion and levels")]
-    problems = []
+    problems = [RowProblem(number, p.column, p.reason) for p in _text_problems(entry, where)]
     criterion = entry.get("criterion", entry.get("criteria"))
     if not isinstance(criterion, str) or not criterion.strip():
         problems.append(RowProblem(number, "criterion",
@@ -85,11 +140,14 @@ def _one(entry: Any, number: int) -> tuple[Rubric | None, list[RowProblem]]:
             levels.append(RubricLevel(level, description.strip()))
     if len({lv.level for lv in levels}) < len(levels):
         problems.append(RowProblem(number, "levels", f"{where}: a level is given twice"))
+    elif levels and not problems:
+        problems += [RowProblem(number, "levels", reason)
+                     for reason in _level_problems(levels, entry.get("gaps") is True, where)]
     given_id = entry.get("rubric_id", entry.get("id"))
     if given_id is not None and not _RUBRIC_ID.match(str(given_id)):
         problems.append(RowProblem(number, "id", f"{where}: id {given_id!r} may hold only letters, digits, "
                                                  "'.', '_', ':' or '-'"))
-    if problems:
+    if problems or not isinstance(criterion, str):  # a non-text criterion is among the problems
         return None, problems
     ordered = tuple(sorted(levels, key=lambda lv: lv.level))
     rubric_id = str(given_id) if given_id is not None else (
@@ -132,8 +190,10 @@ def upload_rubrics(path: str | os.PathLike[str], data: bytes, file_name: str,
     """Read a rubric file and store its rubrics in one transaction (an id already stored is left as it was)."""
     rubrics = read_rubrics(data, file_name)
     migrate(path)
+    with Store(path).reader() as reader:  # one read for every id; only ids already stored are compared one by one
+        stored_ids = set(list_rubrics(reader)["rubric_id"])
     clashes = []
-    for rubric in rubrics:
+    for rubric in (r for r in rubrics if r.rubric_id in stored_ids):
         try:
             stored = load_rubric(path, rubric.rubric_id)
         except NotFoundError:

@@ -52,8 +52,8 @@ from judgebias_core.sources.upload_validate import (
     duplicate_problems,
     validate_rows,
 )
-from judgebias_core.store.upload_queries import StoreContext, store_context
 from judgebias_core.store.schema import migrate
+from judgebias_core.store.upload_queries import StoreContext, store_context
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 ROW_MODELS = {"items": ItemRow, "pairs": PairRow, "pairwise-log": PairCallRow, "rubric-log": RubricTrialRow,

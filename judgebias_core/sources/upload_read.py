@@ -9,14 +9,21 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import PurePath
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from judgebias_core.errors import RowProblem, ValidationFailed
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 MAX_UPLOAD_ROWS = 200_000
+# Lists and objects inside a cell may nest this deep; deeper is refused (a parser would run out of stack).
+MAX_NESTING = 32
+# C0 control characters other than tab, line feed and carriage return: refused in every format (NUL included).
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 TABLE_SUFFIXES: dict[str, str] = {
     ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
     ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx",
@@ -55,9 +62,58 @@ def decode_text(data: bytes) -> str:
             f"wrong encoding: byte 0x{data[error.start]:02x} at line {line} is not UTF-8; save the file as UTF-8",
             row=line,
         ) from error
-    if "\x00" in text:
-        raise file_problem("the file holds NUL characters: it is binary, not text")
     return text
+
+
+def nested_too_deeply(row: int | None = None, column: str | None = None) -> RowProblem:
+    return RowProblem(row, column, f"nested too deeply (lists or objects more than {MAX_NESTING} levels deep)")
+
+
+def control_problem(text: str, where: str = "in the text") -> str | None:
+    """Why ``text`` is refused (a control character other than tab, line feed and carriage return), or None."""
+    found = CONTROL_CHARACTERS.search(text)
+    if found is None:
+        return None
+    return (f"control character U+{ord(found.group()):04X} {where} (only tab, line feed and carriage return "
+            "are allowed): remove it")
+
+
+def value_problem(value: Any) -> str | None:
+    """Why a nested cell value (lists, objects, strings) is refused: too deep, or a control character."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, np.ndarray):
+            item = item.tolist()
+        if isinstance(item, str):
+            reason = control_problem(item)
+            if reason:
+                return reason
+        elif isinstance(item, list | tuple | dict):
+            if depth >= MAX_NESTING:
+                return nested_too_deeply().reason
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else list(item)
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def cell_problems(frame: pd.DataFrame) -> list[RowProblem]:
+    """Control characters and too deep nesting in any cell or column name, whatever the file's format."""
+    problems = [RowProblem(None, repr(str(name)), reason) for name in frame.columns
+                if (reason := control_problem(str(name), "in a column name"))]
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype != object and not pd.api.types.is_string_dtype(column.dtype):
+            continue
+        text = column.astype(object)
+        # Vectorised over the column; a list's str() escapes its control characters, so lists are walked apart.
+        flagged = text.astype(str).str.contains(CONTROL_CHARACTERS.pattern, regex=True)
+        nested = text.map(lambda v: isinstance(v, list | dict | tuple | np.ndarray))
+        for index in text.index[flagged | nested]:
+            reason = value_problem(text[index])
+            if reason:
+                problems.append(RowProblem(int(index) + 1, str(name), reason))
+    return problems
 
 
 def _read_delimited(text: str, delimiter: str) -> pd.DataFrame:
@@ -88,6 +144,9 @@ def _read_json_lines(text: str) -> pd.DataFrame:
         row += 1
         try:
             value = json.loads(line)
+        except RecursionError:
+            problems.append(nested_too_deeply(row))
+            continue
         except ValueError as error:
             detail = error.args[0] if error.args else error
             problems.append(RowProblem(row, None, f"unparseable row: not JSON ({detail})"))
@@ -104,6 +163,8 @@ def _read_json_lines(text: str) -> pd.DataFrame:
 def _read_json(text: str) -> pd.DataFrame:
     try:
         value = json.loads(text)
+    except RecursionError:
+        raise ValidationFailed([nested_too_deeply()]) from None
     except ValueError:
         return _read_json_lines(text)  # many ".json" exports are JSON Lines
     if isinstance(value, dict):
@@ -123,7 +184,7 @@ def _read_binary(data: bytes, kind: str) -> pd.DataFrame:
             return pd.read_parquet(io.BytesIO(data))
         return pd.read_excel(io.BytesIO(data), sheet_name=0, dtype=object, engine="openpyxl")
     # Parquet and XLSX readers raise many unrelated types on corrupt input; each means "not readable".
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         label = "Parquet" if kind == "parquet" else "XLSX"
         raise file_problem(f"not a readable {label} file ({type(error).__name__})") from error
 
@@ -143,7 +204,7 @@ def _read_table(data: bytes, file_name: str, max_bytes: int, max_rows: int) -> p
     if kind in ("parquet", "xlsx"):
         frame = _read_binary(data, kind)
     else:
-        text = decode_text(data)
+        text = _decoded_table(data, kind)
         readers = {"csv": lambda t: _read_delimited(t, ","), "tsv": lambda t: _read_delimited(t, "\t"),
                    "jsonl": _read_json_lines, "json": _read_json}
         frame = readers[kind](text)
@@ -155,4 +216,24 @@ def _read_table(data: bytes, file_name: str, max_bytes: int, max_rows: int) -> p
     duplicated = frame.columns[frame.columns.duplicated()].unique().tolist()
     if duplicated:
         raise ValidationFailed([RowProblem(None, c, "the column name appears more than once") for c in duplicated])
-    return frame.reset_index(drop=True)
+    frame = frame.reset_index(drop=True)
+    problems = cell_problems(frame)
+    if problems:
+        raise ValidationFailed(problems)
+    return frame
+
+
+def _decoded_table(data: bytes, kind: str) -> str:
+    """The text of a table file; an encoding error names the data row it is on (the header is not a row)."""
+    try:
+        return decode_text(data)
+    except ValidationFailed as error:
+        [problem] = error.problems
+        if problem.row is None:
+            raise
+        line = problem.row
+        if kind in ("csv", "tsv"):
+            row: int | None = line - 1 if line > 1 else None
+        else:  # JSON Lines rows are the non-blank lines
+            row = sum(1 for text in data.split(b"\n")[:line] if text.strip()) if kind == "jsonl" else None
+        raise ValidationFailed([RowProblem(row, None, problem.reason)]) from None

@@ -14,9 +14,12 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic_core import PydanticCustomError
 
 from judgebias_core.errors import RowProblem
+from judgebias_core.sources.upload_read import MAX_NESTING
 
 _INTEGER = re.compile(r"^[+-]?\d+(?:\.0*)?$")
 MIN_LISTWISE_SLOTS = 3  # fewer is a pairwise call: upload it as a pairwise log
+MAX_STORE_INTEGER = 2**31 - 1  # the store's INTEGER columns (repetition, levels, positions)
+_MAX_DIGITS = 30  # longer digit strings are refused before int() reads them (it refuses 4,300+ digits itself)
 
 
 def clean_cell(value: Any) -> Any:
@@ -47,6 +50,8 @@ def _not_integer(value: Any) -> PydanticCustomError:
 def _text(value: Any) -> str:
     if isinstance(value, list | dict):
         raise PydanticCustomError("not_text", "expected text, got a {kind}", {"kind": type(value).__name__})
+    if isinstance(value, float) and not math.isfinite(value):  # JSON's NaN is a blank; Infinity is refused
+        raise PydanticCustomError("not_finite", "{value} is not a finite value", {"value": repr(value)})
     return value if isinstance(value, str) else str(value)
 
 
@@ -55,14 +60,18 @@ def _ident(value: Any) -> str:
 
 
 def _integer(value: Any) -> int:
-    if isinstance(value, bool) or isinstance(value, list | dict | float):
+    if isinstance(value, bool | list | dict | float):
         raise _not_integer(value)
     if isinstance(value, int):
         return value
     text = str(value).strip()
     if not _INTEGER.match(text):
         raise _not_integer(value)
-    return int(text.split(".")[0])
+    digits = text.split(".")[0]
+    if len(digits.lstrip("+-")) > _MAX_DIGITS:
+        raise PydanticCustomError("int_range", "{value} is out of range (an integer of at most {digits} digits)",
+                                  {"value": f"{digits[:12]}...", "digits": _MAX_DIGITS})
+    return int(digits)
 
 
 def _list_cell(value: Any, separators: str, expected: str, keep_blanks: bool = False) -> list[Any]:
@@ -73,6 +82,9 @@ def _list_cell(value: Any, separators: str, expected: str, keep_blanks: bool = F
         if text.startswith("["):
             try:
                 value = json.loads(text)
+            except RecursionError:
+                raise PydanticCustomError("nested", "nested too deeply (lists or objects more than "
+                                                    "{depth} levels deep)", {"depth": MAX_NESTING}) from None
             except ValueError as error:
                 raise PydanticCustomError("not_list", "{value} is not a JSON list", {"value": repr(text)}) from error
         else:
@@ -128,6 +140,9 @@ def readable_integers(value: Any) -> list[int | None] | None:
 def _repetition(value: int) -> int:
     if value < 1:
         raise PydanticCustomError("repetition", "repetition {value} must be 1 or more", {"value": value})
+    if value > MAX_STORE_INTEGER:
+        raise PydanticCustomError("repetition", "repetition {value} is out of range (1 to {most})",
+                                  {"value": value, "most": f"{MAX_STORE_INTEGER:,}"})
     return value
 
 
@@ -213,7 +228,7 @@ class _LogRow(_Row):
     def _has_outcome(self) -> _LogRow:
         if self.raw_output is None and getattr(self, self.outcome) is None:
             raise PydanticCustomError("no_outcome", "missing value: give the raw reply or the {outcome}",
-                                      {"outcome": self.outcome})
+                                      {"outcome": self.outcome, "field": self.outcome})
         return self
 
 
@@ -265,6 +280,8 @@ def validate_rows(records: Sequence[dict[str, Any]], model: type[_Row],
     except ValidationError as error:
         for detail in error.errors(include_url=False):
             index, *inner = detail["loc"]
+            if not inner and "field" in detail.get("ctx", {}):  # a whole-row check that concerns one field
+                inner = [detail["ctx"]["field"]]
             bad.add(int(index))
             problems.append(RowProblem(row=int(index) + 1, column=column_of(tuple(inner)), reason=detail["msg"]))
         kept = [record for i, record in enumerate(records) if i not in bad]

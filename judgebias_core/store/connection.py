@@ -16,12 +16,12 @@ from pathlib import Path
 
 import duckdb
 
-from judgebias_core.errors import StoreBusyError
+from judgebias_core.errors import StoreBusyError, StoreError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DB_PATH = PROJECT_ROOT / "data" / "judgebias.duckdb"
 DB_ENV_VAR = "JUDGEBIAS_DB"
-
+STORE_HELP = "restore it from a backup, or choose another store file with --db (or $JUDGEBIAS_DB)"
 
 
 def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -88,6 +88,9 @@ def connect(
                     raise StoreBusyError(
                         f"the store {db_path} stayed busy for {busy_timeout_s:.0f} s (another process is writing)"
                     ) from error
+                if isinstance(error, duckdb.IOException | duckdb.InvalidInputException | duckdb.SerializationException):
+                    raise StoreError(f"the store {db_path} cannot be opened ({str(error).splitlines()[0]}): "
+                                     f"{STORE_HELP}") from error
                 raise
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.5)

@@ -9,8 +9,8 @@ import os
 
 import duckdb
 
-from judgebias_core.errors import SchemaError
-from judgebias_core.store.connection import connect, scalar
+from judgebias_core.errors import SchemaError, StoreError
+from judgebias_core.store.connection import STORE_HELP, connect, scalar
 
 MIGRATION_1 = """
 CREATE TABLE datasets (
@@ -194,7 +194,24 @@ MIGRATION_4 = """
 ALTER TABLE judge_calls ADD COLUMN expected_score DOUBLE;
 ALTER TABLE response_cache ADD COLUMN score_logprobs JSON;
 """
-MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4]
+# Batch intents (engine/batch.py): written before each batch create, so a run that dies between the provider
+# accepting a batch and the run_batches row being written adopts that batch on resume instead of paying twice.
+MIGRATION_5 = """
+CREATE TABLE batch_intents (
+    intent_id VARCHAR PRIMARY KEY,     -- random hex, also the OpenAI batch's metadata judgebias_intent
+    run_id VARCHAR NOT NULL,
+    provider VARCHAR NOT NULL,
+    round INTEGER NOT NULL,
+    chunk INTEGER NOT NULL,            -- the chunk's place in its submission (0-based)
+    call_ids VARCHAR[] NOT NULL,       -- the custom ids the batch is to carry
+    input_file_id VARCHAR,             -- OpenAI: the JSONL file, uploaded before the intent is written
+    intent_at DOUBLE NOT NULL,         -- epoch seconds just before create (Anthropic: the adoption window)
+    status VARCHAR NOT NULL,           -- pending | submitted | abandoned
+    batch_id VARCHAR                   -- the batch created (or adopted) for it
+);
+ALTER TABLE run_batches ADD COLUMN adopted_by VARCHAR;  -- NULL, or how a resume matched it: metadata | input file | window
+"""
+MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -216,6 +233,10 @@ def migrate(path: str | os.PathLike[str]) -> int:
             )
         if version == SCHEMA_VERSION:
             return version
+        other_tables = "SELECT count(*) FROM information_schema.tables WHERE table_name <> 'schema_version'"
+        if version == 0 and scalar(con, other_tables):
+            raise StoreError(f"{path} is a DuckDB database but not a judgebias store (it has tables and no "
+                             f"schema_version): {STORE_HELP}")
         con.execute(
             "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
         )

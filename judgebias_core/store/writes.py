@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields
 import duckdb
 import pandas as pd
 
+from judgebias_core.errors import StoreBusyError
 from judgebias_core.store.connection import scalar, transaction
 from judgebias_core.store.schema import migrate
 
@@ -62,13 +63,13 @@ class WriteResult:
 def _insert_ignoring_existing(con: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> int:
     if frame.empty:
         return 0
-    before = int(scalar(con, f"SELECT count(*) FROM {table}"))  # noqa: S608 - table names are ours
+    before = int(scalar(con, f"SELECT count(*) FROM {table}"))
     con.register("_batch_frame", frame)
     try:
-        con.execute(f"INSERT OR IGNORE INTO {table} BY NAME SELECT * FROM _batch_frame")  # noqa: S608
+        con.execute(f"INSERT OR IGNORE INTO {table} BY NAME SELECT * FROM _batch_frame")
     finally:
         con.unregister("_batch_frame")
-    after = int(scalar(con, f"SELECT count(*) FROM {table}"))  # noqa: S608
+    after = int(scalar(con, f"SELECT count(*) FROM {table}"))
     return int(after - before)
 
 
@@ -158,6 +159,19 @@ def fill_pair_tasks(con: duckdb.DuckDBPyConnection, dataset_ids: list[str]) -> N
 def write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
     """Write every frame of ``batch`` in one transaction, then classify the pairs its calls belong to."""
     migrate(path)
+    try:
+        return _write_batch(path, batch)
+    except duckdb.CatalogException as error:
+        # DuckDB 2.0 (Python) can miss its pandas scanner on a database instance another thread of the process is
+        # opening at that moment ("Table Function with name pandas_scan does not exist"); the transaction rolled
+        # back and the same write succeeds when tried again (two threads opening short connections to one file:
+        # 44 of 6,000 writes). Said as busy, so callers retry it like a held lock.
+        if "pandas_scan" in str(error):
+            raise StoreBusyError(f"the store was being opened by another thread; write it again ({error})") from error
+        raise
+
+
+def _write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
     inserted: dict[str, int] = {}
     with transaction(path) as con:
         for table, frame in batch.frames():
