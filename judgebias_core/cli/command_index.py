@@ -42,6 +42,8 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
      "a judge against human labels: confusion, Cohen's kappa, correlations"),
     ("metrics", "agreement", "judges_commands",
      "agreement of every pair of judges on the same judge calls, with and without ties"),
+    ("metrics", "ppi", "judges_commands",
+     "prediction-powered human win rate of a candidate: judge verdicts plus a fraction of human labels"),
     ("metrics", "verbosity", "judges_commands", "does a judge prefer the longer answer (swap pairs)"),
     ("metrics", "leaderboard", "judges_commands",
      "candidates ranked by win rate and Bradley-Terry strength, with ranking-safety flags"),
