@@ -61,7 +61,8 @@ result = load_or_stop(calibration, dataset, judge, study)
 verdict_block([calibration_verdict(result)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
-           f"labels: {label_source}. {escape_markdown(result.rule)}.")
+           f"labels: {label_source}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} (one run; "
+           f"choose another above). {escape_markdown(result.rule)}.")
 
 
 def _class_table(table: AgreementTable) -> pd.DataFrame:
@@ -131,13 +132,16 @@ if isinstance(result, PairwiseCalibration):
 elif isinstance(result, RubricCalibration):
     cols = st.columns(4)
     cols[0].metric("Cohen's kappa", f"{result.kappa:.3f}")
-    cols[0].caption(f"95%: {result.kappa_ci_low:.3f} to {result.kappa_ci_high:.3f}")
+    cols[0].caption(f"95%: {result.kappa_ci_low:.3f} to {result.kappa_ci_high:.3f} ({result.kappa_interval})")
     cols[1].metric("Quadratic-weighted kappa", f"{result.weighted_kappa:.3f}")
-    cols[1].caption(f"95%: {result.weighted_kappa_ci_low:.3f} to {result.weighted_kappa_ci_high:.3f}")
+    cols[1].caption(f"95%: {result.weighted_kappa_ci_low:.3f} to {result.weighted_kappa_ci_high:.3f} "
+                    f"({result.weighted_kappa_interval})")
     cols[2].metric("Judge calls (n)", f"{result.n:,}")
     cols[2].caption(f"{result.items:,} items · {result.failed:,} unparsed calls left out")
     cols[3].metric("Pearson r", f"{result.pearson.statistic:.3f}")
     cols[3].caption(f"95%: {result.pearson.ci_low:.3f} to {result.pearson.ci_high:.3f}")
+    if result.human_agreement_reading is not None:
+        st.info(f"Human ceiling: {result.human_agreement_reading}.")
     explain("kappa_quadratic")
     left, right = st.columns(2)
     with left:
@@ -150,7 +154,8 @@ elif isinstance(result, RubricCalibration):
                  ("Pearson, item means", result.item_pearson), ("Spearman, item means", result.item_spearman)]
         st.plotly_chart(correlation_forest(named), width="stretch")
         st.caption("Per call against the raters' mean; the item-mean rows average the judge's calls on each item "
-                   "first. Intervals: Fisher z (standard error named on hover).")
+                   "first. Intervals: Fisher z (standard error named on hover). The per-call rows "
+                   f"{result.correlation_p_values}: read the item-mean rows.")
     explain("pearson")
     st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
     st.subheader("Calls where the judge's score differs from the labels' median")

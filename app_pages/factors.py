@@ -7,7 +7,14 @@ import streamlit as st
 
 from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_units
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart, coefficient_chart, fitted_effect_chart
-from judgebias_core.metrics.stepwise import NUMERIC, TARGETS, fitted_effect, plain_summary
+from judgebias_core.metrics.stepwise import (
+    NUMERIC,
+    POST_SELECTION_NOTE,
+    QUALITY_GAP_CAVEAT,
+    TARGETS,
+    fitted_effect,
+    plain_summary,
+)
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
@@ -73,13 +80,15 @@ if result.confounded_with_task:
                + " is the same for every unit of a task here, so the task and it explain the same thing; which "
                "of them the steps keep is arbitrary.")
 
+st.info(QUALITY_GAP_CAVEAT)
 st.subheader("Final model")
 st.write("Kept: " + (escape_markdown(", ".join(result.final_variables)) or "intercept only")
          + f" · AIC {result.final_aic:.2f} · R² {result.r_squared:.3f} · {result.units:,} units")
 if result.final_variables:
     left, right = st.columns(2)
     with left:
-        st.markdown("**Coefficients with 95% intervals**")
+        st.markdown("**Coefficients with 95% intervals (post-selection)**")
+        st.caption(POST_SELECTION_NOTE)
         coefficients = coefficient_chart(result)
         st.plotly_chart(coefficients, width="stretch", key="fx-coef")
         st.caption("A row 'factor = level' is that level's difference from the factor's first level (in sorted "

@@ -7,8 +7,9 @@ import streamlit as st
 
 from judgebias_core.analyses.judges import agreement_report, disagreeing_calls
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_pairs_frame
 from judgebias_core.report.verdict import agreement_verdict
+from judgebias_core.stats.clustered import CONFIDENCE
 from judgebias_core.store.calibration_queries import item_texts
 from ui.judge_scope import pick_pairwise_dataset
 from ui.share import (
@@ -65,15 +66,31 @@ agreement_tab, disagreement_tab = st.tabs(["Agreement", "Disagreement"])
 with agreement_tab:
     explain("agreement")
     without_ties = synced_checkbox("Leave out calls where either judge said tie", key="jd_noties")
-    figure = agreement_heatmap(result, without_ties=without_ties)
+    measure = st.radio("Heatmap shows", ["raw agreement", "Cohen's kappa"], horizontal=True, key="jd_measure",
+                       help="Kappa corrects the agreement for the agreement two judges with these verdict shares "
+                            "would reach by chance.")
+    figure = agreement_heatmap(result, without_ties=without_ties, kappa=measure == "Cohen's kappa")
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"agreement-{dataset}", key="jd-heatmap")
-    pairs = pd.DataFrame([p.__dict__ for p in result.pairs + result.ensemble_pairs]).rename(columns={
-        "a": "judge A", "b": "judge B", "n": "calls both answered (n)",
-        "n_without_ties": "calls without ties (n)", "agreement_without_ties": "agreement without ties"})
+    pairs = agreement_pairs_frame(result)
     st.dataframe(pairs, hide_index=True, width="stretch",
-                 column_config={"agreement": st.column_config.NumberColumn(format="%.3f"),
-                                "agreement without ties": st.column_config.NumberColumn(format="%.3f")})
+                 column_config={name: st.column_config.NumberColumn(format="%.3f") for name in pairs.columns
+                                if pairs[name].dtype.kind == "f"})
+    interval = next((p.kappa.method for p in result.pairs if p.kappa is not None), "none")
+    st.caption(f"Kappa intervals: {int(100 * CONFIDENCE)}% {interval} (whole items resampled, all calls of an "
+               f"item together). {result.kappa_scope}. Ensemble rows: {result.ensemble_comparison}; "
+               "'no majority among the others' is the share of the judge's parsed calls on which the other "
+               "judges have no majority (those calls are not scored).")
+    alpha, effective = result.krippendorff_alpha, result.effective_judges
+    if alpha is not None and effective is not None:
+        panel = st.columns(2)
+        panel[0].metric("Krippendorff's alpha (all judges, nominal)", f"{alpha.estimate:.3f}",
+                       help=f"{int(100 * alpha.confidence)}% {alpha.method} interval "
+                            f"[{alpha.low:.3f}, {alpha.high:.3f}] over {alpha.items} items")
+        panel[1].metric("Effective number of judges", f"{effective.effective:.2f} of {len(effective.judges)}",
+                       help=f"{effective.formula}; {result.effective_judges_basis}")
+        st.caption(f"Krippendorff's alpha {alpha.estimate:.3f} [{alpha.low:.3f}, {alpha.high:.3f}] "
+                   f"({alpha.method}). Effective judges: {result.effective_judges_basis}.")
     table_downloads(pairs, f"agreement-{dataset}", key="jd-pairs")
 
     st.subheader("By family")

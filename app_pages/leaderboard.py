@@ -24,7 +24,10 @@ COLUMNS = {"rank_win_rate": "rank", "candidate": "candidate", "pairs": "pairs (n
            "ties": "ties or inconsistent", "losses": "losses", "win_rate": "win rate",
            "win_rate_ci_low": "win rate low", "win_rate_ci_high": "win rate high", "strength": "BT strength",
            "strength_ci_low": "BT low", "strength_ci_high": "BT high", "rank_strength": "BT rank",
-           "gap_to_next": "gap to next", "position_artefact": "could be positional", "is_reference": "reference"}
+           "gap_to_next": "gap to next", "rank_first_slot": "rank shown first",
+           "rank_second_slot": "rank shown second", "order_holds_share": "order holds (share of resamples)",
+           "order_changes_with_presentation": "order changes with slot", "position_artefact": "could be positional",
+           "is_reference": "reference"}
 
 st.title("Leaderboard")
 st.caption("Candidates ranked by one judge's verdicts on swap pairs. A pair whose verdict changes with the order "
@@ -55,22 +58,37 @@ st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)
 if board.baseline_design:
     st.caption("Every pair includes the reference candidate, so each win rate is against it (its own is 1/2 by "
                "definition) and the Bradley-Terry strength is the log-odds of beating it.")
+st.caption(f"Bradley-Terry strengths: ridge-penalised maximum likelihood (penalty {board.ridge} x the sum of "
+           "squared strengths), the same fit for the estimate and every bootstrap resample "
+           f"({board.converged_resamples:,} of {board.resamples:,} resamples converged). Tie rule: a consistent tie "
+           "or a pair whose verdict changed with the order counts half a win for each side.")
+if board.separation_note:
+    st.warning(f"Separation: {escape_markdown(board.separation_note)}. Those strengths are set by the penalty, not "
+               "by the data: read them as 'at least this far ahead (or behind)', and read the win rates instead.")
 
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="lb-report")
 
 flagged = [row.candidate for row in board.rows if row.position_artefact]
 explain("ranking_safety")
+reordered = sum(row.order_changes_with_presentation for row in board.rows)
+st.caption("A candidate is flagged when its order with the next one up or down changes in the ranking from one "
+           "presentation alone (candidate shown first, or shown second), or holds in fewer than 95% of the item "
+           "resamples. The first fires on position bias; the second on too few items to separate the two.")
 if flagged:
-    st.warning(f"{len(flagged)} of {len(board.rows)} candidates sit within {board.flip_rate_ci_high:.3f} (the "
-               "judge's flip-rate upper bound) of a neighbour in win rate: their order could be an artefact of "
-               "position.")
+    st.warning(f"{len(flagged)} of {len(board.rows)} candidates could swap places with a neighbour: {reordered} "
+               "neighbour orders change with the slot, the rest hold in fewer than 95% of resamples.")
 else:
-    st.success("Every neighbour differs by more than the judge's flip-rate upper bound.")
+    st.success("Every neighbour order holds in both single-slot rankings and in at least 95% of resamples.")
+if len(board.rows) > 1:
+    top_two = "less" if board.top_two_within_flip_bound else "more"
+    st.caption(f"The top two differ by {top_two} than the judge's item-clustered flip-rate upper bound "
+               f"({board.flip_rate_clustered_high:.3f}, {board.flip_bound_method}).")
 
 frame = board.frame()[list(COLUMNS)].rename(columns=COLUMNS)
 st.dataframe(frame, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
                             ("win rate", "win rate low", "win rate high", "BT strength", "BT low", "BT high",
+                             "order holds (share of resamples)",
                              "gap to next")})
 table_downloads(frame, f"leaderboard-{dataset}-{study}-{judge}", key="lb-table")
 

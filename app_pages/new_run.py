@@ -12,6 +12,7 @@ from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunS
 from judgebias_core.providers import get_provider, provider_names
 from judgebias_core.store.queries import dataset_summaries, list_rubrics
 from judgebias_core.store.run_queries import replay_judges
+from ui.plan_panel import show_swap_study_plan
 from ui.run_panel import (
     NEW_RUN_DATASET_PARAM,
     RUN_SCOPES_KEY,
@@ -186,6 +187,7 @@ else:
                    help="The provider's batch window." if batch else f"At {int(concurrency)} calls in flight per "
                    "judge and an assumed latency per call; judges run side by side.")
 st.caption("Figures before a run are estimates; after it, the provider's reported usage.")
+show_swap_study_plan(base_spec, settings)
 st.dataframe(
     [{"run id": p.run_id, "calls": p.calls, "template": p.template_name,
       **({} if free_judge else {"cost (estimate, USD)": p.estimate.cost_usd}),

@@ -102,8 +102,10 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "ranking_safety", "Ranking safety",
         "Whether the order of the top of a leaderboard could be an artefact of where answers were shown.",
-        "If the top two differ by less than the upper end of the judge's flip-rate Wilson interval, the order is "
-        "flagged as possibly caused by position.",
+        "Candidates are ranked three ways: from the swap-aggregated verdicts, from the call with the candidate shown "
+        "first alone, and from the call with it shown second alone. A neighbour pair is flagged when its order "
+        "changes in either single-slot ranking, or holds in fewer than 95% of item bootstrap resamples. Separately, "
+        "the top two are compared with the item-clustered upper bound of the judge's flip rate.",
         PROJECT,
     ),
     MetricExplanation(
@@ -246,8 +248,10 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "bradley_terry", "Bradley-Terry strength",
         "A single strength score per candidate, estimated from who beat whom, to rank them.",
-        "P(i beats j) = s_i / (s_i + s_j); strengths fitted by maximum likelihood on the pairwise outcomes (a tie "
-        "counts as half a win for each side), shown on a log scale.",
+        "P(i beats j) = s_i / (s_i + s_j); log-strengths fitted by ridge-penalised maximum likelihood on the "
+        "pairwise outcomes (a tie or a pair whose verdict changed with the order counts as half a win for each "
+        "side), the same fit for the estimate and each bootstrap resample. When a candidate never lost (or never "
+        "won) the plain maximum is infinite; the page then warns that the penalty sets that strength.",
         PROJECT,
     ),
     MetricExplanation(

@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import statsmodels.api as sm
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import brentq, minimize
 from statsmodels.stats.proportion import proportion_confint
 
 from judgebias_core.analyses.judges import leaderboard, load_outcomes
@@ -24,13 +26,17 @@ from judgebias_core.metrics.leaderboard import (
     pair_scores,
 )
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
+from judgebias_core.stats.clustered import clustered_rate
 from judgebias_core.store.agreement_queries import item_score_counts
 from tests.store_helpers import read
 
 
 def _outcome(item: str, candidate: str, opponent: str, classification: str, winner: str | None) -> dict:
+    """A pair as the store keeps it; the original call shows the opponent first, the swapped call the candidate."""
+    original, swapped = {"primacy": ("A", "A"), "recency": ("B", "B"), "failed": (None, None)}.get(
+        classification, {candidate: ("B", "A"), opponent: ("A", "B")}.get(winner or "", ("C", "C")))
     return {"item_id": item, "candidate": candidate, "opponent": opponent, "classification": classification,
-            "winner": winner}
+            "winner": winner, "verdict_original": original, "verdict_swapped": swapped}
 
 
 def star_case(inconsistent: bool = True) -> pd.DataFrame:
@@ -53,8 +59,13 @@ def test_star_design_strength_is_the_log_odds_against_the_baseline() -> None:
     assert (board.pairs, board.failed_pairs, board.items) == (8, 1, 4)
     assert rows["c1"].win_rate == pytest.approx(3.5 / 4)  # the inconsistent pair counts as a tie
     assert rows["c2"].win_rate == pytest.approx(1.5 / 4)
-    assert rows["c1"].strength == pytest.approx(np.log(7), abs=1e-5)
-    assert rows["c2"].strength == pytest.approx(np.log(0.375 / 0.625), abs=1e-5)
+    # In a star design the penalised likelihood splits per candidate: w - n logistic(b) - 2 ridge b = 0, a root
+    # between 0 and the unpenalised log-odds (the penalty pulls towards 0).
+    for candidate, share in (("c1", 3.5 / 4), ("c2", 1.5 / 4)):
+        log_odds = np.log(share / (1 - share))
+        root = brentq(lambda b, w=4 * share: w - 4 / (1 + np.exp(-b)) - 2 * board.ridge * b, 0, log_odds)
+        assert rows[candidate].strength == pytest.approx(root, abs=1e-8)
+        assert 0 < abs(rows[candidate].strength) < abs(log_odds)
     assert (rows["c1"].wins, rows["c1"].ties, rows["c1"].losses) == (3, 1, 0)
     assert [row.candidate for row in board.rows] == ["c1", "base", "c2"]
     assert rows["base"].is_reference and rows["base"].win_rate == 0.5 and rows["base"].strength == 0
@@ -62,16 +73,32 @@ def test_star_design_strength_is_the_log_odds_against_the_baseline() -> None:
         assert row.win_rate_ci_low <= row.win_rate <= row.win_rate_ci_high
 
 
-def test_ranking_safety_flags_follow_the_flip_rate_bound() -> None:
-    flipping = leaderboard_from_outcomes(star_case(), "toy", ["s"], "toy-judge", resamples=100)
-    flips, bound = flip_rate_bound(star_case())
-    assert flips == pytest.approx(1 / 8)
-    assert bound == pytest.approx(proportion_confint(1, 8, method="wilson")[1])
-    assert all(row.position_artefact for row in flipping.rows)  # gaps 0.375 and 0.125 are under ~0.47
-    steady = leaderboard_from_outcomes(star_case(inconsistent=False), "toy", ["s"], "toy-judge", resamples=100)
-    assert steady.flip_rate == 0 and steady.flip_rate_ci_high == pytest.approx(proportion_confint(0, 8,
-                                                                                            method="wilson")[1])
-    assert not any(row.position_artefact for row in steady.rows)  # gaps of 0.5 exceed ~0.32
+def test_ranking_safety_flags_pairs_whose_order_changes_with_presentation() -> None:
+    """Known answer: c1 wins only when shown first, so alone each slot reorders it against both neighbours."""
+    rows = [_outcome(f"i{k}", "c1", "base", "primacy", None) for k in range(9)]
+    rows += [_outcome("i9", "c1", "base", "consistent", "c1")]
+    rows += [_outcome(f"i{k}", "c2", "base", "consistent", "c2" if k < 6 else "base") for k in range(10)]
+    board = leaderboard_from_outcomes(pd.DataFrame(rows), "toy", ["s"], "j", resamples=200)
+    by = {row.candidate: row for row in board.rows}
+    assert [row.candidate for row in board.rows] == ["c2", "c1", "base"]
+    assert (by["c1"].win_rate_first_slot, by["c1"].win_rate_second_slot) == (1.0, 0.1)
+    assert (by["c2"].win_rate_first_slot, by["c2"].win_rate_second_slot) == (0.6, 0.6)
+    assert (by["c1"].rank_first_slot, by["c1"].rank_second_slot) == (1, 3)
+    assert by["c2"].order_changes_with_presentation and by["c1"].order_changes_with_presentation
+    assert all(row.position_artefact for row in board.rows)
+    flips, bound = flip_rate_bound(pd.DataFrame(rows))
+    assert flips == pytest.approx(9 / 20)
+    assert bound == pytest.approx(proportion_confint(9, 20, method="wilson")[1])
+    expected = clustered_rate(np.r_[np.ones(9), 0.0], np.full(10, 2.0), resamples=200, seed=0)
+    assert board.flip_rate_clustered_high == pytest.approx(expected.high)
+    assert board.top_two_within_flip_bound  # gap 0.05 under the clustered bound
+
+    steady = [_outcome(f"i{k}", "c1", "base", "consistent", "c1") for k in range(10)]
+    steady += [_outcome(f"i{k}", "c2", "base", "consistent", "base") for k in range(10)]
+    board = leaderboard_from_outcomes(pd.DataFrame(steady), "toy", ["s"], "j", resamples=200)
+    assert not any(row.position_artefact for row in board.rows)
+    assert [row.order_holds_share for row in board.rows[:2]] == [1.0, 1.0]
+    assert board.flip_rate == 0 and not board.top_two_within_flip_bound
 
 
 def test_round_robin_strengths_solve_the_bradley_terry_equations() -> None:
@@ -87,12 +114,17 @@ def test_round_robin_strengths_solve_the_bradley_terry_equations() -> None:
     assert not board.baseline_design
     strength = {row.candidate: row.strength for row in board.rows}
     strength[board.reference] = 0.0
-    # At the maximum likelihood each player's observed wins equal its expected wins.
+    # At the penalised maximum each free player's observed minus expected wins is the penalty's pull, 2 ridge b;
+    # the residuals of all players sum to 0.
+    residuals = {}
     for player in truth:
         mine = outcomes[(outcomes["candidate"] == player) | (outcomes["opponent"] == player)]
         other = np.where(mine["candidate"] == player, mine["opponent"], mine["candidate"])
         expected = sum(1 / (1 + np.exp(strength[o] - strength[player])) for o in other)
-        assert (mine["winner"] == player).sum() == pytest.approx(expected, abs=1e-4)
+        residuals[player] = (mine["winner"] == player).sum() - expected
+        if player != board.reference:
+            assert residuals[player] == pytest.approx(2 * board.ridge * strength[player], abs=1e-6)
+    assert sum(residuals.values()) == pytest.approx(0, abs=1e-6)
     for row in board.rows:
         if not row.is_reference:
             assert row.strength_ci_low <= row.strength <= row.strength_ci_high
@@ -134,8 +166,19 @@ def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
     for upper, lower in zip(board.rows, board.rows[1:], strict=False):
         assert upper.win_rate >= lower.win_rate
         assert upper.gap_to_next == pytest.approx(upper.win_rate - lower.win_rate)
-        if upper.gap_to_next < board.flip_rate_ci_high:
+        reversed_alone = (upper.win_rate_first_slot < lower.win_rate_first_slot
+                          or upper.win_rate_second_slot < lower.win_rate_second_slot)
+        assert upper.order_changes_with_presentation == reversed_alone
+        if reversed_alone or upper.order_holds_share < 0.95:
             assert upper.position_artefact and lower.position_artefact
+    # Issue 14: the old flag fired on all 31 rows; the position-robust check must separate some neighbours.
+    assert 0 < sum(row.position_artefact for row in board.rows) < len(board.rows)
+    # a pair moves the aggregated score from the mean of its two calls' scores by at most 1/4 (a win-tie split)
+    for row in board.rows:
+        mean = (row.win_rate_first_slot + row.win_rate_second_slot) / 2
+        assert abs(row.win_rate - mean) <= 0.25 + 1e-12 or row.is_reference
+    assert board.flip_rate_clustered_high > board.flip_rate
+    assert board.top_two_within_flip_bound == (board.rows[0].gap_to_next < board.flip_rate_clustered_high)
 
 
 def test_ensemble_leaderboard_and_cli(bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -171,14 +214,42 @@ def test_baseline_design_properties(draws: list[tuple[str, str]]) -> None:
     assert 0 <= board.flip_rate <= board.flip_rate_ci_high <= 1
 
 
-def test_batched_bootstrap_fit_matches_statsmodels() -> None:
+def _penalised_scipy(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, ridge: float) -> np.ndarray:
+    def loss(beta: np.ndarray) -> float:
+        eta = design @ beta
+        return float(-(wins * eta - totals * np.logaddexp(0, eta)).sum() + ridge * beta @ beta)
+
+    return np.asarray(minimize(loss, np.zeros(design.shape[1]), method="BFGS", options={"gtol": 1e-10}).x)
+
+
+def test_unpenalised_fit_matches_statsmodels_and_penalised_matches_scipy() -> None:
     rng = np.random.default_rng(5)
     design = np.array([[1, 0], [0, 1], [1, -1], [1, 0], [0, -1]], dtype=float)
     totals = rng.integers(5, 40, size=5).astype(float)
     wins = np.floor(totals * rng.uniform(0.2, 0.8, size=5)) + 0.5
-    reference = _bt_fit(design, wins, totals)
-    batched = _bt_fit_resamples(design, np.vstack([wins, wins]), np.vstack([totals, totals]), np.zeros(2))
-    np.testing.assert_allclose(batched, np.vstack([reference, reference]), atol=1e-6)
+    glm = sm.GLM(np.column_stack([wins, totals - wins]), design, family=sm.families.Binomial()).fit()
+    np.testing.assert_allclose(_bt_fit(design, wins, totals, ridge=0.0), glm.params, atol=1e-6)
+    np.testing.assert_allclose(_bt_fit(design, wins, totals, ridge=0.5),
+                               _penalised_scipy(design, wins, totals, 0.5), atol=1e-5)
+    batched, gradient = _bt_fit_resamples(design, np.vstack([wins, wins]), np.vstack([totals, totals]))
+    np.testing.assert_allclose(batched, np.vstack([_bt_fit(design, wins, totals)] * 2), atol=1e-9)
+    assert (gradient < 1e-6).all()
+
+
+def test_a_candidate_winning_every_pair_is_finite_flagged_and_inside_its_interval() -> None:
+    """Issue 14: an unbeaten candidate got strength 22.57 with an interval [2.944, 2.944] excluding it."""
+    rng = np.random.default_rng(8)
+    rows = [_outcome(f"i{k}", "top", other, "consistent", "top") for k in range(30) for other in ("b", "c")]
+    rows += [_outcome(f"i{k}", "b", "c", "consistent", "b" if rng.random() < 0.6 else "c") for k in range(30)]
+    board = leaderboard_from_outcomes(pd.DataFrame(rows), "toy", ["s"], "j", resamples=300)
+    assert board.separated and "top never lost or tied" in (board.separation_note or "")
+    assert board.converged_resamples == 300
+    top = next(row for row in board.rows if row.candidate == "top")
+    assert np.isfinite(top.strength) and top.strength_ci_low <= top.strength <= top.strength_ci_high
+    counts = item_score_counts_from_outcomes(pd.DataFrame(rows)).groupby(["candidate", "opponent"]).sum()
+    assert counts.loc[("top", "b"), "wins"] == 30
+    clean = leaderboard_from_outcomes(star_case(), "toy", ["s"], "toy-judge", resamples=50)
+    assert not clean.separated
 
 
 def test_win_rate_interval_uses_the_shared_item_picks() -> None:

@@ -126,7 +126,8 @@ def test_cli_agreement_contract_with_repeatable_study(bundled_db_master: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_cli(capsys, bundled_db_master, "metrics", "agreement", "--dataset", "mtbench", "--study", "full")
     assert len(payload["judges"]) == 3
-    assert set(payload["pairs"][0]) == {"a", "b", "n", "agreement", "n_without_ties", "agreement_without_ties"}
+    assert set(payload["pairs"][0]) == {"a", "b", "n", "agreement", "n_without_ties", "agreement_without_ties",
+                                        "kappa", "kappa_without_ties", "without_majority"}
     assert payload["judges"] == sorted(payload["judges"]) and all(p["a"] < p["b"] for p in payload["pairs"])
     both = run_cli(capsys, bundled_db_master, "metrics", "agreement", "--dataset", "mtbench", "--study", "full",
                 "--study", "repetition", "--repetition", "1")

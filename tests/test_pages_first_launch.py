@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from judgebias_core import bootstrap
 from judgebias_core.store.connection import transaction
+from judgebias_core.store.prebuilt import PrebuiltStatus
 from tests.app_helpers import APP_FILE
 
 IMPORT_SECONDS = 4.0
@@ -32,7 +33,8 @@ def test_a_second_tab_during_the_first_import_waits_without_a_traceback(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = tmp_path / "first.duckdb"  # no file yet: the first session imports
     monkeypatch.setenv("JUDGEBIAS_DB", str(store))
-    monkeypatch.setattr(bootstrap, "import_bundled", _slow_import)
+    monkeypatch.setattr(bootstrap, "prebuilt_status", lambda: PrebuiltStatus(False, "test: build from the sources"))
+    monkeypatch.setattr(bootstrap, "build_from_sources", _slow_import)
     monkeypatch.setattr(bootstrap, "FIRST_LAUNCH_STEPS", [])
     first = AppTest.from_file(str(APP_FILE), default_timeout=60)
     second = AppTest.from_file(str(APP_FILE), default_timeout=60)

@@ -162,3 +162,10 @@ def test_cli_contract(bundled_db_master: Path, tmp_path: Path, capsys: pytest.Ca
     code = main(["--db", str(bundled_db_master), "analysis", "stepwise", "--dataset", "nowhere",
                  "--target", "preference_fairness"])
     assert code == 2
+
+
+def test_quality_gap_is_bounded_by_half_the_consistency(mtbench_units: tuple[pd.DataFrame, int]) -> None:
+    """The caveat the Factors page and the report state: |win rate - 1/2| <= PC / 2 on every unit."""
+    units, _ = mtbench_units
+    assert len(units) > 0
+    assert (units["quality_gap"] <= units["position_consistency"] / 2 + 1e-12).all()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from judgebias_core.errors import NotFoundError
@@ -12,14 +14,19 @@ from judgebias_core.metrics.calibration import (
     calibration_choices_from_targets,
     disagreeing_pairs_from_calls,
     disagreeing_trials_from_trials,
+    human_ceiling_reading,
+    human_rater_agreement,
     pairwise_calibration_from_calls,
     rubric_calibration_from_trials,
 )
+from judgebias_core.metrics.ppi import PredictionPoweredWinRate, prediction_powered_win_rate
+from judgebias_core.stats.ppi import PPIMethod
 from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
 from judgebias_core.store.calibration_queries import (
     calibration_targets,
     pair_preferences,
     pairwise_calls_with_labels,
+    rubric_rater_scores,
     rubric_scale,
     rubric_trials_with_labels,
 )
@@ -40,21 +47,37 @@ def calibration_choices(reader: StoreReader) -> pd.DataFrame:
     return calibration_choices_from_targets(calibration_targets(reader))
 
 
-def calibration(reader: StoreReader, dataset_id: str, judge: str,
-                study: str | None = None) -> PairwiseCalibration | RubricCalibration:
-    """Calibration of a judge (or the majority-vote ensemble) against the dataset's labels.
+def calibration_runs(reader: StoreReader, dataset_id: str, judge: str) -> list[str]:
+    """The studies (runs) of a judge on a dataset's labelled items, in the calibration choices' order."""
+    choices = calibration_choices(reader)
+    return choices[(choices["dataset_id"] == dataset_id) & (choices["judge"] == judge)]["study"].tolist()
+
+
+def calibration(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None,
+                all_runs: bool = False) -> PairwiseCalibration | RubricCalibration:
+    """Calibration of a judge (or the majority-vote ensemble) against the dataset's labels, on one run: ``study``,
+    else the judge's first run on the dataset; ``all_runs`` pools every run (named in ``pooled_runs``).
 
     Pairwise when the judge made pairwise calls on labelled items, else rubric.
     """
+    runs = calibration_runs(reader, dataset_id, judge)
+    if study is None and not all_runs and runs:
+        study = runs[0]
+    pooled = [study] if study is not None else runs
     calls = labelled_pair_calls(reader, dataset_id, judge, study)
     if not calls.empty:
-        return pairwise_calibration_from_calls(calls, dataset_id, judge, study)
+        return replace(pairwise_calibration_from_calls(calls, dataset_id, judge, study), pooled_runs=pooled)
     trials = rubric_trials_with_labels(reader, dataset_id, judge, study)
     if trials.empty:
         raise NotFoundError(f"judge {judge!r} has no call on labelled items of {dataset_id!r}"
                             + (f" in study {study!r}" if study else ""))
-    levels = rubric_scale(reader, sorted(trials["rubric_id"].unique()))
-    return rubric_calibration_from_trials(trials, levels, dataset_id, judge, study)
+    rubrics = sorted(trials["rubric_id"].unique())
+    result = rubric_calibration_from_trials(trials, rubric_scale(reader, rubrics), dataset_id, judge, study)
+    scores = rubric_rater_scores(reader, dataset_id, rubrics)
+    humans = human_rater_agreement(scores[scores["item_id"].isin(trials["item_id"])])  # the items the judge scored
+    reading = human_ceiling_reading(result.judge_human_alpha, humans) \
+        if humans is not None and result.judge_human_alpha is not None else None
+    return replace(result, pooled_runs=pooled, human_agreement=humans, human_agreement_reading=reading)
 
 
 def disagreeing_pairs(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None) -> pd.DataFrame:
@@ -65,3 +88,16 @@ def disagreeing_pairs(reader: StoreReader, dataset_id: str, judge: str, study: s
 def disagreeing_trials(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None) -> pd.DataFrame:
     """Rubric calls whose score differs from the raters' median, largest gaps first."""
     return disagreeing_trials_from_trials(rubric_trials_with_labels(reader, dataset_id, judge, study))
+
+
+def prediction_powered(reader: StoreReader, dataset_id: str, judge: str, candidate: str | None = None,
+                       study: str | None = None, label_fraction: float = 0.1, seed: int = 0,
+                       method: PPIMethod = "ppi++") -> PredictionPoweredWinRate:
+    """The prediction-powered human win rate of a candidate (default: the first by name) from a judge's pairwise
+    verdicts and a random ``label_fraction`` of the items' human labels."""
+    calls = labelled_pair_calls(reader, dataset_id, judge, study)
+    if calls.empty:
+        raise NotFoundError(f"judge {judge!r} has no pairwise call on labelled items of {dataset_id!r}"
+                            + (f" in study {study!r}" if study else ""))
+    chosen = candidate or sorted(set(calls["first_candidate"]) | set(calls["second_candidate"]))[0]
+    return prediction_powered_win_rate(calls, dataset_id, judge, study, chosen, label_fraction, seed, method)

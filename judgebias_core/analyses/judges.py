@@ -52,7 +52,7 @@ from judgebias_core.store.agreement_queries import (
     pair_outcomes,
     pair_score_totals,
     pairwise_calls,
-    verdict_code_matrix,
+    verdict_code_matrix_with_items,
 )
 from judgebias_core.store.handle import StoreReader
 
@@ -62,9 +62,9 @@ def agreement_report(reader: StoreReader, dataset_id: str, studies: list[str],
     """Agreement of every pair of judges in the studies, the ensemble against each, and per-call disagreement."""
     check_studies(studies)
     # The verdict table is pivoted in SQL into small integer codes: the same counts as verdict_table's strings.
-    judges, _, codes = verdict_code_matrix(reader, dataset_id, studies, repetition)
+    judges, _, codes, items = verdict_code_matrix_with_items(reader, dataset_id, studies, repetition)
     families = families_for(judges, judge_families(reader))
-    return agreement_from_codes(judges, codes, families, dataset_id, studies, repetition)
+    return agreement_from_codes(judges, codes, families, dataset_id, studies, repetition, items)
 
 
 def disagreeing_calls(reader: StoreReader, dataset_id: str, studies: list[str], repetition: int | None = None,

@@ -41,7 +41,7 @@ def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
                  "arrayminus": [c.statistic - c.ci_low for _, c in named]},
         customdata=[[c.ci_low, c.ci_high, c.method, c.p_value] for _, c in named],
         hovertemplate="%{y}: %{x:.3f}<br>95%: %{customdata[0]:.3f} to %{customdata[1]:.3f} (%{customdata[2]})"
-                      "<br>p = %{customdata[3]:.2g}<extra></extra>",
+                      "<br>p = %{customdata[3]:.2g} (units assumed independent)<extra></extra>",
     ))
     fig.add_vline(x=0, line_dash="dot", line_color=REFERENCE_LINE)
     fig.update_layout(xaxis={"range": [-1, 1], "title": "correlation with the labels"},

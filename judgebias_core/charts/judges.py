@@ -45,12 +45,15 @@ def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label
                   full_labels=abbreviated | abbreviated_columns)
 
 
-def agreement_heatmap(result: AgreementResult, without_ties: bool = False) -> go.Figure:
-    """Judge x judge agreement (majority-vote ensemble last), judges grouped by family."""
-    values = result.matrix(without_ties=without_ties)
+def agreement_heatmap(result: AgreementResult, without_ties: bool = False, kappa: bool = False) -> go.Figure:
+    """Judge x judge raw agreement or Cohen's kappa (``kappa``; the leave-one-out ensemble last), judges grouped
+    by family."""
+    values = result.matrix(without_ties=without_ties, kappa=kappa)
     counts = result.counts_matrix(without_ties=without_ties)
-    title = "Agreement without ties (calls where either judge said tie left out)" if without_ties \
-        else "Agreement (share of shared calls with the same verdict)"
+    measure = "Cohen's kappa" if kappa else "Agreement"
+    title = f"{measure} without ties (calls where either judge said tie left out)" if without_ties \
+        else ("Cohen's kappa (agreement corrected for chance)" if kappa
+              else "Agreement (share of shared calls with the same verdict)")
     fig = _heatmap(values, counts, title, "calls both answered")
     fig.update_layout(xaxis_title="judge", yaxis_title="judge")
     return fig

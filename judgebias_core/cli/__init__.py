@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "run_commands",
     "report_commands",
     "transfer_commands",
+    "plan_commands",
 )
 
 

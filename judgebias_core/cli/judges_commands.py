@@ -6,7 +6,7 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from judgebias_core.analyses.calibration import calibration
+from judgebias_core.analyses.calibration import calibration, prediction_powered
 from judgebias_core.analyses.judges import agreement_report, leaderboard, verbosity
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
@@ -51,7 +51,7 @@ def _calibration_text(result: PairwiseCalibration | RubricCalibration) -> str:
 
 def _calibration(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = calibration(reader, args.dataset, args.judge, args.study)
+        result = calibration(reader, args.dataset, args.judge, args.study, args.all_runs)
     payload = rubric_payload(result) if isinstance(result, RubricCalibration) else result
     emit(args, payload, _calibration_text(result))
     return 0
@@ -63,8 +63,31 @@ def _agreement(args: argparse.Namespace) -> int:
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
-           f"{p.n_without_ties}" for p in result.pairs + result.ensemble_pairs]
+           f"{p.n_without_ties}" + (f" · kappa {p.kappa.estimate:.4f} [{p.kappa.low:.4f}, {p.kappa.high:.4f}]"
+                                    if p.kappa is not None else "")
+           for p in result.pairs + result.ensemble_pairs]
+        + ([f"Krippendorff's alpha (nominal) {result.krippendorff_alpha.estimate:.4f} "
+            f"[{result.krippendorff_alpha.low:.4f}, {result.krippendorff_alpha.high:.4f}] "
+            f"({result.krippendorff_alpha.method})"] if result.krippendorff_alpha is not None else [])
+        + ([f"effective judges {result.effective_judges.effective:.2f} of {len(result.effective_judges.judges)}"]
+           if result.effective_judges is not None else [])
+        + [f"ensemble rows: {result.ensemble_comparison}"]
     )
+    emit(args, result, text)
+    return 0
+
+
+def _ppi(args: argparse.Namespace) -> int:
+    with Store(db_path(args)).reader() as reader:
+        result = prediction_powered(reader, args.dataset, args.judge, args.candidate, args.study,
+                                    args.label_fraction, args.seed, args.method)
+    e = result.estimate
+    text = "\n".join(
+        [f"{result.candidate}'s human win rate on {result.dataset_id}, judge {result.judge}: "
+         f"{result.labelled} of {result.items} items' human labels kept (seed {result.seed})"]
+        + [f"  {row.method:<10} {row.estimate:.4f} [{row.low:.4f}, {row.high:.4f}]  {row.label}"
+           for row in (e.ppi, e.human_only, e.judge_only)]
+        + [f"  all human labels: {result.all_labels_human_win_rate:.4f}; PPI++ tuning {e.tuning:.3f}"])
     emit(args, result, text)
     return 0
 
@@ -90,9 +113,13 @@ def _leaderboard(args: argparse.Namespace) -> int:
         board = leaderboard(reader, args.dataset, _default_studies(reader, args), args.judge, args.resamples,
                             args.seed)
     columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
-               "rank_strength", "position_artefact"]
+               "rank_strength", "rank_first_slot", "rank_second_slot", "order_holds_share", "position_artefact"]
     emit(args, board, board.frame()[columns].round(4).to_string(index=False)
-         + f"\nflip rate {board.flip_rate:.4f}, Wilson upper bound {board.flip_rate_ci_high:.4f}")
+         + f"\nflip rate {board.flip_rate:.4f}, Wilson upper bound {board.flip_rate_ci_high:.4f}, item-clustered "
+           f"upper bound {board.flip_rate_clustered_high:.4f} ({board.flip_bound_method}); top two within it: "
+           f"{board.top_two_within_flip_bound}"
+         + (f"\nseparation: {board.separation_note}; strengths rest on the ridge penalty ({board.ridge})"
+            if board.separation_note else ""))
     return 0
 
 
@@ -101,7 +128,9 @@ def register(groups: CommandGroups) -> None:
         "calibration", help="a judge against human labels: confusion, Cohen's kappa, correlations")
     parser.add_argument("--dataset", required=True, help="dataset id (e.g. autoj, summeval)")
     parser.add_argument("--judge", required=True, help="judge name as stored")
-    parser.add_argument("--study", help="study or run id (default: every study of the judge on the dataset)")
+    parser.add_argument("--study", help="study or run id (default: the judge's first run on the dataset)")
+    parser.add_argument("--all-runs", action="store_true",
+                        help="pool every run of the judge on the dataset (named in pooled_runs)")
     add_json_flag(parser)
     parser.set_defaults(handler=_calibration)
 
@@ -113,6 +142,19 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--repetition", type=int, help="only this repetition (default: all)")
     add_json_flag(parser)
     parser.set_defaults(handler=_agreement)
+
+    parser = groups.metrics.add_parser(
+        "ppi", help="prediction-powered human win rate of a candidate: judge verdicts plus a fraction of human labels")
+    parser.add_argument("--dataset", required=True, help="pairwise dataset with human preferences (e.g. autoj)")
+    parser.add_argument("--judge", required=True, help=f"judge name, or '{ENSEMBLE_JUDGE}' for the ensemble")
+    parser.add_argument("--candidate", help="candidate whose win rate is estimated (default: the first by name)")
+    parser.add_argument("--study", help="study or run id (default: every study of the judge on the dataset)")
+    parser.add_argument("--label-fraction", type=float, default=0.1, help="share of items whose human label is kept")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random choice of labelled items")
+    parser.add_argument("--method", choices=["ppi++", "ppi"], default="ppi++",
+                        help="power-tuned PPI++ (default) or plain PPI")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_ppi)
 
     parser = groups.metrics.add_parser("verbosity", help="does a judge prefer the longer answer (swap pairs)")
     parser.add_argument("--dataset", required=True, help="dataset id")

@@ -14,11 +14,23 @@ import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.identity import model_family
+from judgebias_core.stats.agreement import (
+    AgreementEstimate,
+    EffectiveJudges,
+    cohens_kappa,
+    effective_judges,
+    krippendorff_alpha,
+)
 
 ENSEMBLE_JUDGE = "majority-vote"
 ENSEMBLE_FAMILY = "ensemble"
 ENSEMBLE_RULE = ("the verdict most judges gave on the call (A, B or tie); no verdict when the top count is shared "
                  "(e.g. one A, one B, one tie) or when no judge parsed")
+LEAVE_ONE_OUT_RULE = ("each judge is compared with the majority vote of the OTHER judges (leave-one-out), so the "
+                      "judge's own verdict never counts towards the majority it is scored against")
+EFFECTIVE_JUDGES_BASIS = ("correlation of the judges' verdicts scored A = 1, tie = 1/2, B = 0 (no human labels here, "
+                          "so errors cannot be separated from the shared true signal: agreement on the right answer "
+                          "counts as redundancy, and the figure is a lower bound on the independent information)")
 INSTANCE_KEY = ["item_id", "first_candidate", "second_candidate", "repetition"]
 VERDICTS = ("A", "B", "C")
 
@@ -33,6 +45,9 @@ class JudgePairAgreement:
     agreement: float
     n_without_ties: int
     agreement_without_ties: float
+    kappa: AgreementEstimate | None = None
+    kappa_without_ties: AgreementEstimate | None = None
+    without_majority: float | None = None  # ensemble rows: share of the judge's parsed calls without a majority
 
 
 @dataclass(frozen=True)
@@ -69,19 +84,30 @@ class AgreementResult:
     disagreement: DisagreementDistribution
     instances: int
     ensemble_instances: int
+    krippendorff_alpha: AgreementEstimate | None = None
+    effective_judges: EffectiveJudges | None = None
     ensemble_rule: str = ENSEMBLE_RULE
+    ensemble_comparison: str = LEAVE_ONE_OUT_RULE
+    effective_judges_basis: str = EFFECTIVE_JUDGES_BASIS
+    kappa_scope: str = ("Cohen's kappa over the calls both judges parsed (the calls the agreement counts), "
+                        "without ties over those where neither said tie; intervals resample whole items")
     notes: list[str] = field(default_factory=list)
 
     def display_order(self) -> list[str]:
         """Judges grouped by family (then by name), so agreement that clusters by family shows as blocks."""
         return sorted(self.judges, key=lambda judge: (self.families.get(judge, ""), judge))
 
-    def matrix(self, without_ties: bool = False, with_ensemble: bool = True) -> pd.DataFrame:
-        """Square judge x judge table of agreement (diagonal 1), judges grouped by family, ensemble last."""
+    def matrix(self, without_ties: bool = False, with_ensemble: bool = True, kappa: bool = False) -> pd.DataFrame:
+        """Square judge x judge table of raw agreement, or Cohen's kappa (``kappa``), diagonal 1, judges grouped by
+        family, ensemble (leave-one-out) last."""
         names = self.display_order() + ([ENSEMBLE_JUDGE] if with_ensemble else [])
         table = pd.DataFrame(np.eye(len(names)), index=names, columns=names)
         for pair in self.pairs + (self.ensemble_pairs if with_ensemble else []):
-            value = pair.agreement_without_ties if without_ties else pair.agreement
+            if kappa:
+                estimate = pair.kappa_without_ties if without_ties else pair.kappa
+                value = estimate.estimate if estimate is not None else float("nan")
+            else:
+                value = pair.agreement_without_ties if without_ties else pair.agreement
             table.loc[pair.a, pair.b] = table.loc[pair.b, pair.a] = value
         return table
 
@@ -93,6 +119,24 @@ class AgreementResult:
             value = pair.n_without_ties if without_ties else pair.n
             table.loc[pair.a, pair.b] = table.loc[pair.b, pair.a] = value
         return table
+
+
+def agreement_pairs_frame(result: AgreementResult) -> pd.DataFrame:
+    """One row per judge pair (the leave-one-out ensemble rows last): raw agreement and Cohen's kappa with its
+    interval, with and without ties, under readable column names."""
+    rows = []
+    for p in result.pairs + result.ensemble_pairs:
+        row: dict[str, object] = {"judge A": p.a, "judge B": p.b, "calls both answered (n)": p.n,
+                                  "agreement": p.agreement}
+        for label, estimate in (("kappa", p.kappa), ("kappa without ties", p.kappa_without_ties)):
+            if estimate is not None:
+                row.update({label: estimate.estimate, f"{label} low": estimate.low,
+                            f"{label} high": estimate.high})
+        row.update({"calls without ties (n)": p.n_without_ties, "agreement without ties": p.agreement_without_ties})
+        if p.without_majority is not None:
+            row["no majority among the others"] = p.without_majority
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def label_judges(calls: pd.DataFrame) -> pd.Series:
@@ -181,17 +225,46 @@ def _code_majority(codes: np.ndarray) -> np.ndarray:
     return np.where(unique_top & (top > 0), counts.argmax(axis=1) + 1, 0).astype(np.int8)
 
 
-def _code_agreement(first: np.ndarray, second: np.ndarray, a: str, b: str) -> JudgePairAgreement:
-    """:func:`_agreement` on two code columns (0: no parsed verdict)."""
+def _code_agreement(first: np.ndarray, second: np.ndarray, a: str, b: str,
+                    items: np.ndarray | None = None) -> JudgePairAgreement:
+    """:func:`_agreement` on two code columns (0: no parsed verdict); with ``items`` (each row's item), Cohen's
+    kappa over the same calls with item-bootstrap intervals."""
     both = (first > 0) & (second > 0)
     same = (first == second) & both
     no_tie = both & (first != TIE_CODE) & (second != TIE_CODE)
     n, n_no_tie = int(both.sum()), int(no_tie.sum())
+    kappa = kappa_no_tie = None
+    if items is not None:
+        kappa = cohens_kappa(first[both].tolist(), second[both].tolist(), items[both].tolist())
+        kappa_no_tie = cohens_kappa(first[no_tie].tolist(), second[no_tie].tolist(), items[no_tie].tolist())
     return JudgePairAgreement(
         a=a, b=b, n=n, agreement=float(same.sum() / n) if n else float("nan"),
         n_without_ties=n_no_tie,
         agreement_without_ties=float((same & no_tie).sum() / n_no_tie) if n_no_tie else float("nan"),
+        kappa=kappa, kappa_without_ties=kappa_no_tie,
     )
+
+
+def _leave_one_out_agreements(judges: list[str], codes: np.ndarray,
+                              items: np.ndarray | None) -> list[JudgePairAgreement]:
+    """Each judge against the majority vote of the other judges, with the share of its parsed calls on which the
+    others have no majority."""
+    rows = []
+    for i, judge in enumerate(judges):
+        others = _code_majority(np.delete(codes, i, axis=1)) if len(judges) > 1 else np.zeros(len(codes), np.int8)
+        pair = _code_agreement(codes[:, i], others, judge, ENSEMBLE_JUDGE, items)
+        parsed = codes[:, i] > 0
+        share = float((others[parsed] == 0).mean()) if parsed.any() else float("nan")
+        rows.append(JudgePairAgreement(**{**pair.__dict__, "without_majority": share}))
+    return rows
+
+
+def _verdict_scores(codes: np.ndarray, judges: list[str]) -> pd.DataFrame:
+    """Verdict codes as scores for the first answer (A 1, tie 1/2, B 0; anything else missing)."""
+    scores = np.full(codes.shape, np.nan)
+    for code, score in ((1, 1.0), (2, 0.0), (TIE_CODE, 0.5)):
+        scores[codes == code] = score
+    return pd.DataFrame(scores, columns=judges)
 
 
 def _code_disagreement(codes: np.ndarray) -> DisagreementDistribution:
@@ -214,22 +287,32 @@ def check_studies(studies: list[str]) -> None:
 
 
 def agreement_from_codes(judges: list[str], codes: np.ndarray, families: dict[str, str], dataset_id: str,
-                         studies: list[str], repetition: int | None = None) -> AgreementResult:
-    """Agreement of every pair of judges, the ensemble against each, and per-call disagreement, from the verdict
-    code matrix (``verdict_code_matrix``: one row per call, one column per judge; 0 missing, 1..3 for A, B, C)."""
+                         studies: list[str], repetition: int | None = None,
+                         items: np.ndarray | None = None) -> AgreementResult:
+    """Agreement of every pair of judges, each judge against the majority of the others, and per-call
+    disagreement, from the verdict code matrix (``verdict_code_matrix``: one row per call, one column per judge;
+    0 missing, 1..3 for A, B, C). With ``items`` (each row's item id): Cohen's kappa per pair, Krippendorff's alpha
+    across all judges (nominal) with item-bootstrap intervals, and the effective number of judges."""
     notes = []
     if len(judges) < 2:
         notes.append("only one judge in the chosen studies: agreement needs two")
+    if len(judges) == 2:
+        notes.append("two judges: the majority of the other judges is the other judge, so each ensemble row "
+                     "repeats the pair's agreement")
     ensemble = _code_majority(codes)
-    pairs = [_code_agreement(codes[:, i], codes[:, j], judges[i], judges[j])
+    pairs = [_code_agreement(codes[:, i], codes[:, j], judges[i], judges[j], items)
              for i, j in itertools.combinations(range(len(judges)), 2)]
-    ensemble_pairs = [_code_agreement(codes[:, i], ensemble, judge, ENSEMBLE_JUDGE) for i, judge in enumerate(judges)]
+    alpha = effective = None
+    if items is not None:
+        alpha = krippendorff_alpha(np.where(codes > 0, codes, np.nan).astype(np.float64), "nominal", items.tolist())
+        effective = effective_judges(_verdict_scores(codes, judges))
     return AgreementResult(
         dataset_id=dataset_id, studies=list(studies), repetition=repetition, judges=judges, families=families,
-        pairs=pairs, ensemble_pairs=ensemble_pairs,
+        pairs=pairs, ensemble_pairs=_leave_one_out_agreements(judges, codes, items),
         family_agreement=family_agreements(pairs, families),
         disagreement=_code_disagreement(codes), instances=len(codes),
-        ensemble_instances=int((ensemble > 0).sum()), notes=notes,
+        ensemble_instances=int((ensemble > 0).sum()), krippendorff_alpha=alpha, effective_judges=effective,
+        notes=notes,
     )
 
 

@@ -6,7 +6,7 @@ Rubric scores are compared with the raters' median (kappa, confusion) and mean (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -14,6 +14,10 @@ from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.stats.agreement import AgreementEstimate, krippendorff_alpha
+from judgebias_core.stats.agreement import cohens_kappa as clustered_kappa
+
+CALLS_INDEPENDENT = "asymptotic, judge calls assumed independent (several calls per item: too narrow)"
 
 TIE = "tie"
 ORIGINAL_FIRST, ORIGINAL_SECOND = "first in original order", "second in original order"
@@ -60,6 +64,7 @@ class PairwiseCalibration:
     both_orders_correct_rate: float
     consistent_pairs: int
     position_consistency: float
+    pooled_runs: list[str] = field(default_factory=list)
     rule: str = ("swap-aggregated verdict: the candidate chosen in both orders, or a tie when the verdict changes "
                  "with the order; pairs with a parse failure in either order are left out of it and counted apart; "
                  "the share correct in both orders is over every pair, a failed order counting as not correct")
@@ -101,6 +106,14 @@ class RubricCalibration:
     levels: list[int]
     confusion: list[list[int]]
     per_class: list[ClassScore]
+    pooled_runs: list[str] = field(default_factory=list)
+    kappa_interval: str = "item-bootstrap (all calls of an item resampled together)"
+    weighted_kappa_interval: str = CALLS_INDEPENDENT
+    correlation_p_values: str = ("p-values and per-call intervals treat the judge calls as independent; the item_* "
+                                 "correlations (one value per item) do not")
+    judge_human_alpha: AgreementEstimate | None = None
+    human_agreement: AgreementEstimate | None = None
+    human_agreement_reading: str | None = None
     rule: str = ("one instance per parsed judge call; kappa and confusion against the raters' median (rounded half "
                  "up), correlations against the raters' mean; item_* correlate each item's mean judge score instead")
 
@@ -233,7 +246,10 @@ def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], data
     """Kappa (plain and quadratic-weighted), confusion and correlations of rubric trials against labels."""
     parsed = trials[trials["score"].notna()]
     table = _confusion(parsed["human_median"].astype(int), parsed["score"].astype(int), levels)
-    kappa, low, high = _kappa(table)
+    kappa, _, _ = _kappa(table)
+    clustered = clustered_kappa(parsed["human_median"].astype(int).tolist(), parsed["score"].astype(int).tolist(),
+                                parsed["item_id"].astype(str).tolist())
+    low, high = clustered.low, clustered.high
     weighted, w_low, w_high = _kappa(table, weighted=True)
     pearson, spearman, kendall = correlations(parsed["score"], parsed["human_mean"])
     per_item = parsed.groupby(["item_id", "rubric_id"]).agg(score=("score", "mean"), human=("human_mean", "first"))
@@ -245,7 +261,38 @@ def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], data
         weighted_kappa_ci_high=w_high, pearson=pearson, spearman=spearman, kendall=kendall,
         item_pearson=item_pearson, item_spearman=item_spearman, item_kendall=item_kendall, levels=levels,
         confusion=table.tolist(), per_class=_per_class(table, levels),
+        kappa_interval=f"{clustered.method} (all calls of an item resampled together)",
+        judge_human_alpha=_judge_human_alpha(parsed),
     )
+
+
+def _judge_human_alpha(parsed: pd.DataFrame) -> AgreementEstimate:
+    """Ordinal Krippendorff's alpha of each call's score against the raters' median (two values per call)."""
+    ratings = parsed[["score", "human_median"]].to_numpy(dtype=np.float64)
+    return krippendorff_alpha(ratings, "ordinal", parsed["item_id"].astype(str).tolist())
+
+
+def human_rater_agreement(scores: pd.DataFrame) -> AgreementEstimate | None:
+    """Ordinal Krippendorff's alpha among the human raters (``rubric_rater_scores`` rows; units are item x rubric,
+    resampled by item), or None when no unit has two raters."""
+    if scores.empty or scores.groupby(["item_id", "rubric_id"])["rater"].nunique().max() < 2:
+        return None
+    wide = scores.pivot_table(index=["item_id", "rubric_id"], columns="rater", values="score", aggfunc="first")
+    return krippendorff_alpha(wide.to_numpy(dtype=np.float64), "ordinal",
+                              wide.index.get_level_values("item_id").astype(str).tolist())
+
+
+def human_ceiling_reading(judge: AgreementEstimate, humans: AgreementEstimate) -> str:
+    """Plain reading of the judge-human alpha against the human-human alpha, by whether the intervals overlap."""
+    if judge.degenerate or humans.degenerate:
+        return "no reading: one of the two alphas has no interval"
+    figures = (f"(judge vs raters' median {judge.estimate:.3f} [{judge.low:.3f}, {judge.high:.3f}]; among the raters "
+               f"{humans.estimate:.3f} [{humans.low:.3f}, {humans.high:.3f}], ordinal alpha, item-bootstrap)")
+    if judge.high < humans.low:
+        return f"this judge agrees with the experts less well than the experts agree with each other {figures}"
+    if judge.low > humans.high:
+        return f"this judge agrees with the experts better than the experts agree with each other {figures}"
+    return f"this judge agrees with the experts about as well as the experts agree with each other {figures}"
 
 
 def calibration_choices_from_targets(targets: pd.DataFrame) -> pd.DataFrame:

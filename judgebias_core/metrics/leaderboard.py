@@ -6,18 +6,21 @@ inconsistent (primacy or recency) pair. Failed pairs are left out. Each pair cou
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_counts, resampled_column_sums
+from judgebias_core.stats.bradley_terry import RIDGE
+from judgebias_core.stats.bradley_terry import _separation as bradley_terry_separation
+from judgebias_core.stats.clustered import clustered_rate
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
+CONVERGED_GRADIENT = 1e-6
+ORDER_HOLDS = 0.95
 
 
 @dataclass(frozen=True)
@@ -36,8 +39,16 @@ class LeaderboardRow:
     rank_win_rate: int
     rank_strength: int
     gap_to_next: float  # win-rate gap to the next candidate down (NaN for the last)
-    position_artefact: bool  # that gap is smaller than the judge's flip-rate upper bound
+    position_artefact: bool  # its order with a neighbour changes with presentation or holds in < 95% of resamples
     is_reference: bool  # the candidate whose strength is fixed at 0 (the baseline in a baseline design)
+    # The same win rate from one call of each pair alone: the swapped call (the candidate shown first) and the
+    # original call (shown second); in a baseline design, each candidate shown first or second against it.
+    win_rate_first_slot: float = float("nan")
+    win_rate_second_slot: float = float("nan")
+    rank_first_slot: int = 0
+    rank_second_slot: int = 0
+    order_holds_share: float = float("nan")  # share of item resamples keeping it above the next (ties 1/2)
+    order_changes_with_presentation: bool = False  # the next one down ranks above it in a single-slot ranking
 
 
 @dataclass(frozen=True)
@@ -55,11 +66,27 @@ class Leaderboard:
     resamples: int
     seed: int
     baseline_design: bool  # every pair involves the reference, so win rates are against it
-    rule: str = ("ranking-safety: neighbours whose win rates differ by less than the judge's flip-rate Wilson upper "
-                 "bound are flagged, their order could be an artefact of position; intervals are bootstrap "
+    flip_rate_clustered_high: float = float("nan")  # item-clustered upper bound (stats.clustered_rate)
+    flip_bound_method: str = ""
+    top_two_within_flip_bound: bool = False  # the top two differ by less than the clustered flip-rate bound
+    ridge: float = RIDGE  # penalty on the strengths, the same in the point fit and every resample
+    separation_note: str | None = None  # set when some strength exists only because of the ridge penalty
+    converged_resamples: int = 0  # resamples whose penalised fit reached a zero gradient
+    rule: str = ("ranking-safety: a neighbour pair is flagged when its order changes in the ranking from one "
+                 "presentation alone (candidate shown first, or shown second) or holds in fewer than 95% of item "
+                 "resamples; the top-two rule compares their gap with the item-clustered upper bound of the "
+                 "judge's flip rate; intervals are bootstrap "
                  "percentiles over items (all pairs of an item resampled together); in a baseline design win "
                  "rates are against the baseline, whose own is 1/2 by definition; the reference (strength 0) is the "
-                 "candidate in the most classified pairs, ties broken by name")
+                 "candidate in the most classified pairs, ties broken by name; Bradley-Terry strengths are log-odds "
+                 f"by ridge-penalised maximum likelihood (penalty {RIDGE} x sum of squared strengths), the same "
+                 "estimator for the point and every resample; tie rule: a consistent tie or an inconsistent pair "
+                 "counts half a win for each side")
+
+    @property
+    def separated(self) -> bool:
+        """Some candidate never lost (or never won): its strength is set by the ridge penalty, not the data."""
+        return self.separation_note is not None
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame([row.__dict__ for row in self.rows])
@@ -102,43 +129,53 @@ def _bt_design(combos: pd.DataFrame, players: list[str], reference: str) -> np.n
     return design
 
 
-def _bt_fit(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
-    """Bradley-Terry log-odds strengths: a binomial GLM with logit link on the pair design (no intercept)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = sm.GLM(np.column_stack([wins, totals - wins]), design, family=sm.families.Binomial())
-        return np.asarray(model.fit(start_params=start, maxiter=50).params)
+def _bt_fit_resamples(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, ridge: float = RIDGE,
+                      iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """Ridge-penalised Bradley-Terry log-odds strengths for every row of ``wins`` / ``totals`` at once.
 
-
-def _bt_fit_resamples(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, start: np.ndarray,
-                      iterations: int = 25) -> np.ndarray:
-    """The same Bradley-Terry likelihood maximised for every bootstrap resample at once (batched Newton steps).
-
-    One statsmodels fit per resample would take seconds per thousand; this solves all of them together, started
-    from the full-data estimate. Strengths are capped at +-20 log-odds where a resample separates perfectly.
+    Maximises sum(w log p + (n - w) log(1 - p)) - ridge * sum(beta^2), p = logistic(design @ beta), by damped
+    Newton steps (each step at most 2 log-odds per strength). The penalty keeps every estimate finite when a
+    candidate wins (or loses) every pair, where the unpenalised maximum does not exist. Returns the strengths and,
+    per row, the largest absolute gradient of the penalised log-likelihood at them (0 at the exact maximum).
     """
-    beta = np.tile(start, (len(wins), 1))
-    ridge = 1e-9 * np.eye(design.shape[1])
+    beta = np.zeros((len(wins), design.shape[1]))
+    penalty = 2 * ridge * np.eye(design.shape[1])
     for _ in range(iterations):
         share = 1 / (1 + np.exp(-(beta @ design.T)))
-        gradient = (wins - totals * share) @ design
+        gradient = (wins - totals * share) @ design - 2 * ridge * beta
         weight = totals * share * (1 - share)
-        hessian = np.einsum("bm,mi,mj->bij", weight, design, design) + ridge
+        hessian = np.einsum("bm,mi,mj->bij", weight, design, design) + penalty
         step = np.linalg.solve(hessian, gradient[..., None])[..., 0]
-        beta = np.clip(beta + step, -20, 20)
-        if np.abs(step).max() < 1e-8:
+        step *= np.minimum(1.0, 2.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
+        beta = beta + step
+        if np.abs(step).max() < 1e-10:
             break
-    return beta
+    share = 1 / (1 + np.exp(-(beta @ design.T)))
+    gradient = (wins - totals * share) @ design - 2 * ridge * beta
+    return beta, np.abs(gradient).max(axis=1, initial=0.0)
 
 
-def _star_strengths(wins: np.ndarray, totals: np.ndarray, sign: np.ndarray) -> np.ndarray:
-    """Closed-form Bradley-Terry MLE when every pair includes the reference: the log-odds against it."""
-    share = np.clip(wins / np.where(totals > 0, totals, np.nan), 0.5 / np.maximum(totals, 1),
-                    1 - 0.5 / np.maximum(totals, 1))
-    return sign * np.log(share / (1 - share))
+def _bt_fit(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
+    """The full-data strengths: the same estimator as every resample (:func:`_bt_fit_resamples`)."""
+    return _bt_fit_resamples(design, wins[None, :], totals[None, :], ridge)[0][0]
 
 
-COUNT_COLUMNS = ["pairs", "score_sum", "wins", "losses", "flips", "failed"]
+def _separation_note(combos: pd.DataFrame, players: list[str]) -> str | None:
+    """The Ford / Hunter condition on the comparison graph (a candidate beat or tied another): see
+    :mod:`judgebias_core.stats.bradley_terry`. Inconsistent pairs count as ties, scored 1/2 for each side."""
+    index = {p: i for i, p in enumerate(players)}
+    ties = combos["pairs"] - combos["wins"] - combos["losses"]
+    counts = np.column_stack([combos["wins"], combos["losses"], ties]).astype(float)
+    pairs = np.column_stack([combos["candidate"].map(index), combos["opponent"].map(index)]).astype(int)
+    return bradley_terry_separation(players, pairs, counts)
+
+
+COUNT_COLUMNS = ["pairs", "score_sum", "wins", "losses", "flips", "failed", "first_slot_score", "second_slot_score"]
+
+
+def _slot_score(verdict: pd.Series, win: str, loss: str) -> np.ndarray:
+    """The candidate's score from one call: 1 for the verdict ``win``, 0 for ``loss``, 1/2 otherwise (a tie)."""
+    return np.select([verdict == win, verdict == loss], [1.0, 0.0], 0.5)
 
 
 def item_score_counts_from_outcomes(outcomes: pd.DataFrame) -> pd.DataFrame:
@@ -152,7 +189,9 @@ def item_score_counts_from_outcomes(outcomes: pd.DataFrame) -> pd.DataFrame:
         pairs=kept.astype(int), score_sum=np.where(kept, np.select([won, lost], [1.0, 0.0], 0.5), 0.0),
         wins=(kept & won).astype(int), losses=(kept & lost).astype(int),
         flips=(kept & (outcomes["classification"] != "consistent").to_numpy()).astype(int),
-        failed=(~kept).astype(int))
+        failed=(~kept).astype(int),
+        first_slot_score=np.where(kept, _slot_score(outcomes["verdict_swapped"], "A", "B"), 0.0),
+        second_slot_score=np.where(kept, _slot_score(outcomes["verdict_original"], "B", "A"), 0.0))
     return frame.groupby(["item_id", "candidate", "opponent"], as_index=False, sort=True)[COUNT_COLUMNS].sum()
 
 
@@ -189,13 +228,13 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
     if kept.empty:
         raise InvalidArgument(f"judge {judge!r} has no classified pair to rank candidates with")
     combos = kept.groupby(["candidate", "opponent"], as_index=False, sort=True)[
-        ["pairs", "score_sum", "wins", "losses"]].sum()
+        ["pairs", "score_sum", "wins", "losses", "first_slot_score", "second_slot_score"]].sum()
     players = sorted(set(combos["candidate"]) | set(combos["opponent"]))
     reference = _reference(combos)
     free = [p for p in players if p != reference]
     design = _bt_design(combos, players, reference)
     star = bool(((combos["candidate"] == reference) | (combos["opponent"] == reference)).all())
-    point = _bt_fit(design, combos["score_sum"].to_numpy(), combos["pairs"].to_numpy().astype(float))
+    point = _bt_fit(design, combos["score_sum"].to_numpy(float), combos["pairs"].to_numpy(float))
 
     item_codes, items = pd.factorize(kept["item_id"], sort=True)
     combo_codes = pd.MultiIndex.from_frame(combos[["candidate", "opponent"]]).get_indexer(
@@ -206,13 +245,7 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
     drawn = resampled_column_sums(per_item, resamples, seed)
     boot_wins, boot_n = drawn[:, :len(combos)], drawn[:, len(combos):]
     as_candidate, as_opponent = _one_hot(combos["candidate"], players), _one_hot(combos["opponent"], players)
-    if star:
-        others = np.where(combos["candidate"] == reference, combos["opponent"], combos["candidate"])
-        sign = np.where(combos["candidate"] == reference, -1.0, 1.0)
-        order = [list(others).index(p) for p in free]
-        boot_strength = _star_strengths(boot_wins, boot_n, sign)[:, order]
-    else:
-        boot_strength = _bt_fit_resamples(design, boot_wins, boot_n, point)
+    boot_strength, boot_gradient = _bt_fit_resamples(design, boot_wins, boot_n)
     with np.errstate(divide="ignore", invalid="ignore"):
         boot_rate = (boot_wins @ as_candidate + (boot_n - boot_wins) @ as_opponent) / (boot_n @ (as_candidate +
                                                                                                as_opponent))
@@ -231,10 +264,24 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
     table["strength"] = [0.0 if p == reference else point[free.index(p)] for p in players]
     strength_boot = {p: (np.zeros(resamples) if p == reference else boot_strength[:, free.index(p)]) for p in players}
     table["rank_strength"] = table["strength"].rank(ascending=False, method="min").astype(int)
+    for slot in ("first_slot", "second_slot"):
+        slot_score = combos[f"{slot}_score"].to_numpy(float)
+        table[slot] = (slot_score @ as_candidate + (pairs - slot_score) @ as_opponent) / (
+            pairs @ (as_candidate + as_opponent))
+        if star:
+            table.loc[reference, slot] = 0.5
     table = table.sort_values(["win_rate", "strength"], ascending=False)
     gaps = table["win_rate"] - table["win_rate"].shift(-1)
-    near = gaps < flip_high
-    flagged = near | near.shift(1, fill_value=False)
+    order = [players.index(p) for p in table.index]
+    upper, lower = boot_rate[:, order[:-1]], boot_rate[:, order[1:]]
+    holds = np.append(np.nanmean((upper > lower) + 0.5 * (upper == lower), axis=0), np.nan)
+    reverses = np.append((table["first_slot"].to_numpy()[:-1] < table["first_slot"].to_numpy()[1:])
+                         | (table["second_slot"].to_numpy()[:-1] < table["second_slot"].to_numpy()[1:]), False)
+    unsure = pd.Series(reverses | (holds < ORDER_HOLDS), index=table.index)
+    flagged = unsure | unsure.shift(1, fill_value=False)
+    top_two_gap = float(gaps.iloc[0]) if len(table) > 1 else float("nan")
+    flips = clustered_rate(counts.groupby("item_id")["flips"].sum().to_numpy(),
+                           counts.groupby("item_id")["pairs"].sum().to_numpy(), resamples=resamples, seed=seed)
     rows = [
         LeaderboardRow(
             candidate=str(player), pairs=int(row.pairs), wins=int(row.wins), losses=int(row.losses),
@@ -246,6 +293,10 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
             strength_ci_high=float(np.nanpercentile(strength_boot[player], 97.5)),
             rank_win_rate=rank, rank_strength=int(row.rank_strength), gap_to_next=float(gaps[player]),
             position_artefact=bool(flagged[player]), is_reference=player == reference,
+            win_rate_first_slot=float(row.first_slot), win_rate_second_slot=float(row.second_slot),
+            rank_first_slot=int(table["first_slot"].rank(ascending=False, method="min")[player]),
+            rank_second_slot=int(table["second_slot"].rank(ascending=False, method="min")[player]),
+            order_holds_share=float(holds[rank - 1]), order_changes_with_presentation=bool(reverses[rank - 1]),
         )
         for rank, (player, row) in enumerate(table.iterrows(), start=1)
     ]
@@ -253,4 +304,7 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
         dataset_id=dataset_id, studies=list(studies), judge=judge, reference=reference, rows=rows,
         pairs=classified, failed_pairs=int(counts["failed"].sum()), items=len(items),
         flip_rate=flip_rate, flip_rate_ci_high=flip_high, resamples=resamples, seed=seed, baseline_design=star,
+        flip_rate_clustered_high=flips.high, flip_bound_method=flips.method,
+        top_two_within_flip_bound=bool(top_two_gap < flips.high), ridge=RIDGE, separation_note=_separation_note(combos, players),
+        converged_resamples=int((boot_gradient < CONVERGED_GRADIENT).sum()),
     )

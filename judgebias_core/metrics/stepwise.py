@@ -25,6 +25,13 @@ UNIT_COLUMNS = ["judge", "candidate", "task", "pairs", "classified", "position_c
                 "quality_gap", "input_length", "output_length", "prompt_length"]
 # AIC must fall by more than this to count as lower (guards against float noise between equal models).
 AIC_TOLERANCE = 1e-9
+# The quality gap |win rate - 1/2| counts inconsistent pairs as half a win, so it cannot exceed PC / 2: part of
+# any fit of PC (or PF) on it is built into the two metrics' definitions, not found in the data.
+QUALITY_GAP_CAVEAT = ("The quality gap is bounded by construction: inconsistent pairs count as half a win, so "
+                      "|win rate - 1/2| is at most PC / 2, and a judge with no position bias at all still shows "
+                      "PC rising with the gap. A fit that keeps the quality gap is partly explained by that bound.")
+POST_SELECTION_NOTE = ("Intervals and p-values are those of the selected model refitted as if it had been chosen in "
+                       "advance (post-selection): they are too narrow and are no test of the selected factors.")
 
 
 @dataclass(frozen=True)

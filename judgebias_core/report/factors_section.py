@@ -7,7 +7,7 @@ import pandas as pd
 from judgebias_core.analyses.stepwise import stepwise_analysis
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart
 from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.stepwise import StepwiseResult, plain_summary
+from judgebias_core.metrics.stepwise import POST_SELECTION_NOTE, QUALITY_GAP_CAVEAT, StepwiseResult, plain_summary
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.store.handle import StoreReader
 
@@ -44,7 +44,8 @@ def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | 
         if result.final_variables:
             figures.append(aic_rise_chart(result).update_layout(title=f"How much each factor matters for {label}"))
     notes = [f"Units of study '{study}': every judge of the study, whatever the judges chosen for this report; "
-             f"{results[0].units_left_out} unit(s) without a classified pair left out."]
+             f"{results[0].units_left_out} unit(s) without a classified pair left out.", QUALITY_GAP_CAVEAT,
+             POST_SELECTION_NOTE]
     return ReportSection(
         key="factors", title=f"What drives the bias (study {study})", headline=tuple(sentences[:1]),
         sentences=tuple(sentences), figures=tuple(figures),

@@ -173,9 +173,14 @@ def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
     text = (f"By the verdicts of {who}, {first.candidate} ranks first (win rate {against} "
             f"{percent(first.win_rate)} over {first.pairs:,} pairs), ahead of {second.candidate} "
             f"({percent(second.win_rate)}).")
-    if first.position_artefact:
-        text += (" Their gap is smaller than the upper bound of the judge's flip rate "
-                 f"({percent(board.flip_rate_ci_high)}), so this order could be an artefact of position.")
+    if board.top_two_within_flip_bound:
+        text += (" Their gap is smaller than the item-clustered upper bound of the judge's flip rate "
+                 f"({percent(board.flip_rate_clustered_high)}), so this order could be an artefact of position.")
+    if first.order_changes_with_presentation:
+        text += " Ranked from one presentation order alone, the two change places."
+    if board.separation_note:
+        text += (f" Separation: {board.separation_note}; the Bradley-Terry strengths concerned are set by the "
+                 "ridge penalty, so the win rates are the figures to read.")
     return text
 
 
@@ -187,7 +192,7 @@ def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
         "wins / ties* / losses": f"{r.wins:,} / {r.ties:,} / {r.losses:,}",
         "win rate (95% item bootstrap)": f"{percent(r.win_rate)} ({percent(r.win_rate_ci_low)}–"
                                          f"{percent(r.win_rate_ci_high)})",
-        "Bradley-Terry strength": f"{r.strength:+.2f}", "order could be a position artefact": "yes" if
+        "Bradley-Terry strength": f"{r.strength:+.2f}", "order with a neighbour unsure*": "yes" if
         r.position_artefact else "no",
     } for r in board.rows])
 
@@ -208,7 +213,9 @@ def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         headline=tuple(sentences[:1]), sentences=tuple(sentences),
         figures=tuple(leaderboard_forest(b).update_layout(title=f"Leaderboard by {b.judge}") for b in boards),
         tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
-                                 "*Ties include pairs whose verdict changed with the order, counted as half a win.")
+                                 "*Ties include pairs whose verdict changed with the order, counted as half a win. "
+                                 "An order with a neighbour is unsure when it changes in the ranking from one "
+                                 "presentation order alone or holds in fewer than 95% of item resamples.")
                      for b in boards),
         metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
     )

@@ -17,9 +17,11 @@ def verbosity_sentence(result: VerbosityResult, who: str) -> str:
     unequal = result.decisive_pairs - result.equal_length_pairs
     text = (f"When one answer is longer, {who} picks the longer one in "
             f"{percent(result.longer_win_share)} of {unequal:,} decisive pairs of unequal length "
-            f"({p_value(result.binomial_p)}")
-    return text + ("; a preference for length beyond chance)." if result.binomial_p < SIGNIFICANCE
-                   else "; no clear preference for length).")
+            f"({p_value(result.binomial_p)} treating the pairs as independent")
+    # The binomial test ignores that pairs of one item share a question: it is no test "beyond chance".
+    return text + ("; pairs that share an item are not independent, so read the length bins before calling this "
+                   "a preference for length)." if result.binomial_p < SIGNIFICANCE
+                   else "; no clear preference for length even then).")
 
 
 def self_preference_sentences(result: SelfPreference) -> list[str]:

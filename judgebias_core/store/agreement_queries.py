@@ -72,6 +72,14 @@ def verdict_code_matrix(reader: StoreReader, dataset_id: str, studies: list[str]
     Returns the labels (sorted; ``name [study]`` when a judge is in several chosen studies), the verdicts (code
     ``i + 1`` is ``verdicts[i]``; A, B, C first) and the int8 matrix, one row per (item, slots, repetition).
     """
+    labels, verdicts, codes, _ = verdict_code_matrix_with_items(reader, dataset_id, studies, repetition)
+    return labels, verdicts, codes
+
+
+def verdict_code_matrix_with_items(reader: StoreReader, dataset_id: str, studies: list[str],
+                                   repetition: int | None = None) -> tuple[list[str], list[str], np.ndarray,
+                                                                           np.ndarray]:
+    """:func:`verdict_code_matrix` and the ``item_id`` of each row (for item-clustered intervals)."""
     scope = [dataset_id, studies, repetition, repetition]
     con = reader.con
     groups = con.execute(
@@ -89,21 +97,23 @@ def verdict_code_matrix(reader: StoreReader, dataset_id: str, studies: list[str]
              + " ".join(f"WHEN judge = ? AND study = ? THEN {i}" for i in range(len(labelled)))
              + " END AS label, CASE WHEN parse_status = 'ok' THEN coalesce(list_position(?, verdict), 0) "
              f"ELSE 0 END AS code FROM judge_calls WHERE {CALL_SCOPE}")
-    packed = None
+    packed: tuple[np.ndarray, np.ndarray] | None = None
     if len(verdicts) < 2 ** PACKED_BITS and len(labelled) <= MAX_PACKED_LABELS:
         packed = _packed_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
     if packed is None:
         packed = _filtered_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
-    return [label for label, _, _ in labelled], verdicts, packed
+    codes, items = packed
+    return [label for label, _, _ in labelled], verdicts, codes, items
 
 
-def _packed_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list, labels: int) -> np.ndarray | None:
-    """The code matrix from packed words, or None when some judge has two calls of one (item, slots, repetition)."""
+def _packed_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list,
+                  labels: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The code matrix and each row's item from packed words, or None when some judge has two calls of one (item, slots, repetition)."""
     words = range((labels + LABELS_PER_WORD - 1) // LABELS_PER_WORD)
     columns = ", ".join(f"coalesce(bit_or(code::UBIGINT << ({PACKED_BITS} * (label % {LABELS_PER_WORD}))::UBIGINT) "
                         f"FILTER (WHERE label // {LABELS_PER_WORD} = {w}), 0::UBIGINT) AS w{w}" for w in words)
     matrix = con.execute(
-        f"SELECT count(*) AS calls, bit_count(bit_or(1::UBIGINT << label::UBIGINT)) AS judges, {columns} "
+        f"SELECT item_id, count(*) AS calls, bit_count(bit_or(1::UBIGINT << label::UBIGINT)) AS judges, {columns} "
         f"FROM ({calls}) GROUP BY item_id, first_candidate, second_candidate, repetition", params).fetchnumpy()
     if not np.array_equal(matrix["calls"], matrix["judges"]):
         return None
@@ -111,18 +121,19 @@ def _packed_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list, labe
     for i in range(labels):
         word = matrix[f"w{i // LABELS_PER_WORD}"]
         codes[:, i] = (word >> np.uint64(PACKED_BITS * (i % LABELS_PER_WORD))) & np.uint64(2 ** PACKED_BITS - 1)
-    return codes
+    return codes, matrix["item_id"].astype(str)
 
 
-def _filtered_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list, labels: int) -> np.ndarray:
-    """The code matrix from one filtered max per judge label (repeated calls keep the highest code)."""
+def _filtered_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list,
+                    labels: int) -> tuple[np.ndarray, np.ndarray]:
+    """The code matrix and each row's item from one filtered max per judge label (repeated calls keep the highest code)."""
     columns = ", ".join(f"coalesce(max(code) FILTER (WHERE label = {i}), 0)::TINYINT AS c{i}" for i in range(labels))
-    matrix = con.execute(f"SELECT {columns} FROM ({calls}) GROUP BY item_id, first_candidate, second_candidate, "
+    matrix = con.execute(f"SELECT item_id, {columns} FROM ({calls}) GROUP BY item_id, first_candidate, second_candidate, "
                          "repetition", params).fetchnumpy()
     codes = np.empty((len(matrix["c0"]), labels), dtype=np.int8, order="F")  # judge columns contiguous
     for i in range(labels):
         codes[:, i] = matrix[f"c{i}"]
-    return codes
+    return codes, matrix["item_id"].astype(str)
 
 
 def pair_outcomes(reader: StoreReader, dataset_id: str, studies: list[str],
@@ -142,7 +153,9 @@ def item_score_counts(reader: StoreReader, dataset_id: str, studies: list[str],
                       judge: str) -> pd.DataFrame:
     """One judge's classified pairs counted per ``item_id``, ``candidate`` and ``opponent``: ``pairs`` (not
     failed), ``score_sum`` (1 win, 1/2 tie or position-inconsistent, 0 loss), ``wins``, ``losses``, ``flips``
-    (inconsistent pairs) and ``failed``; in item, candidate, opponent order."""
+    (inconsistent pairs), ``failed``, and the candidate's score from each call alone: ``first_slot_score`` (the
+    swapped call, the candidate shown first) and ``second_slot_score`` (the original call, shown second); in item,
+    candidate, opponent order."""
     kept = "classification != 'failed'"
     con = reader.con
     return con.execute(
@@ -152,7 +165,11 @@ def item_score_counts(reader: StoreReader, dataset_id: str, studies: list[str],
         f"count(*) FILTER (WHERE {kept} AND winner = candidate) AS wins, "
         f"count(*) FILTER (WHERE {kept} AND winner = opponent) AS losses, "
         "count(*) FILTER (WHERE classification NOT IN ('failed', 'consistent')) AS flips, "
-        "count(*) FILTER (WHERE classification = 'failed') AS failed FROM pair_outcomes "
+        "count(*) FILTER (WHERE classification = 'failed') AS failed, "
+        "coalesce(sum(CASE verdict_swapped WHEN 'A' THEN 1.0::DOUBLE WHEN 'B' THEN 0.0::DOUBLE ELSE 0.5::DOUBLE END) "
+        f"FILTER (WHERE {kept}), 0.0) AS first_slot_score, "
+        "coalesce(sum(CASE verdict_original WHEN 'B' THEN 1.0::DOUBLE WHEN 'A' THEN 0.0::DOUBLE ELSE 0.5::DOUBLE END) "
+        f"FILTER (WHERE {kept}), 0.0) AS second_slot_score FROM pair_outcomes "
         "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND judge = ? "
         "GROUP BY item_id, candidate, opponent ORDER BY item_id, candidate, opponent",
         [dataset_id, studies, judge],

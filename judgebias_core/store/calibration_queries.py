@@ -82,6 +82,14 @@ def rubric_trials_with_labels(reader: StoreReader, dataset_id: str, judge: str,
     ).df()
 
 
+def rubric_rater_scores(reader: StoreReader, dataset_id: str, rubric_ids: list[str]) -> pd.DataFrame:
+    """Every rater's score on the dataset's items for the rubrics: ``item_id``, ``rubric_id``, ``rater``, ``score``."""
+    con = reader.con
+    return con.execute(
+        "SELECT item_id, rubric_id, rater, score FROM human_labels WHERE dataset_id = ? AND score IS NOT NULL "
+        "AND rubric_id IN (SELECT unnest(?)) ORDER BY item_id, rubric_id, rater", [dataset_id, rubric_ids]).df()
+
+
 def rubric_scale(reader: StoreReader, rubric_ids: list[str]) -> list[int]:
     """The score levels of the given rubrics (their union, ascending)."""
     con = reader.con
