@@ -9,4 +9,5 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 python3 -m pip install -q -r requirements.txt
 python3 -m ruff check .
+python3 -m mypy
 python3 -m pytest -q -n 2 "$@"

@@ -20,6 +20,8 @@ def pick_pairwise_dataset(column: DeltaGenerator, key: str) -> tuple[str, pd.Dat
         st.stop()
     with column:
         dataset = synced_selectbox("Dataset", datasets, key=key)
+    if dataset is None:  # an empty choice list was stopped above; a cleared widget shows nothing
+        st.stop()
     return dataset, cached(pairwise_studies, dataset)
 
 
@@ -27,5 +29,7 @@ def pick_study(column: DeltaGenerator, studies: pd.DataFrame, key: str) -> tuple
     """One study and the judges to offer in it (the majority-vote ensemble last, when there are several)."""
     with column:
         study = synced_selectbox("Study (or run id)", studies["study"].tolist(), key=key)
+    if study is None:
+        st.stop()
     judges = sorted(studies.loc[studies["study"] == study, "judges"].iloc[0])
     return study, judges + ([ENSEMBLE_JUDGE] if len(judges) > 1 else [])

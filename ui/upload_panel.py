@@ -274,7 +274,7 @@ def render_upload_panel() -> None:
     if uploaded:
         link_page("new_run.py", "Run a judge on this dataset", query_params={NEW_RUN_DATASET_PARAM: uploaded})
     kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
-    labels: dict[str, str] = dict(KIND_LABELS)
+    labels: dict[str, str] = {str(kind): label for kind, label in KIND_LABELS.items()}
     labels["rubric"] = "Rubric (YAML or JSON)"
     kind = st.selectbox("What are you uploading?", kinds, key="upload_kind", format_func=labels.__getitem__)
     if kind == "rubric":

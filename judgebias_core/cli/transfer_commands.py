@@ -29,8 +29,8 @@ def import_runs_with_bundled_data(path: str | os.PathLike[str], source: str | os
 def _export_runs(args: argparse.Namespace) -> int:
     files = export_runs(db_path(args), args.run_id, args.out)
     rows = [{"file": f.path, "runs": list(f.run_ids), "judge_calls": f.judge_calls} for f in files]
-    emit(args, rows, "\n".join(f"{r['file']}: {r['judge_calls']:,} judge calls of {', '.join(r['runs'])}"
-                               for r in rows))
+    emit(args, rows, "\n".join(f"{f.path}: {f.judge_calls:,} judge calls of {', '.join(f.run_ids)}"
+                               for f in files))
     return 0
 
 

@@ -344,7 +344,7 @@ def classify_pairs(calls: pd.DataFrame) -> pd.DataFrame:
     classification = np.select([failed, consistent, primacy], ["failed", "consistent", "primacy"], "recency")
     winner = np.select(
         [failed, (first == "A") & (second == "B"), (first == "B") & (second == "A"), (first == "C") & (second == "C")],
-        [None, pairs["first_candidate"], pairs["second_candidate"], "tie"], None)
+        [None, pairs["first_candidate"], pairs["second_candidate"], "tie"], np.array(None))
     return pd.DataFrame({
         "judge": pairs["judge"], "study": pairs["study"], "repetition": pairs["repetition"],
         "item_id": pairs["item_id"], "task": pairs["task"], "candidate": pairs["second_candidate"],

@@ -156,7 +156,7 @@ def agreement_table(human: pd.Series, judge: pd.Series, labels: list) -> Agreeme
 def _slot_labels(calls: pd.DataFrame) -> pd.Series:
     """A -> the candidate in the first slot, B -> the second, C -> tie; NaN when the call did not parse."""
     return pd.Series(np.select([calls["verdict"] == "A", calls["verdict"] == "B", calls["verdict"] == "C"],
-                               [calls["first_candidate"], calls["second_candidate"], TIE], None),
+                               [calls["first_candidate"], calls["second_candidate"], TIE], np.array(None)),
                      index=calls.index).where(calls["verdict"].isin(["A", "B", "C"]))
 
 
@@ -178,7 +178,7 @@ def _with_pair_labels(calls: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     def relabel(column: str) -> pd.Series:
         named = merged[column]
         slot = np.select([named == merged["first_candidate_original"], named == merged["second_candidate_original"],
-                          named == TIE], [ORIGINAL_FIRST, ORIGINAL_SECOND, TIE], None)
+                          named == TIE], [ORIGINAL_FIRST, ORIGINAL_SECOND, TIE], np.array(None))
         return pd.Series(slot, index=merged.index).where(named.notna())
 
     relabelled = merged.assign(judge_label=relabel("judge_label"), human=relabel("human"))

@@ -142,7 +142,7 @@ def check_repeat_run(info: RubricRunInfo, repeat_info: RubricRunInfo, k: int) ->
 
 
 def _number(value: object) -> float:
-    return float("nan") if pd.isna(value) else float(value)
+    return float("nan") if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]  # a stored number
 
 
 def _ordering_results(counts: pd.DataFrame, parsed: pd.DataFrame, labels: pd.Series, probe: ScorePositionTable,

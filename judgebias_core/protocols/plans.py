@@ -156,7 +156,8 @@ def build_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str | None =
         return _rubric_plan(path, spec, run_id)
     if dataset["kind"] != "pairwise":
         raise InvalidArgument(f"{spec.protocol} needs a pairwise dataset; {spec.dataset_id} is rubric-scored")
-    return _pairwise_plan(path, spec, run_id, dataset["baseline_candidate"])
+    baseline = dataset["baseline_candidate"]
+    return _pairwise_plan(path, spec, run_id, None if baseline is None else str(baseline))
 
 
 def _rubric_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> Plan:
@@ -236,7 +237,8 @@ def _pairwise_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str, bas
 def _listwise_orders(candidates: Sequence[str], baseline: str | None, size: int) -> list[tuple[SlotOrder, str]]:
     if size < 2:
         raise InvalidArgument("--listwise-size must be at least 2")
-    ordered = ([baseline] if baseline in candidates else []) + sorted(c for c in candidates if c != baseline)
+    ordered = ([baseline] if baseline is not None and baseline in candidates else []) + sorted(
+        c for c in candidates if c != baseline)
     if len(ordered) < size:
         return []
     rotations = cyclic_slot_orders(ordered[:size])

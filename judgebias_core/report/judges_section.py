@@ -10,7 +10,7 @@ from judgebias_core.charts.calibration import confusion_heatmap, correlation_for
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.agreement import AgreementResult
-from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import count_of, percent
@@ -137,8 +137,11 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         return None
     figures = []
     for result in results:
-        table = result.swap_aggregated if isinstance(result, PairwiseCalibration) else result
-        labels = table.labels if isinstance(result, PairwiseCalibration) else result.levels
+        if isinstance(result, PairwiseCalibration):
+            table: AgreementTable | RubricCalibration = result.swap_aggregated
+            labels: list[str] | list[int] = result.swap_aggregated.labels
+        else:
+            table, labels = result, result.levels
         figures.append(confusion_heatmap(labels, table.confusion,
                                          f"{result.judge} against {result.label_source} labels",
                                          human_label=result.label_source))

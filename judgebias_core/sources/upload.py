@@ -48,6 +48,7 @@ from judgebias_core.sources.upload_validate import (
     PairCallRow,
     PairRow,
     RubricTrialRow,
+    _Row,
     clean_cell,
     duplicate_problems,
     validate_rows,
@@ -56,8 +57,9 @@ from judgebias_core.store.schema import migrate
 from judgebias_core.store.upload_queries import StoreContext, store_context
 from judgebias_core.store.writes import StoreBatch, write_batch
 
-ROW_MODELS = {"items": ItemRow, "pairs": PairRow, "pairwise-log": PairCallRow, "rubric-log": RubricTrialRow,
-              "listwise-log": ListwiseCallRow}
+ROW_MODELS: dict[str, type[_Row]] = {
+    "items": ItemRow, "pairs": PairRow, "pairwise-log": PairCallRow, "rubric-log": RubricTrialRow,
+    "listwise-log": ListwiseCallRow}
 # The table the preview shows: what the user's rows become.
 PREVIEW_TABLE: dict[str, str] = {"items": "items", "pairs": "answers", **{kind: "judge_calls" for kind in LOG_KINDS}}
 CheckLog = Callable[[pd.DataFrame, list[dict[str, Any]], UploadSpec, StoreContext],

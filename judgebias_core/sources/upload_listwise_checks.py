@@ -99,5 +99,6 @@ def check_listwise_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], s
     problems += duplicate_problems(keyed, ["item_id", "slots_shown", "judge", "repetition"], None,
                                    "call (same item, slots, judge and repetition)")
     calls = pd.concat([valid.drop(columns="pick"), _picks(valid, spec)], axis=1)
-    calls["order_label"] = _order_labels(valid, spec.original_first or context.dataset.baseline_candidate)
+    baseline = context.dataset.baseline_candidate if context.dataset is not None else None
+    calls["order_label"] = _order_labels(valid, spec.original_first or baseline)
     return calls, problems

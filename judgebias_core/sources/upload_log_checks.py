@@ -124,7 +124,8 @@ def check_pairwise_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], s
     problems += duplicate_problems(valid, ["item_id", "first_candidate", "second_candidate", "judge", "repetition"],
                                    None, "call (same item, slots, judge and repetition)")
     calls = pd.concat([valid.drop(columns="verdict"), _verdicts(valid, spec)], axis=1)
-    calls["order_label"] = _order_labels(valid, spec.original_first or context.dataset.baseline_candidate)
+    baseline = context.dataset.baseline_candidate if context.dataset is not None else None
+    calls["order_label"] = _order_labels(valid, spec.original_first or baseline)
     return calls, problems
 
 

@@ -272,7 +272,7 @@ def validate_rows(records: Sequence[dict[str, Any]], model: type[_Row],
 
     ``column_of`` turns an error's location inside a record (field, key, ...) into the file's column.
     """
-    adapter = TypeAdapter(list[model])
+    adapter: TypeAdapter[list[_Row]] = TypeAdapter(list[model])  # type: ignore[valid-type]  # a model class chosen at run time
     problems: list[RowProblem] = []
     bad: set[int] = set()
     try:
