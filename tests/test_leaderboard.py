@@ -24,6 +24,7 @@ from judgebias_core.metrics.leaderboard import (
     pair_scores,
 )
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
+from judgebias_core.stats.clustered import ClusteredRate, clustered_rate
 from judgebias_core.store.agreement_queries import item_score_counts
 from tests.store_helpers import read
 
@@ -62,16 +63,25 @@ def test_star_design_strength_is_the_log_odds_against_the_baseline() -> None:
         assert row.win_rate_ci_low <= row.win_rate <= row.win_rate_ci_high
 
 
+def _clustered_flip_bound(outcomes: pd.DataFrame) -> ClusteredRate:
+    kept = outcomes[outcomes["classification"] != "failed"]
+    per_item = kept.assign(flip=kept["classification"] != "consistent").groupby("item_id")["flip"].agg(["sum", "size"])
+    return clustered_rate(per_item["sum"].to_numpy(), per_item["size"].to_numpy())
+
+
 def test_ranking_safety_flags_follow_the_flip_rate_bound() -> None:
     flipping = leaderboard_from_outcomes(star_case(), "toy", ["s"], "toy-judge", resamples=100)
     flips, bound = flip_rate_bound(star_case())
     assert flips == pytest.approx(1 / 8)
-    assert bound == pytest.approx(proportion_confint(1, 8, method="wilson")[1])
-    assert all(row.position_artefact for row in flipping.rows)  # gaps 0.375 and 0.125 are under ~0.47
+    expected = _clustered_flip_bound(star_case())
+    # the decision bound is the item-clustered one, at least as wide as Wilson on the pairs here
+    assert bound == pytest.approx(expected.high) and bound >= proportion_confint(1, 8, method="wilson")[1] - 1e-12
+    assert all(row.position_artefact for row in flipping.rows)  # gaps 0.375 and 0.125 are under ~0.5
     steady = leaderboard_from_outcomes(star_case(inconsistent=False), "toy", ["s"], "toy-judge", resamples=100)
-    assert steady.flip_rate == 0 and steady.flip_rate_ci_high == pytest.approx(proportion_confint(0, 8,
-                                                                                            method="wilson")[1])
-    assert not any(row.position_artefact for row in steady.rows)  # gaps of 0.5 exceed ~0.32
+    zero = _clustered_flip_bound(star_case(inconsistent=False))
+    assert zero.method == "exact-zero-events" and zero.degenerate
+    assert steady.flip_rate == 0 and steady.flip_rate_ci_high == pytest.approx(zero.high)
+    assert not any(row.position_artefact for row in steady.rows)  # gaps of 0.5 exceed the exact bound ~0.37
 
 
 def test_round_robin_strengths_solve_the_bradley_terry_equations() -> None:
@@ -125,8 +135,11 @@ def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
     board = read(leaderboard, bundled_db_master, "mtbench", ["full"], "gpt-4-0613", resamples=500)
     from judgebias_core.analyses.pairwise import pairwise_metrics  # noqa: PLC0415 - cross-check only
 
-    [reference] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full", resamples=10)
-    assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_ci_high)
+    [reference] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full")
+    # the ranking-safety bound is the item-clustered decision bound the pairwise metrics and the gate use
+    assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_decision_high)
+    assert reference.flip_rate_decision_method == "item-bootstrap"
+    assert reference.flip_rate_ci_high < board.flip_rate_ci_high  # Wilson on the pairs is narrower
     assert (board.pairs, len(board.rows), board.reference) == (2400, 31, "vicuna-13b-v1.3")
     assert board.rows[0].candidate == "gpt-4"
     ranks = [row.rank_win_rate for row in board.rows]

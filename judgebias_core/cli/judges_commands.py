@@ -92,7 +92,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
                "rank_strength", "position_artefact"]
     emit(args, board, board.frame()[columns].round(4).to_string(index=False)
-         + f"\nflip rate {board.flip_rate:.4f}, Wilson upper bound {board.flip_rate_ci_high:.4f}")
+         + f"\nflip rate {board.flip_rate:.4f}, item-clustered upper bound {board.flip_rate_ci_high:.4f}")
     return 0
 
 
