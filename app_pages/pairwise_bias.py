@@ -169,7 +169,7 @@ if not units.empty:
         if repetition == "all" and result.repetition != min(r.repetition for r in results):
             continue
         judge_wins = wins[wins["judge"] == result.judge].set_index("candidate")
-        safety = ranking_safety(judge_wins["overall_win_rate"], result.flip_rate_ci_high)
+        safety = ranking_safety(judge_wins["overall_win_rate"], result.flip_rate_decision_high)
         if safety is None:
             continue
         (st.warning if safety.possibly_positional else st.success)(

@@ -45,9 +45,11 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "flip_rate", "Flip rate",
         "Share of answer pairs where swapping the two answers changes the judge's verdict.",
         "flip rate = 1 - PC = (primacy + recency) / n, with n = consistent + primacy + recency pairs. A change to or "
-        "from a tie is a flip; a tie in both orders is consistent.\n95% Wilson interval over n pairs. Because pairs "
-        "that share an item are not independent, a second interval comes from a bootstrap that resamples items "
-        "(all pairs of an item together), 2,000 resamples, seed 0.",
+        "from a tie is a flip; a tie in both orders is consistent.\nDecision interval (gate, ranking safety, sentences): "
+        "item-clustered, a bootstrap that resamples items (all pairs of an item together, 2,000 resamples, seed 0), "
+        "Wilson on the design-effect-adjusted effective n below 20 items, the exact bound with no flips; its method "
+        "is named next to it. The 95% Wilson interval over n pairs assumes the pairs independent and is shown beside "
+        "it with the design effect (METHODS.md section 8).",
         SWAP_PRACTICE,
     ),
     MetricExplanation(

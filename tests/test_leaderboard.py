@@ -88,7 +88,8 @@ def test_ranking_safety_flags_pairs_whose_order_changes_with_presentation() -> N
     assert all(row.position_artefact for row in board.rows)
     flips, bound = flip_rate_bound(pd.DataFrame(rows))
     assert flips == pytest.approx(9 / 20)
-    assert bound == pytest.approx(proportion_confint(9, 20, method="wilson")[1])
+    assert bound == pytest.approx(clustered_rate(np.r_[np.ones(9), 0.0], np.full(10, 2.0)).high)  # the gate's bound
+    assert bound > proportion_confint(9, 20, method="wilson")[1]
     expected = clustered_rate(np.r_[np.ones(9), 0.0], np.full(10, 2.0), resamples=200, seed=0)
     assert board.flip_rate_clustered_high == pytest.approx(expected.high)
     assert board.top_two_within_flip_bound  # gap 0.05 under the clustered bound
@@ -157,8 +158,11 @@ def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
     board = read(leaderboard, bundled_db_master, "mtbench", ["full"], "gpt-4-0613", resamples=500)
     from judgebias_core.analyses.pairwise import pairwise_metrics
 
-    [reference] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full", resamples=10)
-    assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_ci_high)
+    [reference] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full")
+    # the ranking-safety bound is the item-clustered decision bound the pairwise metrics and the gate use
+    assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_decision_high)
+    assert reference.flip_rate_decision_method == "item-bootstrap"
+    assert reference.flip_rate_ci_high < board.flip_rate_ci_high  # Wilson on the pairs is narrower
     assert (board.pairs, len(board.rows), board.reference) == (2400, 31, "vicuna-13b-v1.3")
     assert board.rows[0].candidate == "gpt-4"
     ranks = [row.rank_win_rate for row in board.rows]

@@ -20,6 +20,7 @@ from judgebias_core.analyses.pairwise import pairwise_metrics, repetition_metric
 from judgebias_core.cli import main
 from judgebias_core.metrics.pairwise import ranking_safety, task_breakdown, unit_rates
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
+from judgebias_core.stats.clustered import clustered_rate
 from judgebias_core.store.pairwise_queries import pair_details
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.store_helpers import read
@@ -123,6 +124,21 @@ def test_every_bundled_pair_study_has_one_row_per_repetition(bundled_db_master: 
         assert r.consistent + r.primacy + r.recency + r.failed_pairs == r.pairs
         assert r.flip_rate_ci_low <= r.flip_rate <= r.flip_rate_ci_high
         assert -1 <= r.preference_fairness <= 1
+        # the decision interval contains the estimate; zero width only when it says it is degenerate
+        assert r.flip_rate_decision_low <= r.flip_rate <= r.flip_rate_decision_high
+        assert r.flip_rate_decision_high > r.flip_rate_decision_low or r.flip_rate_degenerate
+        assert r.flip_rate_degenerate == (r.flip_rate_degenerate_reason is not None)
+        assert r.position_consistency_decision_low == pytest.approx(1 - r.flip_rate_decision_high)
+        if r.primacy + r.recency:
+            assert r.first_slot_share_decision_low <= r.first_slot_share <= r.first_slot_share_decision_high
+    gpt4 = next(r for r in results if (r.dataset, r.study, r.judge) == ("mtbench", "full", "gpt-4-0613"))
+    assert gpt4.flip_rate_decision_method == "item-bootstrap" and gpt4.design_effect == pytest.approx(2.35, abs=0.01)
+    assert gpt4.flip_rate_ci_high < 0.205 < gpt4.flip_rate_decision_high
+
+
+def _toy_item_counts() -> tuple[np.ndarray, np.ndarray]:
+    """Flips and classified pairs of items i1..i6 of TOY_PAIRS, by hand (i6's c1 pair failed)."""
+    return np.array([0, 1, 2, 2, 1, 1]), np.array([2, 2, 2, 2, 2, 1])
 
 
 def test_hand_built_counts(toy_db: Path) -> None:
@@ -136,6 +152,13 @@ def test_hand_built_counts(toy_db: Path) -> None:
     # units: (c1,t1) -1/3, (c2,t1) 0, (c1,t2) 2/3 (failed pair stays in N), (c2,t2) 0
     assert r.preference_fairness == pytest.approx(1 / 12)
     assert r.units == 4 and r.items == 6
+    # six items are too few for the item bootstrap: Wilson on the design-effect-adjusted effective n
+    per_item_flips, per_item_pairs = _toy_item_counts()
+    expected = clustered_rate(per_item_flips, per_item_pairs)
+    assert r.flip_rate_decision_method == expected.method == "wilson-effective-n"
+    assert (r.flip_rate_decision_low, r.flip_rate_decision_high) == (pytest.approx(expected.low),
+                                                                    pytest.approx(expected.high))
+    assert r.design_effect == pytest.approx(expected.design_effect, nan_ok=True)
     # candidate wins in first slot only: (A,A), (C,A); in second slot only: (B,B) x2, (B,C); both: (B,A) x2
     assert (r.wins_first_slot_only, r.wins_second_slot_only) == (2, 3)
     assert r.mcnemar_p == pytest.approx(mcnemar([[2, 2], [3, 4]], exact=True).pvalue)
@@ -302,15 +325,36 @@ def test_cli_contract(bundled_db_master: Path, capsys: pytest.CaptureFixture[str
     assert code == 2 and "nowhere" in err
 
 
-@pytest.mark.parametrize(("dataset", "judge", "threshold", "expected"), [
-    ("mtbench", "gpt-4-0613", "0.25", 0),  # flip rate 0.185, Wilson upper 0.2006
-    ("mtbench", "gpt-4-0613", "0.20", 1),
-    ("nowhere", "gpt-4-0613", "0.5", 2),
-    ("mtbench", "nobody", "0.5", 2),
+@pytest.mark.parametrize(("dataset", "judge", "threshold", "bound", "expected"), [
+    ("mtbench", "gpt-4-0613", "0.25", "clustered", 0),  # flip rate 0.185, item-clustered upper 0.208
+    ("mtbench", "gpt-4-0613", "0.205", "clustered", 1),  # passes on Wilson (0.2006), fails on the clustered bound
+    ("mtbench", "gpt-4-0613", "0.205", "wilson", 0),
+    ("mtbench", "gpt-4-0613", "0.20", "wilson", 1),
+    ("nowhere", "gpt-4-0613", "0.5", "clustered", 2),
+    ("mtbench", "nobody", "0.5", "clustered", 2),
 ])
 def test_gate_exit_codes(bundled_db_master: Path, capsys: pytest.CaptureFixture[str], dataset: str, judge: str,
-                         threshold: str, expected: int) -> None:
+                         threshold: str, bound: str, expected: int) -> None:
     code, out, err = _cli(capsys, "--db", str(bundled_db_master), "gate", "--dataset", dataset, "--judge", judge,
-                          "--max-flip-rate", threshold)
+                          "--max-flip-rate", threshold, "--bound", bound)
     assert code == expected, out + err
     assert len((out + err).strip().splitlines()) == 1
+    if expected < 2:
+        assert ("item-clustered" if bound == "clustered" else "pairs assumed independent") in out + err
+
+
+def test_gate_json_names_the_bound_it_decided_on(bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _cli(capsys, "--db", str(bundled_db_master), "gate", "--dataset", "mtbench", "--judge",
+                        "gpt-4-0613", "--max-flip-rate", "0.205", "--json")
+    payload = json.loads(out)
+    assert code == 1 and payload["passed"] is False
+    assert (payload["pairs"], payload["items"], payload["flips"]) == (2400, 80, 443)
+    assert payload["flip_rate"] == pytest.approx(443 / 2400)
+    assert payload["bound_method"] == "item-bootstrap" and payload["bound"] > 0.205
+    assert payload["wilson_upper_pairs_assumed_independent"] < 0.205 < payload["bound"]
+    assert payload["design_effect"] == pytest.approx(2.35, abs=0.01) and payload["max_flip_rate"] == 0.205
+    code, out, _ = _cli(capsys, "--db", str(bundled_db_master), "gate", "--dataset", "mtbench", "--judge",
+                        "gpt-4-0613", "--max-flip-rate", "0.205", "--json", "--bound", "wilson")
+    wilson = json.loads(out)
+    assert code == 0 and wilson["bound_method"] == "wilson-iid"
+    assert wilson["bound"] == payload["wilson_upper_pairs_assumed_independent"]

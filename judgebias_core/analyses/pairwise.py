@@ -16,12 +16,14 @@ from judgebias_core.metrics.pairwise import (
 from judgebias_core.metrics.pairwise_intervals import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
+    BoundRule,
     FlipRateBound,
     flip_rate_bound_from_counts,
 )
 from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_results
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.pairwise_queries import (
+    item_counts_frame,
     listwise_groups,
     pairwise_inputs,
     repetition_counts,
@@ -60,16 +62,20 @@ def listwise_metrics(reader: StoreReader, dataset_id: str | None = None, judges:
     return listwise_from_groups(listwise_groups(reader, dataset_id, study, judges))
 
 
-def judge_flip_rate_bound(reader: StoreReader, dataset_id: str, study: str, judge: str) -> FlipRateBound:
-    """One judge's flip rate over every repetition of a study, with its Wilson upper bound (the CI gate).
+def judge_flip_rate_bound(reader: StoreReader, dataset_id: str, study: str, judge: str,
+                          rule: BoundRule = "clustered") -> FlipRateBound:
+    """One judge's flip rate over every repetition of a study, with the upper bound the CI gate decides on: the
+    item-clustered one by default (repetitions of an item pooled into its cluster), Wilson on the pairs with
+    ``rule="wilson"``.
 
     NotFoundError when the judge has no pair there, or no pair that parsed.
     """
-    units = unit_counts_frame(reader, dataset_id, study, [judge])
-    if units.empty:
+    items = item_counts_frame(reader, dataset_id, study, [judge])
+    if items.empty:
         raise NotFoundError(f"judge {judge!r} has no pairs in study {study!r} of dataset {dataset_id!r}")
-    flips = int(units["primacy"].sum() + units["recency"].sum())
-    bound = flip_rate_bound_from_counts(flips, flips + int(units["consistent"].sum()))
+    per_item = items.groupby("item_id")[["classified", "consistent"]].sum()
+    flips = (per_item["classified"] - per_item["consistent"]).to_numpy()
+    bound = flip_rate_bound_from_counts(flips, per_item["classified"].to_numpy(), rule)
     if bound.classified == 0:
         raise NotFoundError(f"judge {judge!r} has no classified pair (every pair failed to parse)")
     return bound

@@ -115,7 +115,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
                "rank_strength", "rank_first_slot", "rank_second_slot", "order_holds_share", "position_artefact"]
     emit(args, board, board.frame()[columns].round(4).to_string(index=False)
-         + f"\nflip rate {board.flip_rate:.4f}, Wilson upper bound {board.flip_rate_ci_high:.4f}, item-clustered "
+         + f"\nflip rate {board.flip_rate:.4f}, item-clustered "
            f"upper bound {board.flip_rate_clustered_high:.4f} ({board.flip_bound_method}); top two within it: "
            f"{board.top_two_within_flip_bound}"
          + (f"\nseparation: {board.separation_note}; strengths rest on the ridge penalty ({board.ridge})"

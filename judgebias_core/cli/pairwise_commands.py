@@ -21,7 +21,8 @@ from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.schema import migrate
 
 TEXT_COLUMNS = ["dataset", "study", "judge", "repetition", "pairs", "failed_pairs", "position_consistency",
-                "flip_rate", "flip_rate_ci_low", "flip_rate_ci_high", "first_slot_share", "binomial_p",
+                "flip_rate", "flip_rate_decision_high", "flip_rate_decision_method", "design_effect",
+                "flip_rate_ci_high", "first_slot_share", "binomial_p",
                 "preference_fairness"]
 
 
@@ -50,21 +51,28 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
     return handler
 
 
+_BOUND_NAMES = {"clustered": "item-clustered", "wilson": "Wilson (pairs assumed independent)"}
+
+
 def _gate(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
     with Store(path).reader() as reader:
         dataset_summary(reader, args.dataset)  # raises NotFoundError (exit 2) for an unknown dataset
-        bound = judge_flip_rate_bound(reader, args.dataset, args.study, args.judge)
-    flips, classified, upper = bound.flips, bound.classified, bound.upper
-    passed = upper <= args.max_flip_rate
+        bound = judge_flip_rate_bound(reader, args.dataset, args.study, args.judge, args.bound)
+    passed = bound.upper <= args.max_flip_rate
     verdict = "pass" if passed else "FAIL"
     line = (f"{verdict}: {args.judge} on {args.dataset}/{args.study}: flip rate {bound.rate:.4f} "
-            f"({flips} of {classified} pairs), Wilson 95% upper bound {upper:.4f} "
-            f"{'<=' if passed else '>'} max {args.max_flip_rate:.4f}")
-    payload = {"dataset": args.dataset, "study": args.study, "judge": args.judge, "pairs": classified,
-               "flips": flips, "flip_rate": bound.rate, "flip_rate_ci_high": upper,
-               "max_flip_rate": args.max_flip_rate, "passed": passed}
+            f"({bound.flips} of {bound.classified} pairs over {bound.items} items, design effect "
+            f"{bound.design_effect:.2f}), {_BOUND_NAMES[bound.rule]} 95% upper bound {bound.upper:.4f} "
+            f"[{bound.method}] {'<=' if passed else '>'} max {args.max_flip_rate:.4f}")
+    if bound.degenerate_reason:
+        line += f" ({bound.degenerate_reason})"
+    payload = {"dataset": args.dataset, "study": args.study, "judge": args.judge, "pairs": bound.classified,
+               "items": bound.items, "flips": bound.flips, "flip_rate": bound.rate, "bound": bound.upper,
+               "bound_method": bound.method, "bound_rule": bound.rule, "design_effect": bound.design_effect,
+               "clustered_upper": bound.clustered_upper, "wilson_upper_pairs_assumed_independent": bound.wilson_upper,
+               "degenerate_reason": bound.degenerate_reason, "max_flip_rate": args.max_flip_rate, "passed": passed}
     emit(args, payload, line)
     if not passed and args.json:
         print(line, file=sys.stderr)
@@ -80,8 +88,8 @@ def _add_scope(parser: argparse.ArgumentParser) -> None:
 
 def register(groups: CommandGroups) -> None:
     parser = groups.metrics.add_parser(
-        "pairwise", help="swap consistency per (dataset, study, judge, repetition): PC, flip rate with Wilson and "
-        "item-bootstrap intervals, direction, preference fairness, McNemar")
+        "pairwise", help="swap consistency per (dataset, study, judge, repetition): PC, flip rate with its item-clustered "
+        "decision interval and Wilson (pairs assumed independent), direction, preference fairness, McNemar")
     _add_scope(parser)
     parser.set_defaults(handler=_metric_handler(pairwise_metrics, TEXT_COLUMNS))
 
@@ -96,11 +104,14 @@ def register(groups: CommandGroups) -> None:
     parser.set_defaults(handler=_metric_handler(listwise_metrics))
 
     parser = groups.root.add_parser(
-        "gate", help="exit 1 when a judge's flip-rate Wilson upper bound exceeds a threshold (0 when not, "
-        "2 when the dataset or judge is unknown)")
+        "gate", help="exit 1 when a judge's flip-rate upper 95%% bound (item-clustered by default) exceeds a "
+        "threshold (0 when not, 2 when the dataset or judge is unknown)")
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--judge", required=True, help="judge name")
     parser.add_argument("--max-flip-rate", required=True, type=float, help="largest acceptable flip rate, in [0, 1]")
     parser.add_argument("--study", default="full", help="study (default full; a run id for engine runs)")
+    parser.add_argument("--bound", choices=sorted(_BOUND_NAMES), default="clustered",
+                        help="which upper bound decides: clustered (default; items resampled, pairs of an item "
+                        "are not independent) or wilson (the earlier rule, pairs assumed independent)")
     add_json_flag(parser)
     parser.set_defaults(handler=_gate)

@@ -62,7 +62,7 @@ class Leaderboard:
     failed_pairs: int
     items: int
     flip_rate: float
-    flip_rate_ci_high: float  # Wilson 95% upper bound over the classified pairs
+    flip_rate_ci_high: float  # item-clustered 95% upper bound over the classified pairs (stats.clustered)
     resamples: int
     seed: int
     baseline_design: bool  # every pair involves the reference, so win rates are against it
@@ -100,13 +100,15 @@ def pair_scores(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 
 def flip_rate_bound(outcomes: pd.DataFrame) -> tuple[float, float]:
-    """Flip rate and its Wilson 95% upper bound over the classified pairs (failed pairs left out)."""
+    """Flip rate and its item-clustered 95% upper bound over the classified pairs (failed pairs left out)."""
     return _flip_bound(item_score_counts_from_outcomes(outcomes))
 
 
 def _flip_bound(counts: pd.DataFrame) -> tuple[float, float]:
-    """:func:`flip_rate_bound` from per-item counts (``flips`` over the ``pairs`` not failed)."""
-    bound = flip_rate_bound_from_counts(int(counts["flips"].sum()), int(counts["pairs"].sum()))
+    """:func:`flip_rate_bound` from per (item, candidate, opponent) counts (``flips`` over the ``pairs`` not failed),
+    pooled per item: the clustered bound the CI gate decides on."""
+    per_item = counts.groupby("item_id")[["flips", "pairs"]].sum()
+    bound = flip_rate_bound_from_counts(per_item["flips"].to_numpy(), per_item["pairs"].to_numpy())
     return bound.rate, bound.upper
 
 

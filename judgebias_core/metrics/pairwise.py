@@ -11,13 +11,12 @@ import pandas as pd
 from judgebias_core.metrics.pairwise_intervals import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
-    Interval,
     first_slot_test,
-    item_bootstrap_rates,
     mcnemar_slots,
     wilson_interval,
 )
 from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_results
+from judgebias_core.stats.clustered import clustered_rate
 
 ROW_KEYS = ["dataset_id", "study", "judge", "repetition"]
 COUNT_COLUMNS = ["pairs", "failed", "consistent", "primacy", "recency", "candidate_wins", "opponent_wins", "ties"]
@@ -39,7 +38,7 @@ class PairwiseJudgeMetrics:
     recency: int
     position_consistency: float
     flip_rate: float
-    flip_rate_ci_low: float  # Wilson 95%, pairs treated as independent
+    flip_rate_ci_low: float  # Wilson 95%, pairs assumed independent (shown beside the decision interval)
     flip_rate_ci_high: float
     first_slot_share: float
     binomial_p: float
@@ -47,10 +46,27 @@ class PairwiseJudgeMetrics:
     classified_pairs: int
     units: int  # (candidate, task) units behind preference_fairness
     items: int
-    bootstrap_ci_low: float  # percentile interval, items resampled with all their pairs
+    bootstrap_ci_low: float  # the flip rate's decision interval (equal to flip_rate_decision_low/high)
     bootstrap_ci_high: float
     bootstrap_resamples: int
     bootstrap_seed: int
+    # The decision interval of the flip rate (stats.clustered.clustered_rate over items): what gate, ranking safety
+    # and sentences use. method names it; degenerate with a reason when no proper interval could be estimated.
+    flip_rate_decision_low: float
+    flip_rate_decision_high: float
+    flip_rate_decision_method: str
+    flip_rate_degenerate: bool
+    flip_rate_degenerate_reason: str | None
+    design_effect: float  # cluster-robust over iid variance of the flip rate (NaN when undefined)
+    # PC = 1 - flip rate, so its decision interval is [1 - high, 1 - low] of the flip rate's.
+    position_consistency_decision_low: float
+    position_consistency_decision_high: float
+    # First-slot share (primacy over flips) with its item-clustered interval.
+    first_slot_share_decision_low: float
+    first_slot_share_decision_high: float
+    first_slot_share_decision_method: str
+    first_slot_share_degenerate_reason: str | None
+    first_slot_share_design_effect: float
     mcnemar_statistic: float
     mcnemar_p: float
     wins_first_slot_only: int
@@ -104,15 +120,8 @@ def candidate_win_rates(units: pd.DataFrame) -> pd.DataFrame:
     return unit_rates(pooled).sort_values(["judge", "overall_win_rate"], ascending=[True, False])
 
 
-def _bootstrap_counts(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per item: flips and classified pairs (items whose pairs all failed to parse hold nothing to resample)."""
-    items = items[items["classified"] > 0]
-    return (items["classified"] - items["consistent"]).to_numpy(), items["classified"].to_numpy()
-
-
 def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd.DataFrame,
-                 repetition: RepetitionMetrics | None, resamples: int, seed: int,
-                 boot: Interval) -> PairwiseJudgeMetrics:
+                 repetition: RepetitionMetrics | None, resamples: int, seed: int) -> PairwiseJudgeMetrics:
     dataset, study, judge, rep = key
     consistent, primacy, recency = int(counts["consistent"]), int(counts["primacy"]), int(counts["recency"])
     classified = consistent + primacy + recency
@@ -120,6 +129,10 @@ def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd
     flip_rate = flips / classified if classified else float("nan")
     wilson = wilson_interval(flips, classified)
     items = items[items["classified"] > 0]
+    item_flips = (items["classified"] - items["consistent"]).to_numpy()
+    flip = clustered_rate(item_flips, items["classified"].to_numpy(), resamples=resamples, seed=seed)
+    direction = clustered_rate(items["primacy"].to_numpy(), item_flips, resamples=resamples, seed=seed,
+                               event_word="first-slot flips")
     share, binomial_p = first_slot_test(primacy, recency)
     test = mcnemar_slots(*(int(counts[c]) for c in MCNEMAR_COLUMNS))
     floor = repetition.repetition_floor if repetition else None
@@ -129,7 +142,14 @@ def _row_metrics(key: tuple, counts: pd.Series, pf: float, units: int, items: pd
         position_consistency=consistent / classified if classified else float("nan"), flip_rate=flip_rate,
         flip_rate_ci_low=wilson.low, flip_rate_ci_high=wilson.high, first_slot_share=share, binomial_p=binomial_p,
         preference_fairness=pf, classified_pairs=classified, units=units, items=len(items),
-        bootstrap_ci_low=boot.low, bootstrap_ci_high=boot.high, bootstrap_resamples=resamples, bootstrap_seed=seed,
+        bootstrap_ci_low=flip.low, bootstrap_ci_high=flip.high, bootstrap_resamples=resamples, bootstrap_seed=seed,
+        flip_rate_decision_low=flip.low, flip_rate_decision_high=flip.high, flip_rate_decision_method=flip.method,
+        flip_rate_degenerate=flip.degenerate, flip_rate_degenerate_reason=flip.degenerate_reason,
+        design_effect=flip.design_effect, position_consistency_decision_low=1 - flip.high,
+        position_consistency_decision_high=1 - flip.low, first_slot_share_decision_low=direction.low,
+        first_slot_share_decision_high=direction.high, first_slot_share_decision_method=direction.method,
+        first_slot_share_degenerate_reason=direction.degenerate_reason,
+        first_slot_share_design_effect=direction.design_effect,
         mcnemar_statistic=test.statistic, mcnemar_p=test.p_value, wins_first_slot_only=test.wins_first_slot_only,
         wins_second_slot_only=test.wins_second_slot_only,
         repetition_prompts=repetition.prompts if repetition else None,
@@ -152,13 +172,10 @@ def pairwise_metrics_from_counts(units: pd.DataFrame, items: pd.DataFrame, repet
     items_by_row = dict(iter(items.groupby(ROW_KEYS)))
     stability = {(r.dataset, r.study, r.judge): r for r in repetition_results(repetitions)}
     empty_items = items.iloc[0:0]
-    # Rows with as many items share the bootstrap's picks: draw them once for all such rows.
-    boots = item_bootstrap_rates([_bootstrap_counts(items_by_row.get(key, empty_items)) for key in per_row.index],
-                                 resamples=resamples, seed=seed)
     return [
         _row_metrics(key, counts, float(fairness.loc[key, "mean"]), int(fairness.loc[key, "size"]),
-                     items_by_row.get(key, empty_items), stability.get(key[:3]), resamples, seed, boot)
-        for (key, counts), boot in zip(per_row.iterrows(), boots, strict=True)
+                     items_by_row.get(key, empty_items), stability.get(key[:3]), resamples, seed)
+        for key, counts in per_row.iterrows()
     ]
 
 
@@ -182,12 +199,12 @@ class RankingSafety:
         comparison = "less" if self.possibly_positional else "more"
         verdict = ("their order could be an artefact of position" if self.possibly_positional
                    else "position alone is unlikely to explain their order")
-        return (f"{self.top} leads {self.runner_up} by {self.gap:.3f}, {comparison} than the upper Wilson bound of "
-                f"the judge's flip rate ({self.flip_rate_ci_high:.3f}): {verdict}.")
+        return (f"{self.top} leads {self.runner_up} by {self.gap:.3f}, {comparison} than the item-clustered upper "
+                f"bound of the judge's flip rate ({self.flip_rate_ci_high:.3f}): {verdict}.")
 
 
 def ranking_safety(win_rates: pd.Series, flip_rate_ci_high: float) -> RankingSafety | None:
-    """Compare the top two of ``win_rates`` (indexed by name) with the flip rate's upper Wilson bound."""
+    """Compare the top two of ``win_rates`` (indexed by name) with the flip rate's item-clustered upper bound."""
     ranked = win_rates.dropna().sort_values(ascending=False)
     if len(ranked) < 2:
         return None

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
+
+from judgebias_core.stats.clustered import clustered_rate
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -32,23 +34,41 @@ def wilson_interval(successes: int, trials: int, confidence: float = CONFIDENCE)
     return Interval(float(low), float(high))
 
 
-@lru_cache(maxsize=4)
+BoundRule = Literal["clustered", "wilson"]
+
+
 @dataclass(frozen=True)
 class FlipRateBound:
-    """A flip rate with its Wilson 95% upper bound (the ranking-safety and CI-gate figure)."""
+    """A flip rate with the upper bound a decision uses (the CI gate and the ranking-safety flag).
+
+    ``rule`` "clustered" (the default) takes the item-clustered decision interval of
+    :func:`judgebias_core.stats.clustered.clustered_rate`; "wilson" the Wilson interval on the pairs, which assumes
+    them independent. Both upper bounds are kept; ``upper`` is the one the rule picks, ``method`` names it.
+    """
 
     flips: int
     classified: int  # pairs not failed
+    items: int  # items with a classified pair
     rate: float  # NaN when no pair is classified
     upper: float
+    method: str  # "item-bootstrap", "wilson-effective-n", ... or "wilson-iid"
+    rule: BoundRule
+    clustered_upper: float
+    wilson_upper: float  # pairs assumed independent
+    design_effect: float
+    degenerate_reason: str | None
 
 
-def flip_rate_bound_from_counts(flips: int, classified: int) -> FlipRateBound:
-    """Flips over classified pairs and the Wilson 95% upper bound (NaN for both when nothing is classified)."""
-    if classified == 0:
-        return FlipRateBound(flips=flips, classified=0, rate=float("nan"), upper=float("nan"))
-    return FlipRateBound(flips=flips, classified=classified, rate=flips / classified,
-                         upper=wilson_interval(flips, classified).high)
+def flip_rate_bound_from_counts(flips_per_item: np.ndarray, classified_per_item: np.ndarray,
+                                rule: BoundRule = "clustered") -> FlipRateBound:
+    """Flips over classified pairs (per item: flips, classified pairs) and the upper 95% bound ``rule`` picks."""
+    clustered = clustered_rate(np.asarray(flips_per_item), np.asarray(classified_per_item))
+    upper, method = ((clustered.high, clustered.method) if rule == "clustered" else
+                     (clustered.iid.high, clustered.iid.method))
+    return FlipRateBound(flips=clustered.events, classified=clustered.pairs, items=clustered.items,
+                         rate=clustered.rate, upper=float(upper), method=method, rule=rule,
+                         clustered_upper=clustered.high, wilson_upper=clustered.iid.high,
+                         design_effect=clustered.design_effect, degenerate_reason=clustered.degenerate_reason)
 
 
 def _resample_counts(n_items: int, resamples: int, seed: int) -> np.ndarray:

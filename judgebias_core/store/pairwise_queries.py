@@ -50,7 +50,8 @@ ORDER BY ALL
 ITEM_COUNTS_SQL = f"""
 SELECT dataset_id, study, judge, repetition, item_id,
        count(*) FILTER (classification <> 'failed') AS classified,
-       count(*) FILTER (classification = 'consistent') AS consistent
+       count(*) FILTER (classification = 'consistent') AS consistent,
+       count(*) FILTER (classification = 'primacy') AS primacy
 FROM pair_outcomes
 WHERE {_SCOPE} {_PAIR_FILTER}
 GROUP BY ALL
@@ -195,6 +196,12 @@ def unit_counts_frame(reader: StoreReader, dataset_id: str | None = None, study:
                       candidates: Sequence[str] | None = None) -> pd.DataFrame:
     """Pair counts per (dataset, study, judge, repetition, candidate, task), failures included."""
     return reader.frame(UNIT_COUNTS_SQL, _pair_params(dataset_id, study, judges, tasks, candidates))
+
+
+def item_counts_frame(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,
+                      judges: Sequence[str] | None = None) -> pd.DataFrame:
+    """Classified, consistent and primacy pairs per (dataset, study, judge, repetition, item)."""
+    return reader.frame(ITEM_COUNTS_SQL, _pair_params(dataset_id, study, judges, None, None))
 
 
 def repetition_counts(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,
