@@ -58,14 +58,20 @@ def test_advice_follows_the_stated_thresholds(high: float) -> None:
         recency=5, position_consistency=0.9, flip_rate=min(high, 0.1), flip_rate_ci_low=0.0, flip_rate_ci_high=high,
         first_slot_share=0.5, binomial_p=1.0, preference_fairness=0.0, classified_pairs=100, units=1, items=10,
         bootstrap_ci_low=0.0, bootstrap_ci_high=high, bootstrap_resamples=100, bootstrap_seed=0,
-        mcnemar_statistic=0.0, mcnemar_p=1.0, wins_first_slot_only=0, wins_second_slot_only=0)
+        mcnemar_statistic=0.0, mcnemar_p=1.0, wins_first_slot_only=0, wins_second_slot_only=0,
+        flip_rate_decision_low=0.0, flip_rate_decision_high=high, flip_rate_decision_method="item-bootstrap",
+        flip_rate_degenerate=False, flip_rate_degenerate_reason=None, design_effect=2.0,
+        position_consistency_decision_low=1 - high, position_consistency_decision_high=1.0,
+        first_slot_share_decision_low=0.4, first_slot_share_decision_high=0.6,
+        first_slot_share_decision_method="item-bootstrap", first_slot_share_degenerate_reason=None,
+        first_slot_share_design_effect=1.5)
     advice = pairwise_verdict(base).lines[2].text
     expected = ("Usable as is" if high < FLIP_USABLE_AS_IS else "Usable with swap-averaging"
                 if high < FLIP_USABLE_WITH_AVERAGING else "Not for close rankings")
     assert advice.startswith(expected)
-    # Without a bootstrap the Wilson interval is used and named.
-    wilson = pairwise_verdict(replace(base, bootstrap_resamples=0)).lines[1].text
-    assert "95% Wilson interval (pairs treated as independent)" in wilson
+    # With few items the fallback is named, never called a bootstrap.
+    few = pairwise_verdict(replace(base, flip_rate_decision_method="wilson-effective-n")).lines[1].text
+    assert "item-clustered interval (wilson-effective-n, 10 items)" in few
 
 
 def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,

@@ -9,7 +9,6 @@ the measured interval, they do not change any metric.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -75,10 +74,13 @@ def _lean(r: PairwiseJudgeMetrics) -> str:
 def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict:
     """A swap-run verdict from one judge's pairwise metrics (study and repetition as given)."""
     name = who or r.judge
-    bootstrap = r.bootstrap_resamples > 0 and not math.isnan(r.bootstrap_ci_high)
-    low, high = (r.bootstrap_ci_low, r.bootstrap_ci_high) if bootstrap else (r.flip_rate_ci_low, r.flip_rate_ci_high)
+    low, high = r.flip_rate_decision_low, r.flip_rate_decision_high
+    method = r.flip_rate_decision_method
+    bootstrap = method == "item-bootstrap"
     kind = (f"95% item-bootstrap interval ({r.bootstrap_resamples:,} resamples of the {r.items:,} items, each with "
-            "all its pairs)") if bootstrap else "95% Wilson interval (pairs treated as independent)"
+            "all its pairs)") if bootstrap else f"95% item-clustered interval ({method}, {r.items:,} items)"
+    if r.flip_rate_degenerate and r.flip_rate_degenerate_reason:
+        kind += f"; {r.flip_rate_degenerate_reason}"
     advice = _first_met(
         ((high < FLIP_USABLE_AS_IS, "Usable as is, even for close comparisons."),
          (high < FLIP_USABLE_WITH_AVERAGING, "Usable with swap-averaging: judge every pair in both orders and count "
@@ -97,7 +99,9 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict
                         f"({r.primacy:,} first, {r.recency:,} second; {p_value(r.binomial_p)})."),
             VerdictLine("How sure we are", f"The flip rate lies between {percent(low)} and {percent(high)}: {kind}, "
                                            f"over {count_of(r.classified_pairs, r.pairs, 'pair')}{failed}.",
-                        "The item bootstrap is named first because pairs on the same question are not independent; "
+                        "The item-clustered interval is named first because pairs on the same question are not "
+                        "independent (design effect "
+                        f"{r.design_effect:.2f}); "
                         f"the Wilson interval ({percent(r.flip_rate_ci_low)} to {percent(r.flip_rate_ci_high)}) "
                         "treats them as if they were."),
             VerdictLine("What to do", advice,
@@ -106,7 +110,7 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict
                         "for close rankings."),
         ),
         figures={"flip_rate": r.flip_rate, "interval_low": low, "interval_high": high,
-                 "interval_kind": "item bootstrap" if bootstrap else "Wilson", "classified_pairs": r.classified_pairs,
+                 "interval_kind": "item bootstrap" if bootstrap else method, "classified_pairs": r.classified_pairs,
                  "pairs": r.pairs, "items": r.items, "primacy": r.primacy, "recency": r.recency,
                  "binomial_p": r.binomial_p, "study": r.study},
     )
