@@ -26,15 +26,15 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
     ("root", "upload", "upload_commands",
      "upload items, pairs, judge logs or rubrics from a file (all rows valid or nothing written)"),
     ("metrics", "pairwise", "pairwise_commands",
-     "swap consistency per (dataset, study, judge, repetition): PC, flip rate with Wilson and item-bootstrap "
-     "intervals, direction, preference fairness, McNemar"),
+     "swap consistency per (dataset, study, judge, repetition): PC, flip rate with its item-clustered "
+     "decision interval and Wilson (pairs assumed independent), direction, preference fairness, McNemar"),
     ("metrics", "repetition", "pairwise_commands",
      "repetition stability and repetition floor per (dataset, study, judge) with repetitions"),
     ("metrics", "listwise", "pairwise_commands",
      "list-wise consistency and first-slot share per (dataset, study, judge, repetition, p)"),
     ("root", "gate", "pairwise_commands",
-     "exit 1 when a judge's flip-rate Wilson upper bound exceeds a threshold (0 when not, 2 when the dataset or "
-     "judge is unknown)"),
+     "exit 1 when a judge's flip-rate upper 95%% bound (item-clustered by default) exceeds a threshold (0 when "
+     "not, 2 when the dataset or judge is unknown)"),
     ("metrics", "rubric", "rubric_commands",
      "rubric position bias of a run: position shares, P(position | score), Bias Cost, correlations"),
     ("export", "trials", "rubric_commands", "export every judge call of a run (CSV, JSON Lines, Parquet)"),
