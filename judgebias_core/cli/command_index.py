@@ -44,7 +44,9 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
      "agreement of every pair of judges on the same judge calls, with and without ties"),
     ("metrics", "ppi", "judges_commands",
      "prediction-powered human win rate of a candidate: judge verdicts plus a fraction of human labels"),
-    ("metrics", "verbosity", "judges_commands", "does a judge prefer the longer answer (swap pairs)"),
+    ("metrics", "verbosity", "judges_commands",
+     "does a judge prefer the longer answer (swap pairs): longer-answer share by length bin and a logistic slope, "
+     "item-clustered, Holm-corrected over the judges"),
     ("metrics", "leaderboard", "judges_commands",
      "candidates ranked by win rate and Bradley-Terry strength, with ranking-safety flags"),
     ("root", "analysis", "stepwise_commands", "model-based analyses of the stored judgments"),
