@@ -84,7 +84,7 @@ def clustered_logit_terms(outcome: np.ndarray, design: pd.DataFrame, terms: Sequ
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # separation and fractional outcomes warn; convergence is checked below
         try:
-            fit = sm.GLM(outcome, design, family=sm.families.Binomial()).fit(tol=1e-10, maxiter=200, **kwargs)
+            fit = sm.GLM(outcome, design, family=sm.families.Binomial()).fit(tol=1e-12, maxiter=200, **kwargs)
         except (np.linalg.LinAlgError, ValueError) as error:
             return [_degenerate(t, cluster, clusters, n, f"the fit failed ({error})") for t in terms]
     kind = (f"cluster-robust (CR1) by {cluster}, {clusters:,} clusters" if groups is not None
