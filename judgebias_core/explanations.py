@@ -237,14 +237,17 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "verbosity", "Verbosity bias",
         "Whether the judge prefers the longer answer regardless of quality.",
-        "Share of decisive pairs won by the longer answer (lengths in characters), and win probability against the "
-        "length difference. Length-controlled pairs are analysed apart from swap pairs.",
+        "Share of decisive pairs won by the longer answer (lengths in characters) per bin of the length difference, "
+        "with item-bootstrap intervals; a logistic slope per 1,000 characters with cluster-robust standard errors "
+        "(by item, or by candidate), optionally with candidate fixed effects for quality; Holm over the judges.",
         PROJECT,
     ),
     MetricExplanation(
         "self_preference", "Self-preference",
         "Whether a judge favours answers written by models of its own family.",
-        "Matrix of win rates: rows judge family, columns candidate family; compare the diagonal with the rest.",
+        "Per family, the in-family term of a fractional logit of each pair's score over judge effects (leniency) "
+        "and candidate fixed effects (quality), item-clustered, Holm over the families; the raw family matrix "
+        "alone mixes leniency with self-preference.",
         PROJECT,
     ),
     MetricExplanation(
@@ -260,8 +263,9 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "stepwise_aic", "Stepwise regression (AIC)",
         "Which factors (judge, candidate, task, quality gap, lengths) best explain where the position bias is.",
         "Units (judge, candidate, task); target PC or PF. From the empty model, at each step add or drop the one "
-        "predictor that lowers AIC = 2k - 2 ln L the most; stop when none does. Final model: OLS coefficients with "
-        "intervals and p-values; per predictor, the AIC rise when it alone is removed.",
+        "predictor that lowers AIC = 2k - 2 ln L the most; stop when none does. Final model: OLS (or WLS by pairs) "
+        "coefficients with post-selection intervals (optionally cluster-robust); per predictor, the AIC rise when it "
+        "alone is removed; a permutation baseline of what the quality gap's bound (at most PC / 2) alone produces.",
         SHI,
     ),
     MetricExplanation(
