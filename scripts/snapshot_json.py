@@ -89,6 +89,10 @@ def commands(db: Path, out_dir: Path) -> list[list[str]]:
         cmds.append(["metrics", "agreement", "--dataset", dataset, "--study", study, "--json"])
         cmds.append(["metrics", "agreement", "--dataset", dataset, "--study", study, "--repetition", "1", "--json"])
         cmds.append(["metrics", "verbosity", "--dataset", dataset, "--study", study, "--json"])
+        cmds.append(["metrics", "verbosity", "--dataset", dataset, "--study", study, "--cluster", "candidate",
+                     "--control", "candidate", "--json"])
+        cmds.append(["analysis", "stepwise", "--dataset", dataset, "--study", study, "--target", TARGETS[0],
+                     "--weights", "pairs", "--cluster", "candidate", "--json"])
         for judge in [*judges, ENSEMBLE_JUDGE]:
             cmds.append(["metrics", "leaderboard", "--dataset", dataset, "--study", study, "--judge", judge,
                          "--resamples", "300", "--json"])

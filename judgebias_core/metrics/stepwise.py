@@ -150,6 +150,8 @@ def stepwise_select(units: pd.DataFrame, target: str, predictors: Sequence[str] 
     # A factor with a level per unit fits every unit exactly on its own: no residual left to compare AIC on.
     saturating = [p for p in design.blocks if design.fit([p]).df_resid < 1]
     usable = [p for p in design.blocks if p not in saturating]
+    if cluster != "none" and data[cluster].nunique() < 2:
+        raise InvalidArgument(f"every unit has the same {cluster}: standard errors cannot be clustered by it")
     current = set(usable) if start == "full" else set()
     current_aic = _allowed_aic(design.fit(_order(current)))
     start_variables, start_aic = _order(current), current_aic
@@ -167,13 +169,16 @@ def stepwise_select(units: pd.DataFrame, target: str, predictors: Sequence[str] 
         current, current_aic = after, best_aic
     final = _order(current)
     result = fit(data, target, final, weights, cluster)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the summary's joint Wald test warns on a rank-deficient clustered covariance
+        summary = str(result.summary())
     clusters = int(data[cluster].nunique()) if cluster != "none" else 0
     rises = {v: _allowed_aic(design.fit([u for u in final if u != v])) - current_aic for v in final}
     return StepwiseResult(
         target=target, start=start, steps=steps, start_variables=start_variables, start_aic=start_aic,
         final_variables=final, final_aic=current_aic, units=len(data), units_left_out=units_left_out,
         constant_predictors=constant, saturating_predictors=saturating, aic_rise_when_removed=rises, coefficients=coefficient_table(result),
-        r_squared=float(result.rsquared), summary_text=str(result.summary()),
+        r_squared=float(result.rsquared), summary_text=summary,
         confounded_with_task=_fixed_by_task(data, usable), weights=weights, cluster=cluster, clusters=clusters,
         standard_errors=standard_errors_text(weights, cluster, clusters),
     )
