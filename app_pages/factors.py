@@ -5,7 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_bound_baseline, stepwise_units
+from judgebias_core.analyses.stepwise import (
+    stepwise_analysis,
+    stepwise_bound_baseline,
+    stepwise_cross_validation,
+    stepwise_units,
+)
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart, coefficient_chart, fitted_effect_chart
 from judgebias_core.metrics.stepwise import (
     CLUSTERS,
@@ -60,6 +65,7 @@ with stop_on_error():
     result = cached(stepwise_analysis, dataset, study, target, start, weights, cluster)
     units, _ = cached(stepwise_units, dataset, study)
     baseline = cached(stepwise_bound_baseline, dataset, study, target, start, weights)
+    validation = cached(stepwise_cross_validation, dataset, study, target, start, weights)
 
 verdict_block([factors_verdict(result, baseline)])
 st.info(plain_summary(result))  # names predictors and counts only, no data text
@@ -126,6 +132,21 @@ if result.final_variables:
     with right:
         st.markdown("**How much AIC rises when a predictor alone is removed**")
         st.plotly_chart(aic_rise_chart(result), width="stretch", key="fx-rise")
+    if validation is not None:
+        st.markdown("**Out-of-sample check** (instead of the post-selection p-values)")
+        st.dataframe(pd.DataFrame(
+            [{"model": "selected", "cross-validated error (MSE)": validation.selected_mse, "earns its place": ""},
+             {"model": "intercept only", "cross-validated error (MSE)": validation.intercept_mse,
+              "earns its place": ""}]
+            + [{"model": f"without {v.replace('_', ' ')}", "cross-validated error (MSE)": mse,
+                "earns its place": "yes" if validation.earns_its_place(v) else "no"}
+               for v, mse in validation.mse_without.items()]), hide_index=True, width="stretch",
+            column_config={"cross-validated error (MSE)": st.column_config.NumberColumn(format="%.5f")})
+        st.caption(f"{validation.folds}-fold cross-validation over the {validation.units:,} units (seed "
+                   f"{validation.seed}): the selected model removes {validation.improvement_over_intercept:.0%} of "
+                   "the intercept-only error on held-out units. A factor earns its place when the model without it "
+                   "predicts held-out units worse. Units of one task share items, so held-out units are not fully "
+                   "independent of the training units.")
     with st.expander("Coefficient table (post-selection) and statsmodels summary"):
         st.dataframe(result.coefficients.rename(columns={"p_value": "p_value (post-selection)"}), hide_index=True,
                      width="stretch")

@@ -16,6 +16,7 @@ from judgebias_core.cli import main
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.stepwise import formula, stepwise_select
 from judgebias_core.metrics.stepwise_baseline import bound_baseline, quality_margin
+from judgebias_core.metrics.stepwise_validation import cross_validate
 from tests.store_helpers import read
 
 
@@ -87,3 +88,24 @@ def test_mtbench_margins_rebuild_the_gap_and_the_cli_reports_the_baseline(
     baseline = payload["bound_baseline"]
     assert baseline["permutations"] == 50 and 0 < baseline["null_aic_gain_mean"] < baseline["observed_aic_gain"]
     assert payload["coefficients_are_post_selection"] is True
+    validation = payload["cross_validation"]
+    assert validation["folds"] == 5 and validation["selected_mse"] < validation["intercept_mse"]
+
+
+def test_cross_validation_equals_refits_on_each_fold() -> None:
+    units = unit_table(4, quality_effect=0.3)
+    result = stepwise_select(units, "position_consistency", weights="pairs")
+    validation = cross_validate(units, result, folds=4, seed=7)
+    assert validation is not None
+    fold_of = np.random.default_rng(7).permutation(np.arange(len(units)) % 4)
+    squared, total = 0.0, 0.0
+    for fold in range(4):
+        train, held = units[fold_of != fold], units[fold_of == fold]
+        fit = smf.wls(formula("position_consistency", result.final_variables), data=train,
+                      weights=train["classified"]).fit()
+        errors = held["position_consistency"] - fit.predict(held)
+        squared += float((held["classified"] * errors**2).sum())
+        total += float(held["classified"].sum())
+    assert validation.selected_mse == pytest.approx(squared / total)
+    assert validation.selected_mse < validation.intercept_mse
+    assert validation.earns_its_place("quality_gap")  # a real quality effect predicts held-out units

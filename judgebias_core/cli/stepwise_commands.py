@@ -19,12 +19,14 @@ from judgebias_core.metrics.stepwise import (
     stepwise_select,
 )
 from judgebias_core.metrics.stepwise_baseline import PERMUTATIONS, SEED, BoundBaseline, bound_baseline
+from judgebias_core.metrics.stepwise_validation import CrossValidated, cross_validate
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.schema import migrate
 
 
-def stepwise_payload(result: StepwiseResult, baseline: BoundBaseline | None = None) -> dict[str, Any]:
+def stepwise_payload(result: StepwiseResult, baseline: BoundBaseline | None = None,
+                     validation: CrossValidated | None = None) -> dict[str, Any]:
     """The JSON object of one stepwise analysis (the CLI contract plus the final model and the bound baseline)."""
     return {
         "target": result.target, "start": result.start,
@@ -41,6 +43,9 @@ def stepwise_payload(result: StepwiseResult, baseline: BoundBaseline | None = No
         "standard_errors": result.standard_errors, "coefficients_are_post_selection": True,
         "post_selection_note": POST_SELECTION_NOTE, "quality_gap_caveat": QUALITY_GAP_CAVEAT,
         "bound_baseline": asdict(baseline) if baseline is not None else None,
+        "cross_validation": ({**asdict(validation),
+                              "improvement_over_intercept": validation.improvement_over_intercept}
+                             if validation is not None else None),
     }
 
 
@@ -73,7 +78,8 @@ def _stepwise(args: argparse.Namespace) -> int:
     if args.export_units:
         units.to_csv(args.export_units, index=False)
         progress(f"unit table ({len(units)} rows) written to {args.export_units}")
-    emit(args, stepwise_payload(result, baseline), _text(result, baseline))
+    validation = cross_validate(units, result)
+    emit(args, stepwise_payload(result, baseline, validation), _text(result, baseline))
     return 0
 
 
