@@ -42,6 +42,7 @@ class ClusteredTerm:
 
 def full_rank_columns(design: np.ndarray, keep_first: int = 1) -> list[int]:
     """Indices of a set of columns with the design's rank, the first ``keep_first`` columns always kept (greedy)."""
+    design = np.unique(design, axis=0)  # the same rank on far fewer rows when designs repeat (one row per pair)
     kept = list(range(min(keep_first, design.shape[1])))
     rank = np.linalg.matrix_rank(design[:, kept]) if kept else 0
     for column in range(len(kept), design.shape[1]):

@@ -187,8 +187,10 @@ def _design(pairs: pd.DataFrame, control: str) -> pd.DataFrame:
         players = player_design(pairs["candidate"], pairs["opponent"])
         # The player in most pairs is the reference (a baseline design's baseline), the rest kept up to full rank.
         reference = players.abs().sum().idxmax()
-        design = pd.concat([design, players.drop(columns=[reference]).add_prefix("player:")], axis=1)
-        design = design.iloc[:, full_rank_columns(design.to_numpy(), keep_first=2)]
+        effects = pd.concat([design[["const"]], players.drop(columns=[reference]).add_prefix("player:")], axis=1)
+        # Rank is checked on the constant and the fixed effects alone (few distinct rows); the slope stays.
+        effects = effects.iloc[:, full_rank_columns(effects.to_numpy(), keep_first=1)]
+        design = pd.concat([design[[SLOPE_TERM]], effects], axis=1)
     return design
 
 
