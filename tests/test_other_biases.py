@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judgebias_core.analyses.other_biases import self_preference, verbosity
 from judgebias_core.cli import main
@@ -193,3 +195,20 @@ def test_self_preference_on_mtbench(bundled_db_master: Path) -> None:
     assert result.model_pairs == sum(cells.values()) // 2 and result.model_items == 80  # every classified pair
     assert {t.family for t in result.in_family} == {"openai", "google"}
     assert all(t.term.method.startswith("cluster-robust (CR1) by item") for t in result.in_family)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 7), st.integers(-2000, 2000), st.booleans()), min_size=12, max_size=60))
+def test_mirroring_every_pair_keeps_the_longer_answer_figures(rows: list[tuple[int, int, bool]]) -> None:
+    """Swapping candidate and opponent (difference negated, outcome flipped) describes the same pairs."""
+    pairs = pd.DataFrame({"item_id": [f"i{r[0]}" for r in rows], "candidate": "c", "opponent": "o",
+                          "difference": [r[1] for r in rows], "candidate_won": [int(r[2]) for r in rows]})
+    mirrored = pairs.assign(candidate="o", opponent="c", difference=-pairs["difference"],
+                            candidate_won=1 - pairs["candidate_won"])
+    a, b = verbosity_from_pairs(pairs, "j"), verbosity_from_pairs(mirrored, "j")
+    assert (a.longer_wins, a.equal_length_pairs) == (b.longer_wins, b.equal_length_pairs)
+    assert [x.longer_wins for x in a.longer_answer_bins] == [x.longer_wins for x in b.longer_answer_bins]
+    assert sum(x.pairs for x in a.longer_answer_bins) == len(pairs) - a.equal_length_pairs
+    # Near separation the maximum runs off to infinity and two fits stop at different large values.
+    if not a.slope.degenerate and not b.slope.degenerate and abs(a.slope.estimate) < 10:
+        assert a.slope.estimate == pytest.approx(b.slope.estimate, rel=1e-5, abs=1e-6)
