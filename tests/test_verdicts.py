@@ -64,7 +64,10 @@ def test_advice_follows_the_stated_thresholds(high: float) -> None:
         position_consistency_decision_low=1 - high, position_consistency_decision_high=1.0,
         first_slot_share_decision_low=0.4, first_slot_share_decision_high=0.6,
         first_slot_share_decision_method="item-bootstrap", first_slot_share_degenerate_reason=None,
-        first_slot_share_design_effect=1.5)
+        first_slot_share_design_effect=1.5, preference_fairness_scaled=0.0, units_without_classified_pair=0,
+        position_p=1.0, position_statistic=0.0, position_method="cluster-robust-t", position_pick_share=0.5,
+        position_pick_share_low=0.45, position_pick_share_high=0.55, position_interval_method="cluster-robust-t",
+        position_degenerate_reason=None, position_design_effect=1.2, position_tie_rule="a tie counts as half")
     advice = pairwise_verdict(base).lines[2].text
     expected = ("Usable as is" if high < FLIP_USABLE_AS_IS else "Usable with swap-averaging"
                 if high < FLIP_USABLE_WITH_AVERAGING else "Not for close rankings")

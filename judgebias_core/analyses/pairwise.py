@@ -39,8 +39,9 @@ def pairwise_metrics(reader: StoreReader, dataset_id: str | None = None, judges:
 
     Repetition stability ignores the task and candidate filters (it is a property of the judge's prompts).
     """
-    units, items, repetitions = pairwise_inputs(reader, dataset_id, study, judges, tasks, candidates)
-    return pairwise_metrics_from_counts(units, items, repetitions, resamples, seed)
+    inputs = pairwise_inputs(reader, dataset_id, study, judges, tasks, candidates)
+    return pairwise_metrics_from_counts(inputs.units, inputs.items, inputs.repetitions, resamples, seed,
+                                        inputs.floor_items)
 
 
 def unit_metrics(reader: StoreReader, dataset_id: str, study: str, judges: Sequence[str] | None = None,

@@ -131,14 +131,16 @@ def clustered_rate(events: np.ndarray, trials: np.ndarray, confidence: float = C
     trials_arr = np.asarray(trials, dtype=np.float64)
     keep = trials_arr > 0
     events_arr, trials_arr = events_arr[keep], trials_arr[keep]
-    n_events, n_pairs, n_items = int(round(events_arr.sum())), int(round(trials_arr.sum())), int(len(trials_arr))
-    iid = wilson_iid(n_events, n_pairs, confidence)
+    # Events may be fractional (a win rate counts a tie as half a win): the rate keeps the exact sum.
+    total_events = float(events_arr.sum())
+    n_events, n_pairs, n_items = int(round(total_events)), int(round(trials_arr.sum())), int(len(trials_arr))
+    iid = wilson_iid(total_events, n_pairs, confidence)
     deff = design_effect(events_arr, trials_arr)
     effective_n = n_pairs / max(deff, 1.0) if np.isfinite(deff) else n_pairs / max(assumed_design_effect, 1.0)
 
     def result(low: float, high: float, method: ClusteredMethod, reason: str | None,
                n_eff: float = effective_n) -> ClusteredRate:
-        rate = n_events / n_pairs if n_pairs else float("nan")
+        rate = total_events / n_pairs if n_pairs else float("nan")
         return ClusteredRate(rate, low, high, method, reason is not None, reason, n_events, n_pairs, n_items,
                              deff, n_eff, confidence, iid)
 
@@ -146,24 +148,24 @@ def clustered_rate(events: np.ndarray, trials: np.ndarray, confidence: float = C
     if n_pairs == 0:
         return result(float("nan"), float("nan"), "no-pairs", "no pairs", 0.0)
     alpha_tail = (1 - confidence) / 2
-    if n_events == 0:
+    if total_events == 0:
         return result(0.0, float(beta.ppf(1 - alpha_tail, 1, effective_n)), "exact-zero-events",
                       f"no {event_word} {over}; the upper bound is the exact (Clopper-Pearson) bound")
-    if n_events == n_pairs:
+    if total_events == n_pairs:
         return result(float(beta.ppf(alpha_tail, effective_n, 1)), 1.0, "exact-all-events",
                       f"only {event_word} {over}; the lower bound is the exact (Clopper-Pearson) bound")
     if n_items == 1:
-        low, high = _wilson_on_effective_n(n_events / n_pairs, 1.0, confidence)
+        low, high = _wilson_on_effective_n(total_events / n_pairs, 1.0, confidence)
         return result(low, high, "single-item",
                       f"one item: no between-item variation can be estimated, so its {n_pairs} pairs count as "
                       "one independent observation", 1.0)
     if n_items < min_bootstrap_items:
-        low, high = _wilson_on_effective_n(n_events / n_pairs, effective_n, confidence)
+        low, high = _wilson_on_effective_n(total_events / n_pairs, effective_n, confidence)
         return result(low, high, "wilson-effective-n", None)
     drawn = item_resample_sums(np.column_stack([events_arr, trials_arr]), resamples, seed)
     low, high = np.quantile(drawn[:, 0] / drawn[:, 1], [alpha_tail, 1 - alpha_tail])
     if high <= low:
-        low, high = _wilson_on_effective_n(n_events / n_pairs, effective_n, confidence)
+        low, high = _wilson_on_effective_n(total_events / n_pairs, effective_n, confidence)
         return result(low, high, "wilson-effective-n",
                       f"every item resample gave the same rate ({n_items} items with equal rates and sizes)")
     return result(float(low), float(high), "item-bootstrap", None)
