@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from judgebias_core.metrics.pairwise_fairness import judge_fairness, optional, with_fairness
 from judgebias_core.metrics.pairwise_intervals import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -15,7 +16,6 @@ from judgebias_core.metrics.pairwise_intervals import (
     mcnemar_slots,
     wilson_interval,
 )
-from judgebias_core.metrics.pairwise_fairness import judge_fairness, optional, with_fairness
 from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_results
 from judgebias_core.stats.clustered import clustered_rate
 from judgebias_core.stats.paired import ItemCounts, RateDifference, excess_over_floor

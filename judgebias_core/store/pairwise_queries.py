@@ -74,6 +74,7 @@ SELECT dataset_id, study, judge, candidate, item_id,
        count(*) FILTER (classification IN ('primacy', 'recency')) AS inconsistent
 FROM pair_outcomes
 WHERE {_SCOPE} {_PAIR_FILTER}
+  AND (CAST(? AS INTEGER) IS NULL OR repetition = ?)
 GROUP BY ALL
 ORDER BY ALL
 """
@@ -254,9 +255,11 @@ def pairwise_inputs(reader: StoreReader, dataset_id: str | None = None, study: s
 
 def candidate_item_counts(reader: StoreReader, dataset_id: str, study: str, judges: Sequence[str] | None = None,
                           tasks: Sequence[str] | None = None,
-                          candidates: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (judge, candidate, item): classified pairs, consistent wins, consistent ties and inconsistent pairs."""
-    return reader.frame(CANDIDATE_ITEM_SQL, _pair_params(dataset_id, study, judges, tasks, candidates))
+                          candidates: Sequence[str] | None = None, repetition: int | None = None) -> pd.DataFrame:
+    """Per (judge, candidate, item): classified pairs, consistent wins, consistent ties and inconsistent pairs
+    (repetitions pooled into the item unless ``repetition`` picks one)."""
+    return reader.frame(CANDIDATE_ITEM_SQL, [*_pair_params(dataset_id, study, judges, tasks, candidates),
+                                             repetition, repetition])
 
 
 def shared_flips(reader: StoreReader, dataset_id: str, study: str, judge_a: str, judge_b: str,
