@@ -35,8 +35,8 @@ def test_gpt4_on_mtbench_in_plain_words(mtbench_full: list[PairwiseJudgeMetrics]
     does, sure, todo = pairwise_verdict(gpt4).lines
     # The binomial test on the pairs (p = 0.029) said "leans to the second slot"; the item-clustered position test
     # does not (p = 0.283, design effect 3.9), so no lean is called.
-    assert does.text == ("gpt-4-0613 flips about 1 pair in 5 when the two answers swap places (18.5%) and no clear "
-                         "lean to either slot.")
+    assert does.text == ("gpt-4-0613 flips about 1 pair in 5 when the two answers swap places (18.5%) and shows no "
+                         "clear lean to either slot.")
     assert "(198 flips to the first slot, 245 to the second; p = 0.283 before correction, corrected p = 0.283)" in (
         does.rule)
     assert "Holm correction over 1 test shown together" in does.rule

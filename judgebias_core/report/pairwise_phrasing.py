@@ -57,13 +57,13 @@ def excess_sentence(judge: str, r: PairwiseJudgeMetrics, family: CorrectedTests)
         return None
     base = (f"Asked the very same question again with nothing swapped, {judge} changes its verdict on "
             f"{in_words(r.repetition_floor, 'prompt')} ({percent(r.repetition_floor)} of {r.repetition_prompts:,} "
-            f"prompts); on that sample its flip rate is {percent(r.flip_rate)}, {percent(r.flip_rate_excess)} above "
-            "the floor")
+            f"prompts); on that sample its flip rate is {percent(r.flip_rate)}, "
+            f"{r.flip_rate_excess * 100:.1f} percentage points above the floor")
     if r.flip_rate_excess_low is None or r.flip_rate_excess_high is None or r.flip_rate_excess_degenerate_reason:
         reason = r.flip_rate_excess_degenerate_reason or "no interval could be estimated"
         return base + f" ({reason})."
     corrected = corrected_p(family, excess_label(r))
     called = "more than its own noise" if corrected < family.alpha else "not clearly more than its own noise"
-    return (base + f" (95% {r.flip_rate_excess_method} interval {percent(r.flip_rate_excess_low)} to "
-            f"{percent(r.flip_rate_excess_high)}, items resampled together; corrected {p_value(corrected)}, "
+    return (base + f" (95% {r.flip_rate_excess_method} interval {r.flip_rate_excess_low * 100:+.1f} to "
+            f"{r.flip_rate_excess_high * 100:+.1f} points, items resampled together; corrected {p_value(corrected)}, "
             f"{correction_words(family)}): {called}.")

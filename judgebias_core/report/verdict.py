@@ -72,9 +72,9 @@ def _kappa_band(value: float) -> str:
 
 def _lean(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
     if r.primacy + r.recency == 0:
-        return "no lean to either slot"
+        return "shows no lean to either slot"
     side = leans(r, family)
-    return f"leans to the {side} slot" if side else "no clear lean to either slot"
+    return f"leans to the {side} slot" if side else "shows no clear lean to either slot"
 
 
 def _lean_rule(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
