@@ -191,8 +191,9 @@ with st.expander("What each column means"):
 st.subheader("Flip rate by judge")
 forest = flip_rate_forest(results)
 st.plotly_chart(forest, width="stretch")
-st.caption("Blue: Wilson 95% interval (pairs independent). Orange band: item-bootstrap 95% interval (pairs of an "
-           "item resampled together; usually wider, because pairs on one question are not independent).")
+st.caption("Blue: Wilson 95% interval (pairs assumed independent). Orange band: the item-clustered 95% decision "
+           "interval (pairs of an item resampled together; usually wider, because pairs on one question are not "
+           "independent; its method in the hover). A degenerate interval is not drawn: the hover says why.")
 chart_downloads(forest, f"flip-rate-{dataset}-{study}", key="pw_forest")
 with st.expander("Flip rate of every judge x dataset x study in the store"):
     everywhere = cached(pairwise_metrics, None, judge_filter, None)
