@@ -98,7 +98,9 @@ def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | N
     st.dataframe(pd.DataFrame([asdict(r) for r in listwise]), hide_index=True, width="stretch")
     st.caption("A group is one candidate set of one item shown in all p cyclic orders; counts are groups. An "
                "inconsistent group is primacy when the first slot holds more than 1/p of its picks. First-slot share "
-               "is over the picks of inconsistent groups (one-vs-all), tested against 1/p.")
+               "is over the picks of inconsistent groups (one-vs-all), tested against 1/p by a binomial test that "
+               "treats the groups as independent (groups on the same item are not) and is not corrected for the other "
+               "tests on this page: read it as descriptive.")
 
 
 st.title("Pairwise bias")
@@ -249,7 +251,9 @@ if not units.empty:
 compare_section(dataset, study, sorted({r.judge for r in results}), None if repetition == "all" else repetition)
 
 st.subheader("Inconsistent pairs")
-st.caption("Pairs whose verdict changed when the answers swapped, with both raw replies side by side.")
+st.caption("Pairs whose verdict changed when the answers swapped, with both raw replies side by side. The "
+           "original order puts the pair's opponent first: the dataset's baseline, a reference declared at upload, "
+           "or else the answer whose name sorts first (never the order of rows in a file).")
 drill = st.columns(2)
 with drill[0]:
     judge = st.selectbox("Judge", sorted({r.judge for r in results}), key="pw_drill_judge")
