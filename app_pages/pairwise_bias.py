@@ -69,6 +69,7 @@ def compare_section(dataset: str, study: str, judges: list[str], repetition: int
     if len(judges) < 2:
         return
     st.subheader("Compare two judges")
+    explain("judge_difference")
     st.caption("Both judges' flip rates on the pairs both classified (same repetition, item and answers); the "
                "interval resamples items once for both judges, so what their pairs share cancels. One test: it is "
                "not part of the family corrected above.")

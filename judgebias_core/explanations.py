@@ -103,6 +103,15 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         SHI,
     ),
     MetricExplanation(
+        "judge_difference", "Difference between two judges",
+        "How much more often one judge changes its verdict with the order than another, on the very same pairs.",
+        "Over the pairs both judges classified (same repetition, item and answers): flip rate of A - flip rate of B. "
+        "95% interval by the paired item bootstrap (items drawn once for both judges, so what the shared pairs have "
+        "in common cancels) from 20 items, else the cluster-robust t interval; p-value from the cluster-robust t "
+        "test of no difference (items as clusters, G - 1 degrees of freedom).",
+        "Miller 2024, Adding Error Bars to Evals (arXiv 2411.00640), paired differences",
+    ),
+    MetricExplanation(
         "repetition_floor", "Repetition floor",
         "How often the verdict changes with nothing swapped at all: the noise the flip rate should be read against.",
         "Among prompts whose repetitions 1 and 2 both parsed: share whose two verdicts differ. The positional "

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judgebias_core.metrics.pairwise import COUNT_COLUMNS, MCNEMAR_COLUMNS, pairwise_metrics_from_counts
 from judgebias_core.metrics.pairwise_fairness import judge_fairness, with_fairness
@@ -64,3 +67,25 @@ def test_shi_scaling_divides_by_the_mean_pairs_per_unit_of_the_judge_and_task() 
     equal = pd.DataFrame([unit("j", "x", "t", 1, 0, 3, 0), unit("j", "y", "t", 2, 2, 0, 0)])
     same = with_fairness(equal.assign(classified=4), ["judge"])
     assert same["preference_fairness"].tolist() == pytest.approx(same["preference_fairness_scaled"].tolist())
+
+counts = st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5), st.integers(0, 5))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(counts, min_size=1, max_size=12))
+def test_judge_fairness_is_the_mean_over_units_with_a_classified_pair(cells: list[tuple[int, int, int, int]]) -> None:
+    frame = pd.DataFrame([unit("j", f"c{i}", f"t{i % 3}", *cell) for i, cell in enumerate(cells)
+                          if sum(cell) > 0])
+    if frame.empty:
+        return
+    rated = with_fairness(frame, ["judge"])
+    summary = judge_fairness(rated, ["judge"]).loc["j"]
+    classified = [(c, p, r, f) for c, p, r, f in cells if c + p + r > 0]
+    assert summary["units"] == len(classified)
+    assert summary["units_without_classified_pair"] == sum(1 for cell in cells if sum(cell) > 0) - len(classified)
+    if classified:
+        raw = np.mean([(r - p) / (c + p + r + f) for c, p, r, f in classified])
+        assert summary["preference_fairness"] == pytest.approx(raw)
+        assert -1 - 1e-12 <= summary["preference_fairness"] <= 1 + 1e-12
+    else:
+        assert np.isnan(summary["preference_fairness"]) and np.isnan(summary["preference_fairness_scaled"])
