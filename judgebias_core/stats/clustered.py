@@ -10,6 +10,7 @@ Clopper-Pearson bound. The Wilson interval on the pairs themselves stays availab
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -78,12 +79,26 @@ def item_resample_sums(columns: np.ndarray, resamples: int = RESAMPLES, seed: in
     if columns.ndim == 1:
         columns = columns[:, None]
     n_items = len(columns)
+    if n_items * resamples <= _MAX_BLOCK_CELLS:
+        return _resample_counts(n_items, resamples, seed) @ columns
+    return np.concatenate([counts @ columns for counts in _count_blocks(n_items, resamples, seed)])
+
+
+def _count_blocks(n_items: int, resamples: int, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     uniform = np.full(n_items, 1.0 / n_items)
     block = max(1, _MAX_BLOCK_CELLS // max(n_items, 1))
-    sums = [rng.multinomial(n_items, uniform, size=min(block, resamples - start)).astype(np.float64) @ columns
+    return [rng.multinomial(n_items, uniform, size=min(block, resamples - start)).astype(np.float64)
             for start in range(0, resamples, block)]
-    return np.concatenate(sums)
+
+
+@lru_cache(maxsize=2)
+def _resample_counts(n_items: int, resamples: int, seed: int) -> np.ndarray:
+    """The draw counts (resamples x items) of one seed: the flip rate, the first-slot share, the position test and
+    the excess of one row resample the same items, so the draw is made once (read-only, at most two kept)."""
+    (counts,) = _count_blocks(n_items, resamples, seed)
+    counts.flags.writeable = False
+    return counts
 
 
 def wilson_iid(events: float, pairs: float, confidence: float = CONFIDENCE) -> IidInterval:
