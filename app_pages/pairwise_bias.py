@@ -38,7 +38,8 @@ from ui.verdict import verdict_block
 WIN_COLUMNS = {"judge": "judge", "candidate": "candidate", "classified": "classified pairs (n)",
                "candidate_wins": "candidate won", "opponent_wins": "opponent won", "ties": "ties",
                "overall_win_rate": "overall win rate", "win_rate_low": "win low", "win_rate_high": "win high",
-               "win_rate_method": "interval method", "items": "items"}
+               "win_rate_method": "interval method", "win_rate_degenerate_reason": "degenerate because",
+               "items": "items"}
 VERDICT_MEANING = {"A": "first slot better", "B": "second slot better", "C": "tie"}
 TABLE_COLUMNS = {
     "judge": "judge", "dataset": "dataset", "study": "study", "repetition": "rep", "pairs": "pairs",
@@ -50,12 +51,14 @@ TABLE_COLUMNS = {
     "design_effect": "design effect", "items": "items",
     "flip_rate_ci_low": "Wilson low (pairs indep.)", "flip_rate_ci_high": "Wilson high (pairs indep.)",
     "first_slot_share": "first-slot share", "first_slot_share_decision_low": "first-slot low",
-    "first_slot_share_decision_high": "first-slot high", "position_p": "position p",
+    "first_slot_share_decision_high": "first-slot high", "first_slot_share_decision_method": "first-slot method",
+    "first_slot_share_degenerate_reason": "first-slot degenerate because", "position_p": "position p",
     "position_p_corrected": "position p corrected",
     "preference_fairness": "PF raw", "preference_fairness_scaled": "PF scaled (Shi et al.)", "units": "PF units",
     "units_without_classified_pair": "units left out",
     "repetition_stability": "RS", "repetition_floor": "rep. floor", "flip_rate_excess": "flip rate - floor",
     "flip_rate_excess_low": "excess low", "flip_rate_excess_high": "excess high",
+    "flip_rate_excess_method": "excess method",
     "flip_rate_excess_p_corrected": "excess p corrected",
 }
 RATE_COLUMNS = ["PC", "PC low", "PC high", "flip rate", "flip low", "flip high", "Wilson low (pairs indep.)",
