@@ -61,3 +61,20 @@ def test_a_degenerate_interval_is_not_drawn() -> None:
     band = flip_rate_forest(results).data[1]
     widths = dict(zip([r.judge for r in results], np.add(band.error_x.array, band.error_x.arrayminus), strict=True))
     assert widths["steady"] == 0 and widths["flaky"] > 0
+
+
+def test_direction_sentence_reads_the_corrected_test(mtbench: list) -> None:
+    from dataclasses import replace
+
+    from judgebias_core.report.pairwise_phrasing import direction_sentence
+
+    family = pairwise_family(mtbench)
+    gemini = next(r for r in mtbench if r.judge == "gemini-pro" and r.study == "full")
+    gpt4 = next(r for r in mtbench if r.judge == "gpt-4-0613" and r.study == "full")
+    assert direction_sentence(gemini, family).startswith("Almost all of those changes favour the answer shown "
+                                                         "second (873 of 1,018 changes; corrected p < 0.001")
+    assert "Holm correction over 57 tests shown together: unlikely to be chance" in direction_sentence(gemini, family)
+    assert direction_sentence(gpt4, family).startswith("Those changes do not clearly favour either place")
+    # A lean whose whole-count majority points the other way (ties weigh half in the test) says "on balance".
+    mixed = replace(gemini, primacy=600, recency=418)
+    assert direction_sentence(mixed, family).startswith("On balance, counting a change to or from a tie as half")

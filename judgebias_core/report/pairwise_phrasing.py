@@ -16,9 +16,13 @@ from judgebias_core.stats.multiple import CorrectedTests
 
 
 def _strength(r: PairwiseJudgeMetrics, side: str) -> str:
+    """How many of the flips lean the tested way. The test weighs a flip to or from a tie half, so its side can
+    differ from the majority of flips counted whole: then the sentence says "on balance"."""
     flips = r.primacy + r.recency
     share = (r.primacy if side == "first" else r.recency) / flips
-    return "almost all" if share >= 0.85 else "most"
+    if share > 0.5:
+        return f"{'almost all' if share >= 0.85 else 'most'} of those changes favour"
+    return "on balance, counting a change to or from a tie as half, those changes favour"
 
 
 def direction_sentence(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
@@ -31,7 +35,8 @@ def direction_sentence(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
     side = leans(r, family)
     if side is not None:
         count = r.primacy if side == "first" else r.recency
-        return (f"{_strength(r, side).capitalize()} of those changes favour the answer shown {side} "
+        strength = _strength(r, side)
+        return (f"{strength[0].upper()}{strength[1:]} the answer shown {side} "
                 f"({count_of(count, flips, 'change')}; corrected {corrected}, {where}: unlikely to be chance).")
     return (f"Those changes do not clearly favour either place ({r.primacy:,} favour the answer shown first, "
             f"{r.recency:,} the one shown second; corrected {corrected}, {where}: could be chance).")
@@ -47,7 +52,7 @@ def headline_sentence(judge: str, r: PairwiseJudgeMetrics, family: CorrectedTest
         return text + "."
     side = leans(r, family)
     if side is not None:
-        return text + f"; {_strength(r, side)} of those changes favour the answer shown {side}."
+        return text + f"; {_strength(r, side)} the answer shown {side}."
     return text + "; those changes do not clearly favour either place."
 
 
