@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from judgebias_core.metrics.rubric_geval import GEvalSummary, geval_summary
 from judgebias_core.metrics.rubric_report import (
@@ -56,4 +58,5 @@ def run_geval(reader: StoreReader, run_id: str, resamples: int = BOOTSTRAP_RESAM
     check_resamples(resamples)
     trials = rubric_trials(reader, run_id)
     labels, source = preferred_labels(rubric_labels(reader, run_id))
-    return geval_summary(trials, labels, source, resamples, seed)
+    simulated = rubric_run_info(reader, run_id).simulated
+    return replace(geval_summary(trials, labels, source, resamples, seed), simulated=simulated)

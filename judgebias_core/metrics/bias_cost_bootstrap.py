@@ -114,9 +114,7 @@ def bias_cost_ranking(table: ScorePositionTable, item_counts: np.ndarray, candid
         CostInterval(c.ordering, c.bias_cost, float(cost_bounds[0, i]), float(cost_bounds[1, i]), c.bias_cost - best,
                      float(difference_bounds[0, i]), float(difference_bounds[1, i]), float(shares[i]))
         for i, c in enumerate(ranking))
-    reason = None
-    if tied > 1:
-        reason = (f"{tied} orderings share the lowest Bias Cost: the one named first is a tie-break (by ordering), "
-                  "not a finding")
-    return BiasCostRanking(k, tied == 1, reason, ranking, intervals, float(shares[0]), tied, items, resamples, seed,
+    tie_reason = (f"{tied} orderings share the lowest Bias Cost, so none is recommended (naming one would be a "
+                  "tie-break, not a finding)") if tied > 1 else None
+    return BiasCostRanking(k, tied == 1, tie_reason, ranking, intervals, float(shares[0]), tied, items, resamples, seed,
                            confidence)

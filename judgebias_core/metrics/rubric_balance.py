@@ -49,6 +49,13 @@ class ExposureBalance:
     weighting: Weighting
 
     @property
+    def worst_share(self) -> float | None:
+        """The exposure share of the cell furthest from balance (None when balanced)."""
+        if self.worst_score is None or self.worst_position is None or not self.parsed:
+            return None
+        return self.counts[self.scores.index(self.worst_score)][self.worst_position - 1] / self.parsed
+
+    @property
     def k(self) -> int:
         return len(self.scores)
 

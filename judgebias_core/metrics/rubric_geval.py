@@ -78,6 +78,7 @@ class GEvalSummary:
     seed: int
     confidence: float = CONFIDENCE
     interval_kind: str = INTERVAL_KIND
+    simulated: bool = False  # set by the caller from the run: the log-probabilities of a simulated judge
 
 
 def _unavailable(reason: str, calls: int, resamples: int, seed: int) -> GEvalSummary:

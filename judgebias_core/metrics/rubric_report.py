@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -233,7 +233,8 @@ def rubric_report_from_trials(info: RubricRunInfo, all_trials: pd.DataFrame, lab
         spread_permutation=within_item_spread(trials), repeat_run=repeat_info,
         spread_repeat=within_item_spread(repeat_trials) if repeat_trials is not None else None,
         human=human, labelled_items=int(len(label_means)),
-        geval=geval_summary(all_trials, label_means, label_source, resamples, seed),
+        geval=replace(geval_summary(all_trials, label_means, label_source, resamples, seed),
+                      simulated=info.simulated),
     )
 
 
