@@ -89,8 +89,8 @@ def show_balance(report: RubricReport) -> None:
                    "shares below are **exposure-weighted**: every ordering counts equally (each parsed trial weighted "
                    "by 1 / its ordering's parsed trials), which makes the parsed exposures balanced again.")
     else:
-        design = ("Its orderings are not a balanced set" if not exposure.design_balanced
-                  else "Parse failures removed whole orderings, so no weighting can restore balance")
+        design = ("its orderings are not balanced (not a balanced set)" if not exposure.design_balanced
+                  else "parse failures removed whole orderings, so no weighting can restore balance")
         st.warning(f"**Score and position are confounded** in this run: {design} "
                    f"({report.run.orderings} distinct orderings). {off} The shares below mix content with position.")
 
