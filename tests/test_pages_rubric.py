@@ -115,3 +115,30 @@ def test_store_without_rubric_trials(tmp_path: Path, monkeypatch: pytest.MonkeyP
     at = open_rubric_page()
     assert any("no rubric trials" in info.value for info in at.info)
     assert any(NO_PUBLIC_DATA in info.value for info in at.info)
+
+
+def test_calibration_page_shows_the_geval_block_of_a_rubric_run(app_env: Path) -> None:
+    at = open_page("calibration.py")
+    next(box for box in at.selectbox if box.label == "Dataset").set_value("summeval").run()
+    assert not at.exception
+    assert any(s.value.startswith("G-Eval expected score: run demo-summeval-coherence") for s in at.subheader)
+    assert {"Expected score Pearson r", "Parsed score Pearson r"} <= {m.label for m in at.metric}
+
+
+def test_cli_geval_field_on_the_demo_run(app_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json  # noqa: PLC0415
+
+    from judgebias_core.cli import main  # noqa: PLC0415
+
+    code = main(["--db", str(app_env), "metrics", "rubric", "--run-id", "demo-summeval-coherence-permutation",
+                 "--resamples", "300", "--json"])
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0 and payload["geval_reason"] is None
+    geval = payload["geval"]
+    assert geval["compared_calls"] == 400 and geval["items"] == 40 and geval["label_source"] == "human"
+    assert geval["parsed_vs_labels"]["pearson"] == pytest.approx(payload["human_correlation"]["permutation"]["pearson"])
+    pull = {p["position"]: p for p in geval["position_pull"]}
+    # The simulated judge answers by position with q = 0.3 and weight 0.4 at position 1 on k = 5 orderings.
+    assert pull[1]["expected"] == pytest.approx(0.3 * (5 * 0.4 - 1) / 4)
+    assert payload["bias_cost"]["defined"] and 0 <= payload["recommended_ordering"]["stability"] <= 1
+    assert payload["bias_cost"]["interval_kind"].startswith("item bootstrap")
