@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from judgebias_core.cli import main
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.app_helpers import open_page
 from tests.rubric_toy_store import permutation_calls, write_toy_store
@@ -126,10 +128,6 @@ def test_calibration_page_shows_the_geval_block_of_a_rubric_run(app_env: Path) -
 
 
 def test_cli_geval_field_on_the_demo_run(app_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import json  # noqa: PLC0415
-
-    from judgebias_core.cli import main  # noqa: PLC0415
-
     code = main(["--db", str(app_env), "metrics", "rubric", "--run-id", "demo-summeval-coherence-permutation",
                  "--resamples", "300", "--json"])
     payload = json.loads(capsys.readouterr().out)

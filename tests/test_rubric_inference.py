@@ -14,10 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import pearsonr
 
+from judgebias_core.cli.rubric_commands import recommendation_text, report_payload
 from judgebias_core.judges.simulated import rubric_score_logprobs, simulated_reply
 from judgebias_core.metrics.bias_cost import bias_costs
 from judgebias_core.metrics.bias_cost_bootstrap import bias_cost_ranking
 from judgebias_core.metrics.rubric import (
+    ScorePositionTable,
     exposure_counts,
     ordering_key,
     parse_ordering_key,
@@ -36,6 +38,7 @@ from judgebias_core.models import RubricRunInfo
 from judgebias_core.protocols.orderings import balanced_orderings
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import SimulatedParams
+from judgebias_core.report.rubric_section import bias_cost_sentence
 
 K3 = (1, 2, 3)
 
@@ -141,14 +144,16 @@ def clear_case_counts(items: int, calls: int, seed: int) -> np.ndarray:
     return counts
 
 
+def table_of(counts: np.ndarray) -> ScorePositionTable:
+    """P(position | score) of the summed item counts (every score chosen at least once here)."""
+    totals = counts.sum(axis=0)
+    return ScorePositionTable(K3, tuple(tuple(int(c) for c in row) for row in totals),
+                              tuple(tuple(float(c) / row.sum() for c in row) for row in totals))
+
+
 def test_a_clear_recommendation_is_stable_and_separated() -> None:
     counts = clear_case_counts(items=200, calls=30, seed=1)
-    totals = counts.sum(axis=0)
-    rows = tuple(tuple(float(c) / row.sum() for c in row) for row in totals)
-    from judgebias_core.metrics.rubric import ScorePositionTable  # noqa: PLC0415
-
-    table = ScorePositionTable(K3, tuple(tuple(int(c) for c in row) for row in totals), rows)
-    ranking = bias_cost_ranking(table, counts, list(itertools.permutations(K3)), 500, 0)
+    ranking = bias_cost_ranking(table_of(counts), counts, list(itertools.permutations(K3)), 500, 0)
     assert ranking.defined and ranking.recommended is not None and ranking.recommended.ordering == (2, 1, 3)
     assert ranking.stability > 0.95 and ranking.intervals[0].lowest_share == ranking.stability
     assert sum(i.lowest_share for i in ranking.intervals) == pytest.approx(1.0)
@@ -160,12 +165,7 @@ def test_a_clear_recommendation_is_stable_and_separated() -> None:
 def test_an_unclear_recommendation_is_unstable() -> None:
     # A judge blind to the order: every ordering's cost is noise around 0, the "lowest" changes between resamples.
     counts = np.random.default_rng(3).multinomial(10, [1 / 9] * 9, size=60).reshape(60, 3, 3)
-    totals = counts.sum(axis=0)
-    from judgebias_core.metrics.rubric import ScorePositionTable  # noqa: PLC0415
-
-    table = ScorePositionTable(K3, tuple(tuple(int(c) for c in r) for r in totals),
-                               tuple(tuple(float(c) / r.sum() for c in r) for r in totals))
-    ranking = bias_cost_ranking(table, counts, list(itertools.permutations(K3)), 500, 0)
+    ranking = bias_cost_ranking(table_of(counts), counts, list(itertools.permutations(K3)), 500, 0)
     assert ranking.stability < 0.6
 
 
@@ -231,3 +231,19 @@ def test_simulated_logprobs_follow_the_stated_model(noise: float) -> None:
         assert probabilities[2] == pytest.approx(0.3 * 0.4)
     # The reply text (the sampled score) does not depend on whether log-probabilities were asked for.
     assert simulated_reply(call, params) == simulated_reply(rubric_call((2, 3, 4, 5, 1), human=3.0), params)
+
+
+def test_a_k2_run_recommends_nothing_on_the_report_and_in_json() -> None:
+    rows = [trial(f"i{i}", o, o[0] if i % 2 else 2) for i in range(6) for o in ((1, 2), (2, 1))]
+    trials = pd.DataFrame(rows)
+    info = RubricRunInfo(run_id="k2", dataset_id="d", dataset_name="d", judge="j", protocol="rubric-permutation",
+                         origin="upload", provider="upload", simulated=False, rubric_id="r", criterion=None,
+                         trials=len(trials), k=2, orderings=2, items=6, params={})
+    report = rubric_report_from_trials(info, trials, pd.DataFrame(columns=["item_id", "label_source", "label"]),
+                                       resamples=100)
+    assert report.recommended is None and not report.bias_cost.defined
+    assert len({round(o.bias_cost, 12) for o in report.orderings}) == 1  # both orderings cost the same
+    payload = report_payload(report)
+    assert payload["recommended_ordering"] is None and payload["bias_cost"]["defined"] is False
+    assert "k = 2" in payload["bias_cost"]["reason"] and "no recommended ordering" in recommendation_text(report)
+    assert "recommends no ordering" in bias_cost_sentence(report)

@@ -62,7 +62,7 @@ def position_sentence(report: RubricReport) -> str:
     return (f"{opening} chose the option shown at place {furthest + 1} in {percent(chosen.rate)} of "
             f"{share.n:,} readable scores (95% item-clustered interval {percent(chosen.low)} to "
             f"{percent(chosen.high)}), where a judge blind to the order would choose each place "
-            f"{percent(share.uniform)} of the time; "
+            f"{percent(share.uniform)} of the time; the lean to that place "
             f"{tests.corrected.sentence(f'position {furthest + 1}')}, one clustered test per place.")
 
 

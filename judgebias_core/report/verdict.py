@@ -162,7 +162,7 @@ def rubric_verdict(report: RubricReport, who: str | None = None) -> Verdict:
                         f"The place furthest from 1/k is named ({share_kind}). The score movement is the "
                         f"{spread.description()}."),
             VerdictLine("How sure we are", f"{interval}, over {share.n:,} readable scores of {report.trials:,} "
-                                           f"trials; the place preference is {tests.corrected.sentence(label)}.",
+                                           f"trials; the lean to that place {tests.corrected.sentence(label)}.",
                         f"Test: {tests.test_method} of each place's share against 1/{share.k}, calls of one item "
                         f"kept together; {tests.corrected.method_name} over the {tests.corrected.family_size} places. "
                         f"The Wilson interval treating calls as independent is {percent(share.ci_low[place])} to "
