@@ -32,6 +32,7 @@ from judgebias_core.metrics.rubric_balance import (
     position_tests,
     trial_weights,
 )
+from judgebias_core.metrics.rubric_bootstrap import item_bootstrap_sums
 from judgebias_core.metrics.rubric_geval import geval_summary
 from judgebias_core.metrics.rubric_report import rubric_report_from_trials
 from judgebias_core.models import RubricRunInfo
@@ -247,3 +248,12 @@ def test_a_k2_run_recommends_nothing_on_the_report_and_in_json() -> None:
     assert payload["recommended_ordering"] is None and payload["bias_cost"]["defined"] is False
     assert "k = 2" in payload["bias_cost"]["reason"] and "no recommended ordering" in recommendation_text(report)
     assert "recommends no ordering" in bias_cost_sentence(report)
+
+
+def test_item_bootstrap_sums_resample_items() -> None:
+    columns = np.random.default_rng(5).integers(0, 6, size=(40, 3)).astype(float)
+    sums = item_bootstrap_sums(columns, 20000, 0)
+    # n items drawn with replacement: E[sum] = n * mean, Var[sum] = n * population variance, per column.
+    assert sums.mean(axis=0) == pytest.approx(columns.sum(axis=0), rel=0.01)
+    assert sums.var(axis=0) == pytest.approx(len(columns) * columns.var(axis=0), rel=0.05)
+    assert np.array_equal(item_bootstrap_sums(columns, 50, 3), item_bootstrap_sums(columns, 50, 3))

@@ -17,7 +17,8 @@ import numpy as np
 
 from judgebias_core.metrics.bias_cost import OrderingCost, rank_by_bias_cost
 from judgebias_core.metrics.rubric import ScorePositionTable
-from judgebias_core.stats.clustered import MIN_BOOTSTRAP_ITEMS, item_resample_sums
+from judgebias_core.metrics.rubric_bootstrap import item_bootstrap_sums
+from judgebias_core.stats.clustered import MIN_BOOTSTRAP_ITEMS
 
 CONFIDENCE = 0.95
 INTERVAL_KIND = "item bootstrap (percentile; all calls of an item resampled together)"
@@ -98,7 +99,7 @@ def bias_cost_ranking(table: ScorePositionTable, item_counts: np.ndarray, candid
     if items == 0 or int(item_counts.sum()) == 0:
         return BiasCostRanking(k, False, "the probe run has no parsed trial", ranking, (), float("nan"), tied, items,
                                resamples, seed, confidence)
-    drawn = item_resample_sums(item_counts.reshape(items, k * k), resamples, seed).reshape(-1, k, k)
+    drawn = item_bootstrap_sums(item_counts.reshape(items, k * k), resamples, seed).reshape(-1, k, k)
     totals = drawn.sum(axis=2, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         probabilities = np.where(totals > 0, drawn / np.where(totals > 0, totals, 1), 0.0)

@@ -21,14 +21,13 @@ import pandas as pd
 
 from judgebias_core.metrics.bias_cost_bootstrap import INTERVAL_KIND
 from judgebias_core.metrics.rubric import parse_ordering_key
-from judgebias_core.metrics.rubric_bootstrap import Interval, percentile_interval
+from judgebias_core.metrics.rubric_bootstrap import Interval, item_bootstrap_sums, percentile_interval
 from judgebias_core.metrics.rubric_correlation import (
     CorrelationEstimate,
     correlation_difference,
     correlation_estimate,
     row_pearson,
 )
-from judgebias_core.stats.clustered import item_resample_sums
 
 CONFIDENCE = 0.95
 DEGENERATE_WIDTH = 1e-9
@@ -117,7 +116,7 @@ def position_pulls(compared: pd.DataFrame, resamples: int, seed: int) -> tuple[t
     if (totals[:k] <= 1e-12).all():
         return (), ("every item was scored under one ordering only, so the score shown at a position never changes "
                     "within an item and no position pull can be measured (it needs a permutation run)")
-    drawn = item_resample_sums(per_item, resamples, seed)
+    drawn = item_bootstrap_sums(per_item, resamples, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         expected_draws = drawn[:, k:2 * k] / drawn[:, :k]
         parsed_draws = drawn[:, 2 * k:] / drawn[:, :k]
