@@ -67,6 +67,10 @@ def test_counts_and_balance(toy_report) -> None:
     assert toy_report.exposure.design_balanced is True and toy_report.balanced is False
     assert toy_report.exposure.weighting == "orderings-equal"
     assert toy_report.exposure.max_deviation == pytest.approx(abs(7 / 23 - 1 / 3))
+    # Weighted: (1,3,2) kept 3 trials (weight 23/18 each), the others 4 (23/24): position 1 holds i1, i2 in every
+    # ordering and i3, i4 in two orderings other than (1,3,2): (2 * 23/18 + 14 * 23/24) / 23 = 25/36.
+    assert toy_report.position_tests.share(1) == pytest.approx(25 / 36)
+    assert toy_report.position.shares[0] == pytest.approx(16 / 23)  # the raw count share stays alongside
     assert toy_report.run.simulated and toy_report.run.params == {"temperature": 0.0, "toy": True}
 
 
