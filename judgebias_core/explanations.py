@@ -156,9 +156,12 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "position_share", "Position selection distribution",
         "How often the judge's chosen score sat at each place of the rubric; an unbiased judge gives each place 1/k.",
-        "Share of parsed trials whose chosen position is p, for p = 1..k; no-bias line 1/k. Valid only on a balanced "
-        "set of orderings (k forward and k reversed rotations: each score twice at each position), otherwise score "
-        "and position are confounded.",
+        "Share of parsed trials whose chosen position is p, for p = 1..k; no-bias line 1/k. Valid only when the parsed "
+        "trials are balanced (every score shown equally often at every position among them); parse failures can "
+        "unbalance a balanced set: then every ordering is weighted to count equally, or, when that cannot restore "
+        "balance, the page says score and position are confounded and by how much. Intervals: item-clustered (all "
+        "calls of an item together); each position tested against 1/k by a cluster-robust t test, Holm-corrected "
+        "over the k positions.",
         RUBRIC_PAPER,
     ),
     MetricExplanation(
@@ -180,7 +183,9 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "within_item_spread", "Within-item spread",
         "How much one item's score moves when only the order of the rubric options changes.",
-        "Per item: standard deviation of its 2k scores; reported as the mean over items, for each run.",
+        "Per item: the population standard deviation (ddof = 0, dividing by the number of calls) of its parsed "
+        "scores, over its 2k calls in a balanced run; reported as the mean over items, for each run, with the "
+        "number of items and of calls per item.",
         RUBRIC_PAPER,
     ),
     MetricExplanation(
@@ -194,15 +199,20 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "bias_cost", "Bias cost",
         "How much a given order of rubric options would push the judge off, estimated from a small probing run.",
         "Cost(pi) = sum over positions p of |P(p | pi_p) - 1/k|, with P(p | s) from the probing run. Lower is less "
-        "biased; the lowest-cost ordering among the candidates is recommended.",
+        "biased; the lowest-cost ordering among the candidates is recommended. Undefined at k = 2 (every ordering "
+        "gets the same cost) and when orderings tie: nothing is recommended then. Item bootstrap (all calls of an "
+        "item resampled together): an interval on each cost and on its difference from the lowest, and the "
+        "stability, the share of resamples in which the recommended ordering is still the lowest.",
         RUBRIC_PAPER,
     ),
     MetricExplanation(
         "g_eval_score", "Expected score (G-Eval style)",
         "The score the judge expects on average, from its own probabilities for each score.",
         "expected score = sum over valid scores s of s * P(s), from the token log-probabilities the provider "
-        "returns, next to the sampled score.",
-        PROJECT,
+        "returns, next to the sampled score: per-item means of each against the labels (Pearson, Spearman and "
+        "their difference, item-bootstrap intervals), and the position pull, per position the within-item slope of "
+        "the score on the score option shown there (0 for a judge blind to the order).",
+        "Liu et al., G-Eval (arXiv 2303.16634); the comparison and the position pull: " + PROJECT,
     ),
     # Several judges
     MetricExplanation(

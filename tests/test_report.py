@@ -145,8 +145,15 @@ def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:
     report = _report(fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
     rubric = _section(report, "rubric")
     assert rubric.headline == ("With the 3 score options rotated through every place, toy-judge (a simulated judge) "
-                               "chose the option shown at place 1 in 69.6% of 23 readable scores, where a judge "
-                               "blind to the order would choose each place 33.3% of the time.",)
+                               "chose the option shown at place 1 in 69.4% of 23 readable scores (95% item-clustered "
+                               "interval 32.0% to 91.7%), where a judge blind to the order would choose each place "
+                               "33.3% of the time; the lean to that place could be chance after Holm correction over 3 tests (corrected p = "
+                               "0.304), one clustered test per place.",)
+    # One failed reply unbalanced the parsed trials: the shares are exposure-weighted (69.4%, not the raw 16 of 23),
+    # and the report says so.
+    assert "Parse failures unbalanced run toy-perm" in rubric.sentences[0]
+    assert "population standard deviation (ddof = 0) over 5 to 6 calls per item" in rubric.sentences[0]
+    assert "The lowest Bias Cost among the run's orderings is 321, 0.711" in rubric.sentences[0]
     assert "asking the canonical order again and again gives r = 0.96" in rubric.sentences[0]
     assert rubric.tables[0].frame.iloc[0]["repeat run"] == "toy-repeat"
 

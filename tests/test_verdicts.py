@@ -114,8 +114,13 @@ def test_rubric_verdict_on_the_hand_made_store(fresh_db: Path) -> None:
     report = read(build_report, fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
     (verdict,) = next(s for s in report.sections if s.key == "rubric").verdicts
     does, sure, todo = verdict.lines
-    assert does.text.startswith("toy-judge (a simulated judge) chose the option at place 1 in 69.6% of readable "
+    # Exposure-weighted (every ordering counts equally after the one failed reply): 69.4%, not the raw 16 of 23.
+    assert does.text.startswith("toy-judge (a simulated judge) chose the option at place 1 in 69.4% of readable "
                                 "scores, where a judge blind to the order would choose each place 33.3%")
-    assert "over 23 readable scores" in sure.text and sure.text.startswith("95% Wilson interval")
-    assert todo.text.startswith("Usable with permutation-averaging")  # the interval leaves out 1/3
-    assert verdict.figures["interval_low"] > 1 / 3
+    assert "over 23 readable scores" in sure.text and sure.text.startswith("95% item-clustered interval")
+    # Four items: the item-clustered interval (Wilson on the effective n) includes 1/3 and the Holm-corrected
+    # clustered test does not reject, so no place preference is called (the Wilson interval on calls would have).
+    assert "could be chance after Holm correction over 3 tests" in sure.text
+    assert "Wilson interval treating calls as independent" in sure.rule
+    assert todo.text.startswith("No clear place preference")
+    assert verdict.figures["interval_low"] < 1 / 3 and verdict.figures["tests"] == 3

@@ -143,41 +143,60 @@ def pairwise_verdicts(results: Sequence[PairwiseJudgeMetrics], who: dict[str, st
 
 
 def rubric_verdict(report: RubricReport, who: str | None = None) -> Verdict:
-    """A rubric-run verdict: the most favoured place, its Wilson interval against 1/k, and the score spread."""
+    """A rubric-run verdict: the place furthest from 1/k, its item-clustered interval, the Holm-corrected
+    clustered test over the k places, and the score spread; a run unbalanced after parse failures says so."""
     share = report.position
     name = who or report.run.judge + (" (a simulated judge)" if report.run.simulated else "")
     if share.n == 0:
         line = VerdictLine("What it does", f"{name} gave no readable score in run {report.run.run_id}.",
                            "Only readable scores are counted.")
         return Verdict("rubric", name, (line,), {"readable_scores": 0})
-    place = max(range(share.k), key=lambda p: abs(share.shares[p] - share.uniform))
-    low, high = share.ci_low[place], share.ci_high[place]
-    biased = not (low <= share.uniform <= high)
+    tests = report.position_tests
+    place = max(range(share.k), key=lambda p: abs(tests.shares[p].rate - share.uniform))
+    chosen = tests.shares[place]
+    label = f"position {place + 1}"
+    biased = tests.corrected.reject[place]
     spread = report.spread_permutation
+    exposure = report.exposure
+    weighted = tests.weighting == "orderings-equal"
     advice = ("Usable with permutation-averaging: score every item under several orderings of the options (rotated "
               "through every place) and average." if biased else
               "No clear place preference: usable as is; the spread below says how much one ordering can move a "
               "score.")
+    if tests.weighting == "not-possible":
+        advice += (f" Score and place are confounded in this run (parsed exposures up to "
+                   f"{percent(exposure.max_deviation)} off balance): re-run the orderings that failed before relying "
+                   "on the place shares.")
+    interval = (f"95% item-clustered interval for that share ({chosen.method}, {tests.items:,} items): "
+                f"{percent(chosen.low)} to {percent(chosen.high)}")
+    if chosen.degenerate and chosen.degenerate_reason:
+        interval += f" ({chosen.degenerate_reason})"
+    share_kind = "exposure-weighted share (every ordering counted equally)" if weighted else "share"
     return Verdict(
         analysis="rubric", subject=name,
         lines=(
-            VerdictLine("What it does", f"{name} chose the option at place {place + 1} in {percent(share.shares[place])}"
+            VerdictLine("What it does", f"{name} chose the option at place {place + 1} in {percent(chosen.rate)}"
                                         f" of readable scores, where a judge blind to the order would choose each "
                                         f"place {percent(share.uniform)} of the time. Changing only the order moves "
                                         f"one item's score by {spread.mean_sd:.2f} points on average.",
-                        "The place furthest from 1/k is named. The score movement is the standard deviation of one "
-                        f"item's scores over its orderings, averaged over {spread.items:,} items."),
-            VerdictLine("How sure we are", f"95% Wilson interval for that share: {percent(low)} to {percent(high)}, "
-                                           f"over {share.n:,} readable scores of {report.trials:,} trials.",
-                        "Wilson treats every trial as independent; trials of one item share it, so the real "
-                        "uncertainty is somewhat wider."),
+                        f"The place furthest from 1/k is named ({share_kind}). The score movement is the "
+                        f"{spread.description()}."),
+            VerdictLine("How sure we are", f"{interval}, over {share.n:,} readable scores of {report.trials:,} "
+                                           f"trials; the lean to that place {tests.corrected.sentence(label)}.",
+                        f"Test: {tests.test_method} of each place's share against 1/{share.k}, calls of one item "
+                        f"kept together; {tests.corrected.method_name} over the {tests.corrected.family_size} places. "
+                        f"The Wilson interval treating calls as independent is {percent(share.ci_low[place])} to "
+                        f"{percent(share.ci_high[place])}."),
             VerdictLine("What to do", advice,
-                        "A place preference is called when the Wilson interval of the most favoured place leaves "
-                        f"out 1/{share.k}."),
+                        "A place preference is called when the Holm-corrected clustered test of the most favoured "
+                        f"place gives p < {tests.corrected.alpha}."),
         ),
-        figures={"place": place + 1, "share": share.shares[place], "interval_low": low, "interval_high": high,
-                 "interval_kind": "Wilson", "uniform": share.uniform, "readable_scores": share.n,
-                 "trials": report.trials, "mean_within_item_sd": spread.mean_sd, "items": spread.items},
+        figures={"place": place + 1, "share": chosen.rate, "interval_low": chosen.low, "interval_high": chosen.high,
+                 "interval_kind": chosen.method, "corrected_p": tests.corrected.corrected[place],
+                 "correction": tests.corrected.method, "tests": tests.corrected.family_size,
+                 "uniform": share.uniform, "readable_scores": share.n, "trials": report.trials,
+                 "mean_within_item_sd": spread.mean_sd, "items": spread.items,
+                 "parsed_balanced": str(exposure.balanced), "weighting": tests.weighting},
     )
 
 
