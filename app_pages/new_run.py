@@ -23,6 +23,7 @@ from ui.run_panel import (
 )
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop, show_error, stop_on_error
+from ui.tables import show_table
 from ui.text import counted
 
 st.title("New run")
@@ -188,15 +189,11 @@ else:
                    "judge and an assumed latency per call; judges run side by side.")
 st.caption("Figures before a run are estimates; after it, the provider's reported usage.")
 show_swap_study_plan(base_spec, settings)
-st.dataframe(
+show_table(
     [{"run id": p.run_id, "calls": p.calls, "template": p.template_name,
       **({} if free_judge else {"cost (estimate, USD)": p.estimate.cost_usd}),
       "already in the store": p.existing_status or "", "judge": p.judge_description}
      for p in previews],
-    hide_index=True, width="stretch",
-    # The long judge description last and wrapped at a fixed width, so the short columns are never cut off.
-    column_config={"run id": st.column_config.TextColumn(width="medium"),
-                   "judge": st.column_config.TextColumn(width="large")},
 )
 unpriced = [s.model for s, p in zip(specs, previews, strict=True) if not p.price_known]
 if unpriced:

@@ -7,6 +7,7 @@ import streamlit as st
 from judgebias_core.store.queries import dataset_summaries, store_overview
 from ui.navigation import link_page
 from ui.state import load_or_stop
+from ui.tables import show_table
 from ui.verdict import overview_verdict_block
 
 st.title("How far can an LLM judge be trusted?")
@@ -49,14 +50,12 @@ st.caption(
     "from; they are kept and counted as parse failures, never guessed."
 )
 
-st.dataframe(
+show_table(
     [
         {"dataset": s.id, "name": s.name, "kind": s.kind, "items": s.items, "candidates": s.candidates,
          "judge calls": s.judge_calls, "items with human labels": s.human_labels, "licence": s.licence}
         for s in summaries
     ],
-    hide_index=True,
-    width="stretch",
 )
 
 st.subheader("Where to look")

@@ -15,6 +15,7 @@ import streamlit as st
 from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, ValidationFailed
 from judgebias_core.store.connection import resolve_db_path
 from judgebias_core.store.handle import Store
+from ui.tables import show_table
 from ui.text import counted, escape_markdown
 
 T = TypeVar("T")
@@ -84,7 +85,7 @@ def show_problems(problems: Sequence[RowProblem], headline: str) -> None:
         st.markdown(f"- {escape_markdown(problem.reason)}")
     located = [p for p in problems if p.row is not None or p.column is not None]
     if located:
-        st.dataframe(problems_frame(located), hide_index=True, width="stretch")
+        show_table(problems_frame(located))
 
 
 def show_error(error: Exception) -> None:

@@ -31,6 +31,7 @@ from ui.navigation import link_page
 from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
 from ui.state import cached, db_path, show_error, show_problems
+from ui.tables import show_table
 from ui.text import counted
 from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings, rubric_labels
 
@@ -157,14 +158,14 @@ def _show_preview(preview: UploadPreview) -> None:
                                         "until every one is fixed.")
     if not preview.stored.empty:
         st.markdown(f"**First rows as they will be stored** (table `{preview.stored_table}`)")
-        st.dataframe(_readable(preview.stored, preview.stored_table), hide_index=True, width="stretch")
+        show_table(_readable(preview.stored, preview.stored_table), spell_out=False)
     others = {table: rows for table, rows in preview.samples.items()
               if table != preview.stored_table and not rows.empty}
     if others:
         with st.expander(f"The other tables this upload writes ({', '.join(others)})"):
             for table, rows in others.items():
                 st.text(f"{table}: first {len(rows)} of {counted(preview.counts[table], 'row')}")
-                st.dataframe(_readable(rows, table), hide_index=True, width="stretch")
+                show_table(_readable(rows, table), spell_out=False)
     if preview.spec.kind in _ORDER_NOTES:
         st.caption(_ORDER_NOTES[preview.spec.kind])
 
@@ -209,7 +210,7 @@ def _table_upload(kind: UploadKind) -> None:
         return
     key = f"upload:{kind}:{file.file_id}"
     st.text(f"{file.name}: {counted(len(frame), 'row')}, {counted(len(frame.columns), 'column')}. First rows as read:")
-    st.dataframe(_readable(frame.head(5), ""), hide_index=True, width="stretch")
+    show_table(_readable(frame.head(5), ""), spell_out=False)
     target = _target_dataset(kind, file.name, key)
     try:
         suggested = suggest_spec(frame, kind, target["dataset_id"] or "upload")
@@ -244,8 +245,7 @@ def _rubric_upload() -> None:
         return
     for rubric in rubrics:
         st.text(f"{rubric.rubric_id} (k = {rubric.k}): {rubric.criterion}")
-        st.dataframe(pd.DataFrame([{"level": lv.level, "description": lv.description} for lv in rubric.levels]),
-                     hide_index=True, width="stretch")
+        show_table([{"level": lv.level, "description": lv.description} for lv in rubric.levels])
     datasets = [NONE, *(s.id for s in cached(dataset_summaries))]
     dataset = st.selectbox("Belongs to dataset (optional)", datasets, key="upload:rubric:dataset")
     if st.button("Write rubric(s) to the store", type="primary", key="upload:rubric:write"):
