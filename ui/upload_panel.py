@@ -5,9 +5,11 @@ Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escap
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
@@ -30,7 +32,7 @@ from judgebias_core.store.queries import dataset_summaries
 from ui.navigation import link_page
 from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
-from ui.state import cached, db_path, show_error, show_problems
+from ui.state import cached, db_path, problems_count, show_error, show_problems
 from ui.tables import show_table
 from ui.text import counted
 from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings, rubric_labels
@@ -71,7 +73,17 @@ def _readable(rows: pd.DataFrame, table: str) -> pd.DataFrame:
     first = [c for c in _FIRST_COLUMNS.get(table, ()) if c in rows.columns]
     ordered = rows[first + [c for c in rows.columns if c not in first]]
     # Text for display (mixed cells would trip Arrow); missing values stay empty rather than "None".
-    return ordered.map(lambda v: str(v) if isinstance(v, list | dict) or not pd.isna(v) else None)
+    return ordered.map(_cell_text)
+
+
+def _cell_text(value: Any) -> str | None:
+    """A stored value as text: a list (the turns of an answer) one element after the other, a mapping as JSON, no
+    Python brackets or quotes."""
+    if isinstance(value, list | tuple | np.ndarray):
+        return " / ".join(str(part) for part in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return None if pd.isna(value) else str(value)
 
 
 def _slug(file_name: str) -> str:
@@ -148,13 +160,13 @@ def _kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: Any, column
 
 
 def _show_preview(preview: UploadPreview) -> None:
-    counts = ", ".join(f"{table}: {rows:,}" for table, rows in preview.counts.items())
+    counts = table_counts(preview.counts)
     st.text(f"{counted(preview.rows, 'row')} in the file -> {counts or 'nothing'}"
             + (f"; run {preview.run_id}" if preview.run_id else ""))
     if preview.already_stored:
         st.info("This file with these settings is already in the store: writing it again changes nothing.")
     if preview.problems:
-        show_problems(preview.problems, f"{counted(len(preview.problems), 'problem')}: nothing can be written "
+        show_problems(preview.problems, f"{problems_count(preview.problems)}: nothing can be written "
                                         "until every one is fixed.")
     if not preview.stored.empty:
         st.markdown(f"**First rows as they will be stored** (table `{preview.stored_table}`)")
