@@ -66,7 +66,10 @@ links = [
     ("factors.py", "Factors", "what drives the bias: judge, task, answer quality, length"),
     ("judges.py", "Judges", "how judges agree with each other"),
     ("calibration.py", "Calibration", "how judges agree with people"),
+    ("other_biases.py", "Other biases", "longer answers and the judge's own model family"),
+    ("leaderboard.py", "Leaderboard", "how the judges rank the candidates, and whether position could flip it"),
     ("new_run.py", "New run", "judge your own data with a real model"),
+    ("runs.py", "Runs", "every run, its progress, settings and stored replies"),
     ("report.py", "Report", "a file to share with people who do not code"),
 ]
 for file_name, label, what in links:
