@@ -29,7 +29,7 @@ from judgebias_core.sources.upload_mapping import (
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
 from judgebias_core.store.queries import dataset_summaries
-from ui.navigation import link_page
+from ui.navigation import link_page, link_run_analysis
 from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
 from ui.state import cached, db_path, problems_count, show_error, show_problems
@@ -40,10 +40,9 @@ from ui.upload_widgets import NONE, candidate_settings, preference_settings, rat
 FLASH_KEY = "upload_flash"
 ANALYSIS_KEY = "upload_analysis_page"
 UPLOADED_DATASET_KEY = "upload_dataset"
-# Where an uploaded log's run is analysed.
-ANALYSIS_PAGES: dict[str, tuple[str, str]] = {"pairwise-log": ("pairwise_bias.py", "Pairwise bias"),
-                                              "rubric-log": ("rubric_bias.py", "Rubric bias"),
-                                              "listwise-log": ("pairwise_bias.py", "Pairwise bias")}
+# Where an uploaded log's run is analysed: a protocol that ``link_run_analysis`` sends to that page.
+ANALYSIS_PROTOCOLS: dict[str, str] = {"pairwise-log": "pairwise-swap", "rubric-log": "rubric-permutation",
+                                      "listwise-log": "listwise"}
 # How each log kind labels the orders of its calls, under the preview.
 _ORDER_NOTES: dict[str, str] = {
     "pairwise-log": "Order: the call with the original-order candidate (default: the dataset's baseline) in the first "
@@ -195,8 +194,8 @@ def _write(preview: UploadPreview) -> None:
         + (f" ({table_counts(result.inserted)})" if added else "")
         + (f"; run {result.run_id}, now in the analysis pages" if result.run_id else "")
         + (" - already stored, nothing changed." if not added else "."))
-    if preview.spec.kind in ANALYSIS_PAGES:
-        st.session_state[ANALYSIS_KEY] = preview.spec.kind
+    if preview.spec.kind in ANALYSIS_PROTOCOLS and result.run_id:
+        st.session_state[ANALYSIS_KEY] = (result.run_id, result.dataset_id, ANALYSIS_PROTOCOLS[preview.spec.kind])
     if preview.spec.kind not in LOG_KINDS:  # a new dataset: the next step is judging it
         st.session_state[UPLOADED_DATASET_KEY] = result.dataset_id
     st.rerun()
@@ -279,9 +278,9 @@ def render_upload_panel() -> None:
                "reason); nothing is written unless the whole file is valid, and the same file twice changes nothing.")
     if FLASH_KEY in st.session_state:
         st.success(escape_markdown(st.session_state.pop(FLASH_KEY)))
-    page_file, title = ANALYSIS_PAGES.get(st.session_state.pop(ANALYSIS_KEY, ""), ("", ""))
-    if page_file:
-        link_page(page_file, f"Open {title} to analyse the uploaded run", icon=":material/insights:")
+    uploaded_run = st.session_state.pop(ANALYSIS_KEY, None)
+    if uploaded_run:
+        link_run_analysis(*uploaded_run)  # the run preselected, not just the page
     uploaded = st.session_state.pop(UPLOADED_DATASET_KEY, None)
     if uploaded:
         link_page("new_run.py", "Run a judge on this dataset", query_params={NEW_RUN_DATASET_PARAM: uploaded})
