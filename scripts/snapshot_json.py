@@ -79,6 +79,9 @@ def commands(db: Path, out_dir: Path) -> list[list[str]]:
             for judge in judges:
                 cmds.append(["metrics", metric, "--dataset", dataset, "--study", study, "--judge", judge, "--json"])
     for dataset, study, judges in pairwise:
+        if len(judges) > 1:
+            cmds.append(["metrics", "pairwise-compare", "--dataset", dataset, "--study", study, "--judge-a", judges[0],
+                         "--judge-b", judges[1], "--json"])
         for judge in judges:
             cmds.append(["gate", "--dataset", dataset, "--study", study, "--judge", judge,
                          "--max-flip-rate", GATE_THRESHOLD, "--json"])
