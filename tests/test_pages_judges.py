@@ -80,5 +80,11 @@ def test_leaderboard_page_flags_positional_orders(app_env: Path) -> None:
     assert metrics["Candidates"] == "31"
     table = at.dataframe[0].value
     assert table["rank"].tolist() == list(range(1, 32))
-    assert table["could be positional"].any()
-    assert at.warning  # neighbours closer than the judge's flip-rate upper bound
+    flagged = table["order with next unsure"]
+    assert flagged.any() and not flagged.all() and not flagged.iloc[-1]  # issue 14: not every row
+    assert (table.loc[flagged, "why unsure"] != "").all() and (table.loc[~flagged, "why unsure"] == "").all()
+    assert any("neighbour orders are unsure" in w.value for w in at.warning)
+    assert any("What the flag fires on" in c.value for c in at.caption)
+    texts = " ".join(m.value for m in at.markdown)
+    assert "Leaderboard by" in texts  # the verdict block opens the page
+    assert "neighbour orders are unsure" in texts

@@ -11,10 +11,11 @@ from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, l
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.agreement import AgreementResult
 from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
-from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow
+from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import count_of, percent
 from judgebias_core.report.verdict import Verdict, agreement_verdict, calibration_verdict
+from judgebias_core.report.verdict_leaderboard import leaderboard_verdict, ranked_rows
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.report_queries import dataset_has_labels
 
@@ -162,29 +163,12 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
 
 # Leaderboard --------------------------------------------------------------------------------------------------
 
-def ranked_rows(board: Leaderboard) -> list[LeaderboardRow]:
-    """The rows that are ranked: in a baseline design the baseline itself is left out (its win rate is 1/2)."""
-    return [r for r in board.rows if not (board.baseline_design and r.is_reference)]
-
-
 def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
-    rows = ranked_rows(board)
-    if len(rows) < 2:
+    """The verdict's first two lines as one paragraph: the sentence the Leaderboard page opens with."""
+    verdict = leaderboard_verdict(board, who)
+    if verdict is None:
         return None
-    first, second = rows[0], rows[1]
-    against = "against the baseline " + board.reference if board.baseline_design else "overall"
-    text = (f"By the verdicts of {who}, {first.candidate} ranks first (win rate {against} "
-            f"{percent(first.win_rate)} over {first.pairs:,} pairs), ahead of {second.candidate} "
-            f"({percent(second.win_rate)}).")
-    if board.top_two_within_flip_bound:
-        text += (" Their gap is smaller than the item-clustered upper bound of the judge's flip rate "
-                 f"({percent(board.flip_rate_clustered_high)}), so this order could be an artefact of position.")
-    if first.order_changes_with_presentation:
-        text += " Ranked from one presentation order alone, the two change places."
-    if board.separation_note:
-        text += (f" Separation: {board.separation_note}; the Bradley-Terry strengths concerned are set by the "
-                 "ridge penalty, so the win rates are the figures to read.")
-    return text
+    return " ".join(line.text for line in verdict.lines if line.heading in ("What it does", "How sure we are"))
 
 
 def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
@@ -195,8 +179,8 @@ def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
         "wins / ties* / losses": f"{r.wins:,} / {r.ties:,} / {r.losses:,}",
         "win rate (95% item bootstrap)": f"{percent(r.win_rate)} ({percent(r.win_rate_ci_low)}–"
                                          f"{percent(r.win_rate_ci_high)})",
-        "Bradley-Terry strength": f"{r.strength:+.2f}", "order with a neighbour unsure*": "yes" if
-        r.position_artefact else "no",
+        "Bradley-Terry strength": f"{r.strength:+.2f}",
+        "order with the next one down unsure*": r.unsure_reason or ("no" if r is not board.rows[-1] else ""),
     } for r in board.rows])
 
 
@@ -217,8 +201,10 @@ def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         figures=tuple(leaderboard_forest(b).update_layout(title=f"Leaderboard by {b.judge}") for b in boards),
         tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
                                  "*Ties include pairs whose verdict changed with the order, counted as half a win. "
-                                 "An order with a neighbour is unsure when it changes in the ranking from one "
-                                 "presentation order alone or holds in fewer than 95% of item resamples.")
+                                 "A candidate's order with the next one down is unsure when it changes in the "
+                                 "ranking from one presentation order alone or holds in fewer than 95% of item "
+                                 "resamples.")
                      for b in boards),
         metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
+        verdicts=tuple(v for v in (leaderboard_verdict(b, scope.who(b.judge)) for b in boards) if v is not None),
     )
