@@ -129,3 +129,16 @@ def test_calibration_page_shows_the_prediction_powered_win_rate(app_env: Path) -
     assert table["estimate"].tolist() == ["prediction-powered", "human labels only", "judge only"]
     assert table["items (n)"].tolist()[:2] == [1392, 139]
     assert any("item-bootstrap" in c.value for c in at.caption)  # the kappa interval names its method
+
+
+def test_report_reads_the_human_ceiling_in_both_coefficients(bundled_db_master: Path) -> None:
+    from judgebias_core.analyses.calibration import calibration
+    from judgebias_core.metrics.calibration import RubricCalibration
+    from judgebias_core.report.judges_section import human_ceiling_sentences
+    from tests.store_helpers import read
+
+    result = read(calibration, bundled_db_master, "summeval", "simulated:demo-judge")
+    assert isinstance(result, RubricCalibration)
+    alpha, kappa = human_ceiling_sentences(result)
+    assert alpha.startswith("Human ceiling: This judge agrees with the experts") and "ordinal alpha" in alpha
+    assert "mean pairwise Cohen's kappa" in kappa and "judge vs each rater" in kappa

@@ -28,6 +28,22 @@ def test_judges_page_shows_agreement_and_disputed_calls(app_env: Path) -> None:
     assert len(at.text) >= 3
 
 
+def test_judges_page_chance_corrected_agreement(app_env: Path) -> None:
+    """Issue 14: kappa heatmap on demand, alpha and effective judges, leave-one-out ensemble with no-majority share."""
+    at = open_page("judges.py")
+    metrics = _metrics(at)
+    assert "Krippendorff's alpha (all judges, nominal)" in metrics
+    assert metrics["Effective number of judges"].endswith("of 3")
+    pairs = at.dataframe[0].value
+    ensemble = pairs[pairs["judge B"] == "majority-vote"]
+    assert len(ensemble) == 3 and ensemble["no majority among the others"].between(0, 1).all()
+    assert pairs[pairs["judge B"] != "majority-vote"]["kappa"].notna().all()
+    radio = next(r for r in at.radio if r.label == "Heatmap shows")
+    radio.set_value("Cohen's kappa").run()
+    assert not at.exception
+    assert any("leave-one-out" in c.value for c in at.caption)
+
+
 def test_judges_page_compares_nine_judges_on_the_repetition_study(app_env: Path) -> None:
     at = open_page("judges.py")
     studies = next(m for m in at.multiselect if m.label.startswith("Studies"))

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 
-from judgebias_core.analyses.calibration import calibration
+from judgebias_core.analyses.calibration import calibration, prediction_powered
 from judgebias_core.analyses.judges import agreement_report, leaderboard
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.agreement import AgreementResult
-from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.leaderboard import Leaderboard
+from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import count_of, percent
 from judgebias_core.report.verdict import Verdict, agreement_verdict, calibration_verdict
@@ -108,6 +110,32 @@ def calibration_sentence(result: PairwiseCalibration | RubricCalibration, who: s
             f"{result.weighted_kappa:.2f}) and Spearman rho = {result.spearman.statistic:.2f}.")
 
 
+def human_ceiling_sentences(result: RubricCalibration) -> list[str]:
+    """The judge's agreement with the experts read against the experts' agreement with each other."""
+    readings = (result.human_agreement_reading, result.human_pairwise_kappa_reading)
+    return [f"Human ceiling: {reading[0].upper()}{reading[1:]}." for reading in readings if reading]
+
+
+def ppi_sentence(ppi: PredictionPoweredWinRate, who: str) -> str:
+    e = ppi.estimate
+    return (f"What the verdicts of {who} are worth: keeping the human labels of {ppi.labelled:,} random items of "
+            f"{ppi.items:,}, the prediction-powered estimate (PPI++, Angelopoulos et al. 2023) of "
+            f"{ppi.candidate}'s human win rate is {_interval(e.ppi.estimate, e.ppi.low, e.ppi.high)}, against "
+            f"{_interval(e.human_only.estimate, e.human_only.low, e.human_only.high)} from those labels alone and "
+            f"{e.judge_only.estimate:.2f} from the judge alone (not an estimate of the human figure); every human "
+            f"label gives {ppi.all_labels_human_win_rate:.2f}.")
+
+
+def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
+                             who: str) -> tuple[str, go.Figure] | None:
+    """The PPI sentence and figure where the labels are people's and name the candidates (Auto-J)."""
+    labels = result.swap_aggregated.labels
+    if result.label_source != "human" or ORIGINAL_FIRST in labels:
+        return None
+    ppi = prediction_powered(reader, result.dataset_id, result.judge, None, result.study)
+    return ppi_sentence(ppi, who), ppi_forest(ppi).update_layout(title=f"Prediction-powered win rate, {who}")
+
+
 def calibration_row(result: PairwiseCalibration | RubricCalibration) -> dict[str, str]:
     if isinstance(result, PairwiseCalibration):
         table = result.swap_aggregated
@@ -149,9 +177,16 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         if isinstance(result, RubricCalibration):
             figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
                                                ("Kendall", result.kendall)]))
-    sentences = [calibration_sentence(r, scope.who(r.judge)) for r in results]
+    headline = [calibration_sentence(r, scope.who(r.judge)) for r in results]
+    sentences = list(headline)
+    for result in results:
+        if isinstance(result, RubricCalibration):
+            sentences += human_ceiling_sentences(result)
+        elif (part := _prediction_powered_part(reader, result, scope.who(result.judge))) is not None:
+            sentences.append(part[0])
+            figures.append(part[1])
     return ReportSection(
-        key="calibration", title="How often the judges agree with people", headline=tuple(sentences),
+        key="calibration", title="How often the judges agree with people", headline=tuple(headline),
         sentences=tuple(sentences), figures=tuple(figures),
         tables=(ReportTable("Agreement with the labels", pd.DataFrame([calibration_row(r) for r in results]),
                             "Human labels are rows of each confusion matrix, judge labels columns."),),
