@@ -51,9 +51,14 @@ def _advice(board: Leaderboard) -> VerdictLine:
     if board.neighbour_pairs and board.flagged_pairs == board.neighbour_pairs:
         text = ("Read the board as groups of candidates, not as an order: no neighbour order is safe with these "
                 "items. Add items before ranking neighbours.")
+    elif first.position_artefact:
+        text = (f"Do not announce {first.candidate} ahead of {second.candidate} from this judge alone: "
+                f"{first.unsure_reason}. The unflagged neighbour orders can be reported.")
     elif top_unsure:
-        text = (f"Do not announce {first.candidate} ahead of {second.candidate} from this judge alone: their order "
-                "could come from position or from the items drawn. The unflagged neighbour orders can be reported.")
+        text = (f"Do not announce {first.candidate} ahead of {second.candidate} from this judge alone: their gap "
+                f"({percent(first.win_rate - second.win_rate)}) is smaller than the share of verdicts this judge changes with the "
+                "order, so a lean that differs between candidates could decide it. The unflagged neighbour orders "
+                "can be reported.")
     else:
         text = (f"{first.candidate} can be reported first; read the flagged neighbours further down as ties.")
     return VerdictLine(
