@@ -45,6 +45,14 @@ def _safety_line(board: Leaderboard) -> VerdictLine:
         "95% bound.")
 
 
+def _reportable(board: Leaderboard) -> str:
+    established = board.orders_established_holm
+    if established == 0:
+        return "No neighbour order is established after Holm's correction: read the rest of the board as groups."
+    return (f"Report as orders only the {established} neighbour order{'s' if established != 1 else ''} established "
+            "after Holm's correction; read the others as ties.")
+
+
 def _advice(board: Leaderboard) -> VerdictLine:
     first, second = ranked_rows(board)[:2]
     top_unsure = first.position_artefact or board.top_two_within_flip_bound
@@ -53,18 +61,18 @@ def _advice(board: Leaderboard) -> VerdictLine:
                 "items. Add items before ranking neighbours.")
     elif first.position_artefact:
         text = (f"Do not announce {first.candidate} ahead of {second.candidate} from this judge alone: "
-                f"{first.unsure_reason}. The unflagged neighbour orders can be reported.")
+                f"{first.unsure_reason}. {_reportable(board)}")
     elif top_unsure:
         text = (f"Do not announce {first.candidate} ahead of {second.candidate} from this judge alone: their gap "
                 f"({percent(first.win_rate - second.win_rate)}) is smaller than the share of verdicts this judge changes with the "
-                "order, so a lean that differs between candidates could decide it. The unflagged neighbour orders "
-                "can be reported.")
+                f"order, so a lean that differs between candidates could decide it. {_reportable(board)}")
     else:
-        text = (f"{first.candidate} can be reported first; read the flagged neighbours further down as ties.")
+        text = f"{first.candidate} can be reported first. {_reportable(board)}"
     return VerdictLine(
         "What to do", text,
         "Every order unsure: read as groups; the top pair unsure or within the flip-rate bound: no winner "
-        "announced; otherwise the top may be reported.")
+        "announced; otherwise the top may be reported. Orders reported as such: those established after Holm's "
+        "correction over the neighbour pairs.")
 
 
 def leaderboard_verdict(board: Leaderboard, who: str | None = None) -> Verdict | None:
