@@ -29,6 +29,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    synced_checkbox,
     synced_selectbox,
     table_downloads,
 )
@@ -58,18 +59,24 @@ with top[1]:
 in_judge = in_dataset[in_dataset["judge"] == judge]
 with top[2]:
     study = synced_selectbox("Study (or run id)", list(dict.fromkeys(in_judge["study"])), key="cal_study")
+runs = list(dict.fromkeys(in_judge["study"]))
+pool = len(runs) > 1 and synced_checkbox(f"Pool all {len(runs)} runs of this judge", key="cal_pool",
+                                         help="Off: the run chosen above alone. Runs can differ (a permutation and a "
+                                              "repeat run, say): pooling them is a choice, named below.")
+scope = None if pool else study  # None: every run of the judge on the dataset
 permalink_hint()
 label_source = in_judge[in_judge["study"] == study]["label_source"].iloc[0]
 if label_source != "human":
     st.warning("These labels come from a **reference judge** (another model), not from people: read every "
                "number below as agreement with that judge.")
 
-result = load_or_stop(calibration, dataset, judge, study)
+result = load_or_stop(calibration, dataset, judge, scope, pool)
 verdict_block([calibration_verdict(result)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
-           f"labels: {label_source}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} (one run; "
-           f"choose another above). {escape_markdown(result.rule)}.")
+           f"labels: {label_source}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
+           f"({'every run of the judge' if pool else 'one run; choose another above'}). "
+           f"{escape_markdown(result.rule)}.")
 
 
 def _class_table(table: AgreementTable) -> pd.DataFrame:
@@ -143,7 +150,7 @@ def _prediction_powered() -> None:
     chosen = left.selectbox("Candidate", candidates, key="cal_ppi_candidate")
     share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
-    ppi = load_or_stop(prediction_powered, dataset, judge, chosen, study, float(share), int(seed))
+    ppi = load_or_stop(prediction_powered, dataset, judge, chosen, scope, float(share), int(seed))
     figure = ppi_forest(ppi)
     st.plotly_chart(figure, width="stretch", key="cal-ppi")
     chart_downloads(figure, f"ppi-{dataset}-{judge}", key="cal-ppi")
@@ -180,7 +187,7 @@ if isinstance(result, PairwiseCalibration):
     for tab, name in zip(st.tabs(list(ORDER_TITLES.values())), ORDER_TITLES, strict=True):
         with tab:
             _agreement_detail(name, getattr(result, name))
-    wrong = cached(disagreeing_pairs, dataset, judge, study)
+    wrong = cached(disagreeing_pairs, dataset, judge, scope)
     if label_source == "human" and ORIGINAL_FIRST not in result.swap_aggregated.labels:  # labels name candidates
         _prediction_powered()
     st.subheader("Pairs where the judge and the human disagree")
@@ -226,7 +233,7 @@ elif isinstance(result, RubricCalibration):
     explain("pearson")
     st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
     st.subheader("Calls where the judge's score differs from the labels' median")
-    wrong = cached(disagreeing_trials, dataset, judge, study)
+    wrong = cached(disagreeing_trials, dataset, judge, scope)
     st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
     st.dataframe(wrong, hide_index=True, width="stretch")
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials")

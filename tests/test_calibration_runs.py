@@ -120,6 +120,21 @@ def test_calibration_page_names_the_run_and_the_human_ceiling(app_env: Path) -> 
     assert len(ceiling) == 2 and "n/a" not in set(ceiling["humans among themselves"])
 
 
+def test_calibration_page_pools_runs_only_when_asked(app_env: Path) -> None:
+    at = open_page("calibration.py")
+    next(box for box in at.selectbox if box.label == "Dataset").set_value("summeval").run()
+    assert "Runs pooled: demo\\-summeval\\-coherence\\-permutation (one run" in " ".join(c.value for c in at.caption)
+    next(box for box in at.checkbox if box.label.startswith("Pool all 2 runs")).check().run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "(every run of the judge)" in captions and "coherence\\-repeat" in captions
+    assert _metrics_of(at)["Judge calls (n)"] == "800"
+
+
+def _metrics_of(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
 def test_calibration_page_shows_the_prediction_powered_win_rate(app_env: Path) -> None:
     at = open_page("calibration.py")
     next(box for box in at.selectbox if box.label == "Dataset").set_value("autoj").run()
