@@ -157,3 +157,8 @@ def test_report_reads_the_human_ceiling_in_both_coefficients(bundled_db_master: 
     alpha, kappa = human_ceiling_sentences(result)
     assert alpha.startswith("Human ceiling: This judge agrees with the experts") and "ordinal alpha" in alpha
     assert "mean pairwise Cohen's kappa" in kappa and "judge vs each rater" in kappa
+    from judgebias_core.report.verdict import calibration_verdict
+
+    lines = {line.heading: line.text for line in calibration_verdict(result).lines}
+    assert lines["Against the experts"] == kappa.removeprefix("Human ceiling: ")
+    assert lines["How sure we are"].startswith("95% item-bootstrap interval")
