@@ -15,8 +15,16 @@ from dataclasses import asdict, dataclass, field
 from judgebias_core.metrics.agreement import AgreementResult
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
+from judgebias_core.metrics.pairwise_family import (
+    corrected_p,
+    correction_words,
+    leans,
+    pairwise_family,
+    position_label,
+)
 from judgebias_core.metrics.rubric_report import RubricReport
-from judgebias_core.report.phrasing import SIGNIFICANCE, count_of, in_words, p_value, percent
+from judgebias_core.report.phrasing import count_of, in_words, p_value, percent
+from judgebias_core.stats.multiple import CorrectedTests
 
 # Upper end of the flip-rate interval: below the first, the order hardly matters; below the second, averaging
 # both orders removes the lean but close calls stay uncertain; above it, too many verdicts follow the order.
@@ -62,18 +70,28 @@ def _kappa_band(value: float) -> str:
     return next((name for floor, name in KAPPA_BANDS if value >= floor), "no agreement beyond chance")
 
 
-def _lean(r: PairwiseJudgeMetrics) -> str:
-    flips = r.primacy + r.recency
-    if flips == 0:
-        return "no lean to either slot"
-    if r.binomial_p < SIGNIFICANCE:
-        return f"leans to the {'first' if r.primacy > r.recency else 'second'} slot"
-    return "no clear lean to either slot"
+def _lean(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
+    if r.primacy + r.recency == 0:
+        return "shows no lean to either slot"
+    side = leans(r, family)
+    return f"leans to the {side} slot" if side else "shows no clear lean to either slot"
 
 
-def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict:
-    """A swap-run verdict from one judge's pairwise metrics (study and repetition as given)."""
+def _lean_rule(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
+    corrected = corrected_p(family, position_label(r))
+    return ("A flip is a pair whose verdict changes with the order. It leans to a slot when the position test "
+            f"(symmetric in the two answers, {r.position_tie_rule}, cluster-robust over {r.items:,} items) has a "
+            f"corrected p below {family.alpha} after the {correction_words(family)} ({r.primacy:,} flips to the "
+            f"first slot, {r.recency:,} to the second; {p_value(r.position_p)} before correction, corrected "
+            f"{p_value(corrected)}).")
+
+
+def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
+                     family: CorrectedTests | None = None) -> Verdict:
+    """A swap-run verdict from one judge's pairwise metrics (study and repetition as given). ``family`` is the
+    corrected family of tests shown with it (``metrics.pairwise_family``); by default this judge's tests alone."""
     name = who or r.judge
+    family = family if family is not None else pairwise_family([r])
     low, high = r.flip_rate_decision_low, r.flip_rate_decision_high
     method = r.flip_rate_decision_method
     bootstrap = method == "item-bootstrap"
@@ -93,10 +111,8 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict
         analysis="pairwise", subject=name,
         lines=(
             VerdictLine("What it does", f"{name} flips {in_words(r.flip_rate, 'pair')} when the two answers swap "
-                                        f"places ({percent(r.flip_rate)}) and {_lean(r)}.",
-                        "A flip is a pair whose verdict changes with the order. It leans to a slot when a two-sided "
-                        f"binomial test of first- against second-slot flips gives p < {SIGNIFICANCE} "
-                        f"({r.primacy:,} first, {r.recency:,} second; {p_value(r.binomial_p)})."),
+                                        f"places ({percent(r.flip_rate)}) and {_lean(r, family)}.",
+                        _lean_rule(r, family)),
             VerdictLine("How sure we are", f"The flip rate lies between {percent(low)} and {percent(high)}: {kind}, "
                                            f"over {count_of(r.classified_pairs, r.pairs, 'pair')}{failed}.",
                         "The item-clustered interval is named first because pairs on the same question are not "
@@ -112,14 +128,18 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict
         figures={"flip_rate": r.flip_rate, "interval_low": low, "interval_high": high,
                  "interval_kind": "item bootstrap" if bootstrap else method, "classified_pairs": r.classified_pairs,
                  "pairs": r.pairs, "items": r.items, "primacy": r.primacy, "recency": r.recency,
-                 "binomial_p": r.binomial_p, "study": r.study},
+                 "position_p": r.position_p, "position_p_corrected": corrected_p(family, position_label(r)),
+                 "correction": family.method, "family_size": family.family_size, "study": r.study},
     )
 
 
-def pairwise_verdicts(results: Sequence[PairwiseJudgeMetrics], who: dict[str, str] | None = None) -> list[Verdict]:
-    """One verdict per judge on its first repetition, steadiest judge first."""
+def pairwise_verdicts(results: Sequence[PairwiseJudgeMetrics], who: dict[str, str] | None = None,
+                      family: CorrectedTests | None = None) -> list[Verdict]:
+    """One verdict per judge on its first repetition, steadiest judge first. The lean is read from ``family``,
+    by default every test of ``results`` corrected together (Holm)."""
+    family = family if family is not None else pairwise_family(results)
     rows = sorted((r for r in results if r.repetition == 1 and r.classified_pairs), key=lambda r: r.flip_rate)
-    return [pairwise_verdict(r, (who or {}).get(r.judge)) for r in rows]
+    return [pairwise_verdict(r, (who or {}).get(r.judge), family) for r in rows]
 
 
 def rubric_verdict(report: RubricReport, who: str | None = None) -> Verdict:
