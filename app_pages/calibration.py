@@ -35,6 +35,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
+from ui.tables import show_table
 from ui.text import counted
 from ui.verdict import verdict_block
 
@@ -99,8 +100,8 @@ def _agreement_detail(name: str, table: AgreementTable) -> None:
         st.plotly_chart(figure, width="stretch", key=f"cal-confusion-{name}")
         chart_downloads(figure, f"confusion-{dataset}-{judge}-{name}", key=f"cal-confusion-{name}")
     with right:
-        st.dataframe(_class_table(table), hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("precision", "recall")})
+        show_table(_class_table(table),
+                   column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("precision", "recall")})
 
 
 def _ceiling_row(figure: str, judge_side: AgreementEstimate | None, humans: AgreementEstimate | None) -> dict:
@@ -119,11 +120,11 @@ def _human_ceiling(rubric: RubricCalibration) -> None:
         st.caption("Human ceiling: no item has two raters here, so the raters' own agreement cannot be measured.")
         return
     st.markdown("**Human ceiling: how well the experts agree with each other**")
-    st.dataframe(pd.DataFrame([
+    show_table(pd.DataFrame([
         _ceiling_row("Krippendorff's alpha, ordinal (judge vs the raters' median)", rubric.judge_human_alpha,
                      rubric.human_agreement),
         _ceiling_row("mean pairwise Cohen's kappa (judge vs each rater)", rubric.judge_rater_kappa,
-                     rubric.human_pairwise_kappa)]), hide_index=True, width="stretch")
+                     rubric.human_pairwise_kappa)]))
     for reading in (rubric.human_agreement_reading, rubric.human_pairwise_kappa_reading):
         if reading is not None:
             st.info(f"Human ceiling: {reading}.")
@@ -158,11 +159,10 @@ def _prediction_powered() -> None:
     e = ppi.estimate
     rows = [(name, row) for name, row in (("prediction-powered", e.ppi), ("human labels only", e.human_only),
                                           ("judge only", e.judge_only))]
-    st.dataframe(pd.DataFrame([{"estimate": name, "win rate": row.estimate, "95% low": row.low, "95% high": row.high,
-                                "items (n)": row.n, "what it is": row.label} for name, row in rows]),
-                 hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                for c in ("win rate", "95% low", "95% high")})
+    show_table(pd.DataFrame([{"estimate": name, "win rate": row.estimate, "95% low": row.low, "95% high": row.high,
+                              "items (n)": row.n, "what it is": row.label} for name, row in rows]),
+               column_config={c: st.column_config.NumberColumn(format="%.3f")
+                              for c in ("win rate", "95% low", "95% high")})
     width_ratio = (e.ppi.high - e.ppi.low) / (e.human_only.high - e.human_only.low)
     st.caption(f"{ppi.labelled:,} of {ppi.items:,} items keep their human label ({ppi.sampling}). The "
                f"prediction-powered interval is {width_ratio:.0%} as wide as the human-only one (PPI++ tuning "
@@ -194,13 +194,13 @@ if isinstance(result, PairwiseCalibration):
     st.subheader("Pairs where the judge and the human disagree")
     st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "
                "(pairs with a failed order are listed too).")
-    st.dataframe(wrong, hide_index=True, width="stretch")
+    show_table(wrong)
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs")
     if not wrong.empty:
         item_id = st.selectbox("Read a pair in full", wrong["item_id"].head(1000).tolist())
         row = wrong[wrong["item_id"] == item_id].iloc[0]
         texts = _read_item(item_id)
-        st.dataframe(row.astype(str).rename("value").to_frame(), width="stretch")
+        show_table(row.astype(str).rename("value").to_frame(), hide_index=False)
         answers = {k.removeprefix("answer: "): v for k, v in texts.items() if k.startswith("answer: ")}
         for column, (candidate, answer) in zip(st.columns(max(1, len(answers))), answers.items(), strict=False):
             with column:
@@ -232,16 +232,16 @@ elif isinstance(result, RubricCalibration):
         st.caption("Per call against the raters' mean; the item-mean rows average the judge's calls on each item "
                    f"first. Method named on hover: {result.correlation_p_values}.")
     explain("pearson")
-    st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
+    show_table(pd.DataFrame([c.__dict__ for c in result.per_class]))
     geval_block(result.pooled_runs)
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, scope)
     st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
-    st.dataframe(wrong, hide_index=True, width="stretch")
+    show_table(wrong)
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials")
     if not wrong.empty:
         item_id = st.selectbox("Read an item in full", list(dict.fromkeys(wrong["item_id"].head(1000))))
         texts = _read_item(item_id)
         st.markdown("**Response being scored**")
         st.text(texts.get("response", "(not in the store)"))
-        st.dataframe(wrong[wrong["item_id"] == item_id], hide_index=True, width="stretch")
+        show_table(wrong[wrong["item_id"] == item_id])

@@ -34,6 +34,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, stop_on_error
+from ui.tables import show_table
 from ui.verdict import verdict_block
 
 TARGET_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
@@ -92,8 +93,8 @@ st.caption(f"Start model ({start}): {escape_markdown(start_label)}, AIC {result.
 if steps.empty:
     st.write("No single addition or removal lowers AIC: the start model is kept.")
 else:
-    st.dataframe(steps, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.2f") for c in ("AIC before", "AIC after")})
+    show_table(steps,
+               column_config={c: st.column_config.NumberColumn(format="%.2f") for c in ("AIC before", "AIC after")})
     st.plotly_chart(aic_path(result), width="stretch", key="fx-path")
 if result.confounded_with_task:
     st.warning("Nearly collinear predictors: " + escape_markdown(", ".join(result.confounded_with_task))
@@ -103,13 +104,13 @@ if result.confounded_with_task:
 st.info(QUALITY_GAP_CAVEAT)
 if baseline is not None:
     st.markdown("**What the bound alone produces** (quality margins shuffled across units)")
-    st.dataframe(pd.DataFrame([
+    show_table(pd.DataFrame([
         {"measure": "AIC gain from the quality gap in the selected model", "observed": baseline.observed_aic_gain,
          "bound alone (mean of shuffles)": baseline.null_aic_gain_mean,
          "bound alone (95th percentile)": baseline.null_aic_gain_high},
         {"measure": f"R² of {target.replace('_', ' ')} on the quality gap alone", "observed": baseline.observed_r_squared,
          "bound alone (mean of shuffles)": baseline.null_r_squared_mean, "bound alone (95th percentile)": None},
-    ]), hide_index=True, width="stretch",
+    ]),
         column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
                        ("observed", "bound alone (mean of shuffles)", "bound alone (95th percentile)")})
     st.caption(f"{baseline.permutations} shuffles (seed {baseline.seed}) of each unit's quality margin "
@@ -134,13 +135,13 @@ if result.final_variables:
         st.plotly_chart(aic_rise_chart(result), width="stretch", key="fx-rise")
     if validation is not None:
         st.markdown("**Out-of-sample check** (instead of the post-selection p-values)")
-        st.dataframe(pd.DataFrame(
+        show_table(pd.DataFrame(
             [{"model": "selected", "cross-validated error (MSE)": validation.selected_mse, "earns its place": ""},
              {"model": "intercept only", "cross-validated error (MSE)": validation.intercept_mse,
               "earns its place": ""}]
             + [{"model": f"without {v.replace('_', ' ')}", "cross-validated error (MSE)": mse,
                 "earns its place": "yes" if validation.earns_its_place(v) else "no"}
-               for v, mse in validation.mse_without.items()]), hide_index=True, width="stretch",
+               for v, mse in validation.mse_without.items()]),
             column_config={"cross-validated error (MSE)": st.column_config.NumberColumn(format="%.5f")})
         st.caption(f"{validation.folds}-fold cross-validation over the {validation.units:,} units (seed "
                    f"{validation.seed}): the selected model removes {validation.improvement_over_intercept:.0%} of "
@@ -148,8 +149,7 @@ if result.final_variables:
                    "predicts held-out units worse. Units of one task share items, so held-out units are not fully "
                    "independent of the training units.")
     with st.expander("Coefficient table (post-selection) and statsmodels summary"):
-        st.dataframe(result.coefficients.rename(columns={"p_value": "p_value (post-selection)"}), hide_index=True,
-                     width="stretch")
+        show_table(result.coefficients.rename(columns={"p_value": "p_value (post-selection)"}))
         st.code(result.summary_text, language=None)
     numeric = [v for v in result.final_variables if v in NUMERIC]
     if numeric:
@@ -161,5 +161,5 @@ if result.final_variables:
 
 st.subheader("Unit table")
 st.caption("What the regression was fitted on: one row per (judge, candidate, task), repetitions pooled.")
-st.dataframe(units, hide_index=True, width="stretch")
+show_table(units)
 table_downloads(units, f"stepwise-units-{dataset}-{study}", key="fx_units")

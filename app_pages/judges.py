@@ -24,6 +24,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
+from ui.tables import show_table
 from ui.text import counted
 from ui.verdict import verdict_block
 
@@ -73,9 +74,9 @@ with agreement_tab:
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"agreement-{dataset}", key="jd-heatmap")
     pairs = agreement_pairs_frame(result)
-    st.dataframe(pairs, hide_index=True, width="stretch",
-                 column_config={name: st.column_config.NumberColumn(format="%.3f") for name in pairs.columns
-                                if pairs[name].dtype.kind == "f"})
+    show_table(pairs,
+               column_config={name: st.column_config.NumberColumn(format="%.3f") for name in pairs.columns
+                              if pairs[name].dtype.kind == "f"})
     interval = next((p.kappa.method for p in result.pairs if p.kappa is not None), "none")
     st.caption(f"Kappa intervals: {int(100 * CONFIDENCE)}% {interval} (whole items resampled, all calls of an "
                f"item together). {result.kappa_scope}. Ensemble rows: {result.ensemble_comparison}; "
@@ -98,12 +99,11 @@ with agreement_tab:
                "by the two families (ratio of sums). A diagonal cell needs two judges of that family.")
     if result.family_agreement:
         st.plotly_chart(family_heatmap(result.family_agreement), width="stretch")
-        st.dataframe(pd.DataFrame([f.__dict__ for f in result.family_agreement]), hide_index=True, width="stretch",
-                     column_config={"family_a": "family A", "family_b": "family B", "judge_pairs": "judge pairs",
-                                    "n": "calls compared (n)",
-                                    "agreement": st.column_config.NumberColumn("agreement", format="%.3f")})
-    st.dataframe(pd.DataFrame({"judge": list(result.families), "family": list(result.families.values())}),
-                 hide_index=True)
+        show_table(pd.DataFrame([f.__dict__ for f in result.family_agreement]),
+                   column_config={"family_a": "family A", "family_b": "family B", "judge_pairs": "judge pairs",
+                                  "n": "calls compared (n)",
+                                  "agreement": st.column_config.NumberColumn("agreement", format="%.3f")})
+    show_table(pd.DataFrame({"judge": list(result.families), "family": list(result.families.values())}))
 
 with disagreement_tab:
     explain("disagreement")
@@ -117,7 +117,7 @@ with disagreement_tab:
     disputed = cached(disagreeing_calls, dataset, list(studies), chosen_repetition, int(minimum))
     st.caption(f"{counted(len(disputed), 'call')}. Verdicts: A = first slot better, B = second slot better, C = tie; "
                f"empty = not answered or not parsed; {ENSEMBLE_JUDGE} is the majority vote.")
-    st.dataframe(disputed.head(2000), hide_index=True, width="stretch")
+    show_table(disputed.head(2000))
     table_downloads(disputed, f"disputed-calls-{dataset}", key="jd-disputed")
     if not disputed.empty:
         shown = disputed.head(500)
@@ -136,4 +136,4 @@ with disagreement_tab:
                 st.code(candidate, language=None)
                 st.text(texts.get(f"answer: {candidate}", "(answer not in the store)"))
         verdicts = row.drop(["item_id", "first_candidate", "second_candidate", "repetition"])
-        st.dataframe(verdicts.astype(str).rename("verdict").to_frame(), width="stretch")
+        show_table(verdicts.astype(str).rename("verdict").to_frame(), hide_index=False)

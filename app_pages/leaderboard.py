@@ -20,6 +20,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import load_or_stop
+from ui.tables import show_table
 from ui.verdict import verdict_block
 
 COLUMNS = {"rank_win_rate": "rank", "candidate": "candidate", "pairs": "pairs (n)", "wins": "wins",
@@ -92,11 +93,11 @@ if len(board.rows) > 1:
                f"({board.flip_rate_clustered_high:.3f}, {board.flip_bound_method}).")
 
 frame = board.frame()[list(COLUMNS)].rename(columns=COLUMNS)
-st.dataframe(frame, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
-                            ("win rate", "win rate low", "win rate high", "BT strength", "BT low", "BT high",
-                             "order holds (share of resamples)",
-                             "gap to next")})
+show_table(frame,
+           column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
+                          ("win rate", "win rate low", "win rate high", "BT strength", "BT low", "BT high",
+                           "order holds (share of resamples)",
+                           "gap to next")})
 table_downloads(frame, f"leaderboard-{dataset}-{study}-{judge}", key="lb-table")
 
 win_tab, bt_tab = st.tabs(["By win rate", "By Bradley-Terry strength"])

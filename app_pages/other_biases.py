@@ -24,6 +24,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
+from ui.tables import show_table
 from ui.text import counted
 from ui.verdict import verdict_block
 
@@ -69,9 +70,9 @@ with verbosity_tab:
         "low": "longer by at least (chars)", "high": "longer by at most (chars)", "median": "median (chars)",
         "pairs": "pairs (n)", "items": "items (n)", "longer_wins": "longer won", "share": "longer-answer share",
         "ci_low": "95% low", "ci_high": "95% high", "interval": "interval"})
-    st.dataframe(bins, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="percent") for c in
-                                ("longer-answer share", "95% low", "95% high")})
+    show_table(bins,
+               column_config={c: st.column_config.NumberColumn(format="percent") for c in
+                              ("longer-answer share", "95% low", "95% high")})
     table_downloads(bins, f"verbosity-bins-{dataset}-{study}", key="ob-verbosity-bins")
     table = verbosity_frame(report.judges)[
         ["judge", "decisive_pairs", "equal_length_pairs", "longer_wins", "longer_win_share",
@@ -87,11 +88,11 @@ with verbosity_tab:
             "slope_ci_high": "independent: high"})
     table.insert(len(table.columns), "reading (corrected)", [report.reading(r.judge) for r in report.judges])
     st.markdown("**Per judge**")
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
-                                if c not in ("judge", "reading (corrected)") and "(n)" not in c
-                                and c not in ("equal length", "longer won", f"{cluster}s (clusters)",
-                                              "pairs without information")})
+    show_table(table,
+               column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
+                              if c not in ("judge", "reading (corrected)") and "(n)" not in c
+                              and c not in ("equal length", "longer won", f"{cluster}s (clusters)",
+                                            "pairs without information")})
     table_downloads(table, f"verbosity-{dataset}-{study}", key="ob-verbosity")
     st.caption("The slope is the change in log-odds of the candidate winning per 1,000 more characters than its "
                f"opponent, with standard errors clustered by {cluster}"
@@ -128,7 +129,7 @@ with self_tab:
             "95% high (log-odds)": t.term.ci_high, "interval": t.term.method,
             "reading (corrected)": preference.tests.sentence(t.family) if preference.tests else ""}
             for t in preference.in_family])
-        st.dataframe(terms, hide_index=True, width="stretch")
+        show_table(terms)
         table_downloads(terms, f"self-preference-terms-{dataset}-{study}", key="ob-self-terms-table")
     if preference.not_identified:
         st.caption("Not separable from leniency and quality here (every judge of the family, or every candidate, "
@@ -145,7 +146,7 @@ with self_tab:
                    "family's cell too: read the in-family terms above, not these gaps.")
         gaps = pd.DataFrame([g.__dict__ for g in preference.gaps])
         if not gaps.empty:
-            st.dataframe(gaps, hide_index=True, width="stretch")
+            show_table(gaps)
             table_downloads(gaps, f"self-preference-{dataset}-{study}", key="ob-self")
 
 with verdict_slot:

@@ -32,6 +32,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop, stop_on_error
+from ui.tables import show_table
 from ui.text import counted
 from ui.verdict import verdict_block
 
@@ -99,7 +100,7 @@ def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | N
         return
     st.subheader("List-wise calls")
     explain("listwise_consistency")
-    st.dataframe(pd.DataFrame([asdict(r) for r in listwise]), hide_index=True, width="stretch")
+    show_table(pd.DataFrame([asdict(r) for r in listwise]))
     st.caption("A group is one candidate set of one item shown in all p cyclic orders; counts are groups. An "
                "inconsistent group is primacy when the first slot holds more than 1/p of its picks. First-slot share "
                "is over the picks of inconsistent groups (one-vs-all), tested against 1/p by a binomial test that "
@@ -168,10 +169,10 @@ st.subheader("Judges")
 frame = metrics_frame(results).assign(position_p_corrected=corrected_column(results, family),
                                       flip_rate_excess_p_corrected=corrected_column(results, family, "excess"))
 table = frame[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
-st.dataframe(table, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in RATE_COLUMNS}
-             | {c: st.column_config.NumberColumn(format="%.2g") for c in
-                ["position p", "position p corrected", "excess p corrected"]})
+show_table(table,
+           column_config={c: st.column_config.NumberColumn(format="%.3f") for c in RATE_COLUMNS}
+           | {c: st.column_config.NumberColumn(format="%.2g") for c in
+              ["position p", "position p corrected", "excess p corrected"]})
 st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)}. Counts are pairs (one pair = two judge calls). "
            "Rates are "
            "fractions over n = classified pairs (consistent + primacy + recency); pairs with a parse failure on "
@@ -244,9 +245,9 @@ if not units.empty:
         (st.warning if safety.possibly_positional else st.success)(
             f"{escape_markdown(result.judge)}: {escape_markdown(safety.message)}")
     win_table = wins[list(WIN_COLUMNS)].rename(columns=WIN_COLUMNS)
-    st.dataframe(win_table, hide_index=True, width="stretch", height=min(280, 35 * (len(win_table) + 1) + 3),
-                 column_config={WIN_COLUMNS[c]: st.column_config.NumberColumn(format="%.3f")
-                                for c in ("overall_win_rate", "win_rate_low", "win_rate_high")})
+    show_table(win_table, height=min(280, 35 * (len(win_table) + 1) + 3),
+               column_config={WIN_COLUMNS[c]: st.column_config.NumberColumn(format="%.3f")
+                              for c in ("overall_win_rate", "win_rate_low", "win_rate_high")})
     st.caption("Against the pair's opponent (the dataset's baseline; in all-pairs designs the answer whose name "
                "sorts first, or the reference declared at upload, so file order never decides), over classified "
                "pairs; an inconsistent pair counts as a tie (half a win) in the overall win rate. Low/high: 95% "

@@ -43,6 +43,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop, show_error
+from ui.tables import show_table
 from ui.verdict import verdict_block
 
 DESIGN_NAMES = {"run": "the analysed run's orderings", "all": "all k! orderings", "balanced": "the balanced set (2k)",
@@ -110,7 +111,7 @@ def show_position_share(report: RubricReport) -> None:
         "clustered high": [r.high for r in tests.shares], "interval": [r.method for r in tests.shares],
         "Wilson low (calls independent)": share.ci_low, "Wilson high (calls independent)": share.ci_high,
         "no-bias share": share.uniform, "p (clustered t)": corrected.p_values, "Holm p": corrected.corrected})
-    st.dataframe(table, hide_index=True, width="stretch", column_config={
+    show_table(table, column_config={
         column: st.column_config.NumberColumn(format="percent")
         for column in ("share", "clustered low", "clustered high", "Wilson low (calls independent)",
                        "Wilson high (calls independent)", "no-bias share")})
@@ -211,7 +212,7 @@ def show_ordering_ranks(report: RubricReport) -> None:
                        f"{len(report.orderings)}** by Pearson r against {against}.")
     else:
         st.info("Ranks need labels (human or reference-judge scores) for the items.")
-    st.dataframe(table.sort_values("rank", na_position="last"), hide_index=True, width="stretch")
+    show_table(table.sort_values("rank", na_position="last"))
     table_downloads(table, f"orderings-{report.run.run_id}")
 
 
@@ -302,7 +303,7 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: 
         st.caption(f"Intervals: 95% {result.costs.interval_kind}, {result.costs.items:,} probe items. Bias Cost is a "
                    "sum of absolute deviations, so resampling noise adds to it: a small cost's interval sits above "
                    "it. Read the differences and the stability to choose.")
-    st.dataframe(table, hide_index=True, width="stretch")
+    show_table(table)
     table_downloads(table, f"bias-cost-{probe_id}-{design}")
 
 
@@ -370,7 +371,7 @@ if st.toggle(f"Show every trial of this run ({report.trials:,})", key="rb_show_t
     st.caption("The ordering shown and the position chosen, as stored per trial. Also from the command line: "
                f"{code_span(command)} (or jsonl, parquet).")
     trials = cached(run_calls_for_export, run_id, True)
-    st.dataframe(trials.head(200), hide_index=True, width="stretch")
+    show_table(trials.head(200))
     table_downloads(trials, f"trials-{run_id}")
 report_button(report.run.dataset_id, runs=[run_id] + ([report.repeat_run.run_id] if report.repeat_run else []),
               key="rb_report")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from judgebias_core.text import counted
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
@@ -58,7 +60,7 @@ class ValidationFailed(JudgebiasError):
             for p in problems[:5]
         )
         more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-        super().__init__(f"{what} has {len(problems)} problem(s): {shown}{more}")
+        super().__init__(f"{what} has {counted(len(problems), 'problem')}: {shown}{more}")
 
 
 class ProviderError(JudgebiasError):

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from judgebias_core.demo import demo_spec
+from judgebias_core.errors import InvalidArgument
 from judgebias_core.protocols.orderings import balanced_orderings, canonical, is_balanced, latin_square_orderings
 from judgebias_core.protocols.plans import build_plan, cyclic_slot_orders, rubric_trials, swap_orders
 from judgebias_core.protocols.spec import RunSpec
+from judgebias_core.providers import all_providers
 
 names = st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=2, max_size=8, unique=True)
 
@@ -89,3 +92,14 @@ def test_listwise_plan_rotates_the_candidates(bundled_db_master: Path) -> None:
     plan = build_plan(bundled_db_master, spec, "lw")
     assert len(plan.calls) == 4 and plan.calls[0].slots[0] == "vicuna-13b-v1.3"
     assert {c.slots for c in plan.calls} == set(cyclic_slot_orders(plan.calls[0].slots))
+
+
+def test_logprobs_refusal_names_the_providers_that_declare_them(bundled_db_master: Path) -> None:
+    declaring = {p.name for p in all_providers() if p.capabilities.logprobs}
+    assert "simulated" in declaring and "anthropic" not in declaring
+    spec = RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="anthropic", model="m", limit_items=1,
+                   logprobs=True)
+    with pytest.raises(InvalidArgument) as refused:
+        build_plan(bundled_db_master, spec)
+    named = str(refused.value).rsplit("providers ", 1)[1].split(", ")
+    assert set(named) == declaring

@@ -75,7 +75,7 @@ def test_problems_go_to_stderr_with_exit_status_2(upload_db: Path, tmp_path: Pat
     assert fingerprint(upload_db) == before
     bad.write_bytes("id,instruction\n1,café\n".encode("latin-1"))
     status, _, err = _run(upload_db, capsys, "upload", "items", "--file", str(bad), "--dataset", "cli-bad")
-    assert status == 2 and "error: bad.csv has 1 problem(s): row 1" in err and "at line 2 is not UTF-8" in err
+    assert status == 2 and "error: bad.csv has 1 problem: row 1" in err and "at line 2 is not UTF-8" in err
     bad.write_text("instruction,response\nQ,R\n")
     status, _, err = _run(upload_db, capsys, "upload", "items", "--file", str(bad), "--dataset", "Not An Id")
     assert status == 2 and "dataset_id: String should match pattern" in err

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from judgebias_core.text import counted as counted  # re-exported: pages import it from here
+
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$=:])")
 
 
@@ -17,7 +19,3 @@ def code_span(text: object) -> str:
     literal = str(text).replace("`", "'").replace("\n", " ")
     return f"`{literal}`" if literal.strip() else "` `"
 
-
-def counted(count: int, noun: str, plural: str | None = None) -> str:
-    """A count with its noun: "1 problem", "3 problems", "1,204 rows"."""
-    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"

@@ -109,7 +109,7 @@ def dataset_design(reader: StoreReader, dataset_id: str, pairs: PairDesign = "ba
     per_item = np.asarray(per_item, dtype=np.int64)
     with_pairs = np.flatnonzero(per_item > 0)
     if len(with_pairs) == 0:
-        raise InvalidArgument(f"dataset {dataset_id!r} has no item with a pair to judge ({pairs} pairs)")
+        raise InvalidArgument(f"dataset {dataset_id!r} has no item with a pair to judge ({pairs:,} pairs)")
     total = int(per_item.sum())
     return DatasetDesign(dataset_id, pairs, len(with_pairs), total, max(1, round(total / len(with_pairs))),
                          tuple(int(i) + 1 for i in with_pairs))
@@ -135,14 +135,14 @@ def assumptions_from_judge(reader: StoreReader, design: DatasetDesign, dataset_i
         raise NotFoundError(f"{where} has no classified pair to estimate from")
     flips, trials = counts["flips"].to_numpy(), counts["classified"].to_numpy()
     if flips.sum() == 0 or flips.sum() == trials.sum():
-        raise InvalidArgument(f"{where} has {int(flips.sum())} flips in {int(trials.sum())} pairs: no design effect "
+        raise InvalidArgument(f"{where} has {int(flips.sum()):,} flips in {int(trials.sum()):,} pairs: no design effect "
                               "can be estimated; type the expected flip rate and design effect instead")
     earlier = estimate_design(flips, trials)
     plan = plan_from_earlier_run(flips, trials, design.items, design.pairs_per_item)
     icc_note = (f"intra-item correlation {earlier.icc:.3f}" if math.isfinite(earlier.icc)
                 else "one item: no intra-item correlation can be estimated, 0 assumed")
-    description = (f"estimated from {judge} ({study} on {dataset_id}): {int(flips.sum())} flips in "
-                   f"{int(trials.sum())} pairs over {len(trials)} items, design effect {earlier.design_effect:.2f} "
+    description = (f"estimated from {judge} ({study} on {dataset_id}): {int(flips.sum()):,} flips in "
+                   f"{int(trials.sum()):,} pairs over {len(trials):,} items, design effect {earlier.design_effect:.2f} "
                    f"at {earlier.mean_pairs_per_item:.1f} pairs per item, {icc_note}; "
                    f"{plan.design_effect:.2f} at {design.pairs_per_item} pairs per item")
     return PlanAssumptions(plan.flip_rate, plan.design_effect, "earlier-run", description, dataset_id, study, judge,
@@ -211,5 +211,5 @@ def plan_cost(db_path: str | os.PathLike[str], design: DatasetDesign, spec: RunS
     scale = items / covered
     cost = preview.estimate.cost_usd
     return PlanCost(items, math.ceil(preview.calls * scale), None if cost is None else cost * scale, spec.provider,
-                    spec.model, True, f"the dataset {design.dataset_id} has {design.items} items with pairs: calls and cost "
-                    f"for {items} are its {preview.calls} calls per {covered} items scaled up")
+                    spec.model, True, f"the dataset {design.dataset_id} has {design.items:,} items with pairs: calls and cost "
+                    f"for {items:,} are its {preview.calls:,} calls per {covered:,} items scaled up")

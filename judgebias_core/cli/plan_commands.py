@@ -66,16 +66,16 @@ def _payload(plan: StudyPlan, cost: PlanCost) -> dict[str, object]:
 
 def _text(plan: StudyPlan, cost: PlanCost) -> str:
     lines = [
-        f"swap study on {plan.dataset_id} ({plan.pairs} pairs): {plan.items} items x {plan.pairs_per_item} pairs",
+        f"swap study on {plan.dataset_id} ({plan.pairs} pairs): {plan.items:,} items x {plan.pairs_per_item:,} pairs",
         f"assumptions: {plan.assumptions.description}",
         f"expected width of the item-clustered {plan.confidence:.0%} interval ({plan.interval_method}) of a flip "
         f"rate of {plan.flip_rate:.3f} at design effect {plan.design_effect:.2f}: {plan.expected_width:.4f} "
         f"(+/- {plan.expected_width / 2:.4f}; effective n {plan.effective_n:,.0f} pairs)",
     ]
     if plan.items_needed is not None:
-        lines.append(f"items needed for a width of {plan.target_width:g}: {plan.items_needed}")
+        lines.append(f"items needed for a width of {plan.target_width:g}: {plan.items_needed:,}")
     price = "unknown (the price table does not know the model)" if cost.cost_usd is None else f"${cost.cost_usd:,.2f}"
-    lines.append(f"{cost.items} items with {cost.provider} {cost.model}: {cost.calls:,} judge calls, cost "
+    lines.append(f"{cost.items:,} items with {cost.provider} {cost.model}: {cost.calls:,} judge calls, cost "
                  f"(estimate) {price}")
     lines.extend(note for note in (cost.note, plan.note) if note)
     return "\n".join(lines)

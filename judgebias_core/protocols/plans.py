@@ -26,7 +26,7 @@ from judgebias_core.prompts import (
 )
 from judgebias_core.protocols.orderings import Ordering, canonical, orderings_for
 from judgebias_core.protocols.spec import RUBRIC_PROTOCOLS, RunSpec
-from judgebias_core.providers import get_provider
+from judgebias_core.providers import Capabilities, all_providers, get_provider
 from judgebias_core.store import run_queries
 from judgebias_core.store.queries import load_rubric
 
@@ -119,13 +119,20 @@ def _call_id(run_id: str, item_id: str, kind: str, slots: Sequence[str], orderin
     return stable_id(run_id, item_id, kind, "\x1e".join(slots), "" if ordering is None else ordering, repetition)
 
 
+def _providers_with(capability: str) -> str:
+    """The registered providers declaring ``capability`` (a ``Capabilities`` field), as a message names them."""
+    if capability not in Capabilities.__dataclass_fields__:
+        raise ValueError(f"no provider capability {capability!r}")
+    return ", ".join(p.name for p in all_providers() if getattr(p.capabilities, capability)) or "(none registered)"
+
+
 def _template(spec: RunSpec, kind: CallKind, options: int) -> PromptTemplate:
     base = default_template(kind, options)
     parser = base.parser
     if spec.structured_output:
         if kind == "listwise" or not get_provider(spec.provider).capabilities.structured_output:
-            raise InvalidArgument("structured output is available for rubric and pairwise runs of OpenAI-compatible "
-                                  "judges")
+            raise InvalidArgument("structured output is available for rubric and pairwise runs of the providers "
+                                  + _providers_with("structured_output"))
         parser = "json-score" if kind == "rubric" else "json"
     if spec.template_text or parser != base.parser:
         return PromptTemplate("custom" if spec.template_text else base.name, kind, spec.template_text or base.text,
@@ -147,8 +154,8 @@ def build_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str | None =
     dataset = run_queries.dataset_row(path, spec.dataset_id)
     if spec.logprobs and (not get_provider(spec.provider).capabilities.logprobs
                           or spec.protocol not in RUBRIC_PROTOCOLS):
-        raise InvalidArgument("log-probabilities (expected score) are available for rubric runs of OpenAI-compatible "
-                              "judges")
+        raise InvalidArgument("log-probabilities (expected score) are available for rubric runs of the providers "
+                              + _providers_with("logprobs"))
     if spec.protocol in RUBRIC_PROTOCOLS:
         if dataset["kind"] != "pointwise":
             raise InvalidArgument(f"{spec.protocol} needs a rubric-scored (pointwise) dataset; "

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-SIGNIFICANCE = 0.05
-
 
 def percent(rate: float | None, digits: int = 1) -> str:
     """0.1846 -> '18.5%'; missing -> 'n/a'."""
@@ -49,47 +47,6 @@ def flip_sentence(judge: str, flips: int, classified: int, rate: float, low: flo
     return (f"When the two answers swap places, {judge} changes its verdict on {in_words(rate, 'pair')} "
             f"({count_of(flips, classified, 'pair')}, {percent(rate)}; 95% interval {percent(low)} to "
             f"{percent(high)}).")
-
-
-def direction_sentence(primacy: int, recency: int, binomial_p: float) -> str:
-    """Which slot the changed verdicts favoured, and whether that lean could be chance."""
-    flips = primacy + recency
-    if flips == 0:
-        return "No verdict changed, so there is no direction to report."
-    first_share = primacy / flips
-    if binomial_p < SIGNIFICANCE:
-        side, count = ("first", primacy) if first_share > 0.5 else ("second", recency)
-        strength = "almost all" if max(first_share, 1 - first_share) >= 0.85 else "most"
-        return (f"{strength.capitalize()} of those changes favour the answer shown {side} "
-                f"({count_of(count, flips, 'change')}; {p_value(binomial_p)}, unlikely to be chance).")
-    return (f"Those changes do not clearly favour either place ({primacy:,} favour the answer shown first, "
-            f"{recency:,} the one shown second; {p_value(binomial_p)}, could be chance).")
-
-
-def floor_sentence(judge: str, floor: float, prompts: int, flip_rate: float) -> str:
-    """Compare a flip rate with the repetition floor measured on the same sample (verdict changes, nothing swapped)."""
-    excess = flip_rate - floor
-    verdict = (f"about {excess * 100:.0f} percentage points of it come from the swap itself" if excess > 0
-               else "no more than its own noise")
-    return (f"Asked the very same question again with nothing swapped, {judge} changes its verdict on "
-            f"{in_words(floor, 'prompt')} ({percent(floor)} of {prompts:,} prompts); on that repeated sample its "
-            f"flip rate is {percent(flip_rate)}, so {verdict}.")
-
-
-def headline_sentence(judge: str, flips: int, classified: int, rate: float, primacy: int, recency: int,
-                      binomial_p: float) -> str:
-    """The one-line finding for the top of the report."""
-    if classified == 0:
-        return f"{judge}: no pair was judged in both orders with a readable verdict."
-    text = (f"When the two answers swap places, {judge} changes its verdict on {in_words(rate, 'pair')} "
-            f"({percent(rate)} of {classified:,} pairs)")
-    if flips == 0:
-        return text + "."
-    if binomial_p < SIGNIFICANCE:
-        side = "first" if primacy > recency else "second"
-        strength = "almost all" if max(primacy, recency) / flips >= 0.85 else "most"
-        return text + f"; {strength} of those changes favour the answer shown {side}."
-    return text + "; those changes do not clearly favour either place."
 
 
 def ranking_sentence(best: str, best_rate: float, worst: str, worst_rate: float, judges: int,
