@@ -35,7 +35,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
-from ui.tables import show_table
+from ui.tables import show_record, show_table
 from ui.text import counted
 from ui.verdict import verdict_block
 
@@ -200,7 +200,7 @@ if isinstance(result, PairwiseCalibration):
         item_id = st.selectbox("Read a pair in full", wrong["item_id"].head(1000).tolist())
         row = wrong[wrong["item_id"] == item_id].iloc[0]
         texts = _read_item(item_id)
-        show_table(row.astype(str).rename("value").to_frame(), hide_index=False)
+        show_record(row)
         answers = {k.removeprefix("answer: "): v for k, v in texts.items() if k.startswith("answer: ")}
         for column, (candidate, answer) in zip(st.columns(max(1, len(answers))), answers.items(), strict=False):
             with column:

@@ -34,8 +34,14 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, stop_on_error
-from ui.tables import show_table
+from ui.tables import column_label, show_table
 from ui.verdict import verdict_block
+
+
+def _names(variables: list[str] | tuple[str, ...]) -> str:
+    """Predictor names as a reader sees them ("quality gap", not "quality_gap")."""
+    return ", ".join(column_label(v) for v in variables)
+
 
 TARGET_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
 
@@ -75,17 +81,17 @@ st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)} (repetitions
            f"{result.units_left_out:,} left out (no classified pair). Lengths are in characters; the prompt length "
            "is question + both answers where the store has no prompt text.")
 report_button(dataset, key="fx-report")
-set_aside = [f"{', '.join(result.constant_predictors)} (the same in every unit)"] if result.constant_predictors \
+set_aside = [f"{_names(result.constant_predictors)} (the same in every unit)"] if result.constant_predictors \
     else []
 if result.saturating_predictors:
-    set_aside.append(f"{', '.join(result.saturating_predictors)} (one level per unit: it would fit every unit "
+    set_aside.append(f"{_names(result.saturating_predictors)} (one level per unit: it would fit every unit "
                      "exactly, leaving nothing to compare AIC on)")
 if set_aside:
     st.caption("Not offered to the model: " + escape_markdown("; ".join(set_aside)) + ".")
 
 st.subheader("Steps")
-start_label = ", ".join(result.start_variables) or "intercept only"
-steps = pd.DataFrame([{"step": n, "variable": s.variable, "action": "added" if s.action == "add" else "dropped",
+start_label = _names(result.start_variables) or "intercept only"
+steps = pd.DataFrame([{"step": n, "variable": column_label(s.variable), "action": "added" if s.action == "add" else "dropped",
                        "AIC before": s.aic_before, "AIC after": s.aic_after}
                       for n, s in enumerate(result.steps, start=1)])
 st.caption(f"Start model ({start}): {escape_markdown(start_label)}, AIC {result.start_aic:.2f}. Each step takes "
@@ -97,7 +103,7 @@ else:
                column_config={c: st.column_config.NumberColumn(format="%.2f") for c in ("AIC before", "AIC after")})
     st.plotly_chart(aic_path(result), width="stretch", key="fx-path")
 if result.confounded_with_task:
-    st.warning("Nearly collinear predictors: " + escape_markdown(", ".join(result.confounded_with_task))
+    st.warning("Nearly collinear predictors: " + escape_markdown(_names(result.confounded_with_task))
                + " is the same for every unit of a task here, so the task and it explain the same thing; which "
                "of them the steps keep is arbitrary.")
 
@@ -118,7 +124,7 @@ if baseline is not None:
                "has the same bound and no real quality; permutation p = "
                f"{baseline.permutation_p:.3f} (the share of shuffles whose gap lowers AIC as much as the real one).")
 st.subheader("Final model")
-st.write("Kept: " + (escape_markdown(", ".join(result.final_variables)) or "intercept only")
+st.write("Kept: " + (escape_markdown(_names(result.final_variables)) or "intercept only")
          + f" · AIC {result.final_aic:.2f} · R² {result.r_squared:.3f} · {result.units:,} units")
 if result.final_variables:
     left, right = st.columns(2)
@@ -161,5 +167,7 @@ if result.final_variables:
 
 st.subheader("Unit table")
 st.caption("What the regression was fitted on: one row per (judge, candidate, task), repetitions pooled.")
-show_table(units)
+show_table(units, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
+                               ("position_consistency", "preference_fairness", "quality_gap")}
+           | {c: st.column_config.NumberColumn(format="%.1f") for c in NUMERIC if c != "quality_gap"})
 table_downloads(units, f"stepwise-units-{dataset}-{study}", key="fx_units")

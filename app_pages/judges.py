@@ -24,7 +24,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
-from ui.tables import show_table
+from ui.tables import show_record, show_table
 from ui.text import counted
 from ui.verdict import verdict_block
 
@@ -136,4 +136,4 @@ with disagreement_tab:
                 st.code(candidate, language=None)
                 st.text(texts.get(f"answer: {candidate}", "(answer not in the store)"))
         verdicts = row.drop(["item_id", "first_candidate", "second_candidate", "repetition"])
-        show_table(verdicts.astype(str).rename("verdict").to_frame(), hide_index=False)
+        show_record(verdicts, field="judge", value="verdict", spell_out=False)

@@ -67,12 +67,14 @@ with verbosity_tab:
                "item resampled together; a bin without a proper interval shows its point only). 50% means no "
                "length preference.")
     bins = bins_frame(report.judges).rename(columns={
-        "low": "longer by at least (chars)", "high": "longer by at most (chars)", "median": "median (chars)",
+        "low": "length gap from (chars)", "high": "length gap to (chars)", "median": "median gap (chars)",
         "pairs": "pairs (n)", "items": "items (n)", "longer_wins": "longer won", "share": "longer-answer share",
         "ci_low": "95% low", "ci_high": "95% high", "interval": "interval"})
     show_table(bins,
                column_config={c: st.column_config.NumberColumn(format="percent") for c in
-                              ("longer-answer share", "95% low", "95% high")})
+                              ("longer-answer share", "95% low", "95% high")}
+               | {c: st.column_config.NumberColumn(format="localized") for c in
+                  ("length gap from (chars)", "length gap to (chars)", "median gap (chars)")})
     table_downloads(bins, f"verbosity-bins-{dataset}-{study}", key="ob-verbosity-bins")
     table = verbosity_frame(report.judges)[
         ["judge", "decisive_pairs", "equal_length_pairs", "longer_wins", "longer_win_share",

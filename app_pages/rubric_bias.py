@@ -43,7 +43,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop, show_error
-from ui.tables import show_table
+from ui.tables import float_columns, show_table
 from ui.verdict import verdict_block
 
 DESIGN_NAMES = {"run": "the analysed run's orderings", "all": "all k! orderings", "balanced": "the balanced set (2k)",
@@ -212,7 +212,7 @@ def show_ordering_ranks(report: RubricReport) -> None:
                        f"{len(report.orderings)}** by Pearson r against {against}.")
     else:
         st.info("Ranks need labels (human or reference-judge scores) for the items.")
-    show_table(table.sort_values("rank", na_position="last"))
+    show_table(table.sort_values("rank", na_position="last"), column_config=float_columns(table))
     table_downloads(table, f"orderings-{report.run.run_id}")
 
 
@@ -303,7 +303,7 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: 
         st.caption(f"Intervals: 95% {result.costs.interval_kind}, {result.costs.items:,} probe items. Bias Cost is a "
                    "sum of absolute deviations, so resampling noise adds to it: a small cost's interval sits above "
                    "it. Read the differences and the stability to choose.")
-    show_table(table)
+    show_table(table, column_config=float_columns(table))
     table_downloads(table, f"bias-cost-{probe_id}-{design}")
 
 

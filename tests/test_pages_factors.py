@@ -32,4 +32,4 @@ def test_factors_page_offers_weights_and_clustered_errors(app_env: Path) -> None
     assert not at.exception
     assert any("cluster-robust (CR1) by candidate, 30 clusters (weighted least squares" in c.value.replace("\\", "")
                for c in at.caption)
-    assert at.dataframe[0].value["variable"].tolist() == ["quality_gap", "judge", "task"]
+    assert at.dataframe[0].value["variable"].tolist() == ["quality gap", "judge", "task"]

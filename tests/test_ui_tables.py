@@ -6,7 +6,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui.tables import HEADER_PADDING_PX, MAX_WIDTH_PX, PX_PER_CHAR, column_width, readable_column_config, without_none
+from ui.tables import (
+    HEADER_PADDING_PX,
+    MAX_WIDTH_PX,
+    PX_PER_CHAR,
+    TABLE_BUDGET_PX,
+    column_width,
+    fit_widths,
+    header_width,
+    readable_column_config,
+    without_none,
+)
 
 
 def test_short_numbers_under_a_long_header_get_the_header_width() -> None:
@@ -47,3 +57,45 @@ def test_missing_text_is_empty_not_none() -> None:
     shown = without_none(frame)
     assert shown["column"].tolist() == ["a", ""]
     assert shown["n"].isna().tolist() == [False, True]  # numbers keep their missing value
+
+
+def test_long_text_gives_way_so_the_table_fits_and_every_header_stays_whole() -> None:
+    frame = pd.DataFrame({"measure": ["AIC gain from the quality gap in the selected model " * 2],
+                          "observed": [246.4], "bound alone (mean of shuffles)": [111.3],
+                          "bound alone (95th percentile)": [None]})
+    widths = {k: v["width"] for k, v in readable_column_config(frame).items()}
+    assert sum(widths.values()) <= TABLE_BUDGET_PX
+    for name in frame.columns:
+        assert widths[name] >= header_width(name)
+    assert widths["measure"] < column_width("measure", frame["measure"])
+
+
+def test_fit_widths_keeps_a_table_that_fits_and_headers_that_do_not() -> None:
+    assert fit_widths({"a": 100, "b": 200}, {"a": 80, "b": 80}) == {"a": 100, "b": 200}
+    too_many_headers = {str(i): 200 for i in range(10)}
+    assert fit_widths(too_many_headers, too_many_headers) == too_many_headers
+    narrowed = fit_widths({"a": 800, "b": 400}, {"a": 100, "b": 100}, budget=600)
+    assert sum(narrowed.values()) <= 600 and narrowed["a"] > narrowed["b"] >= 100
+
+
+def test_a_pages_own_width_is_kept_and_counted() -> None:
+    frame = pd.DataFrame({"wide": ["x" * 200], "given": [1.0]})
+    config = readable_column_config(frame, {"given": {"width": 700}})
+    assert config["given"]["width"] == 700
+    assert config["wide"]["width"] == TABLE_BUDGET_PX - 700  # the room the given width leaves
+
+
+def test_a_record_reads_downwards_with_readable_field_names() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def draw() -> None:
+        import pandas as pd
+
+        from ui.tables import show_record
+
+        show_record(pd.Series({"item_id": "q1", "swap_aggregated": "tie", "human": None}))
+
+    at = AppTest.from_function(draw).run()
+    shown = at.dataframe[0].value
+    assert shown["field"].tolist() == ["item id", "swap aggregated", "human"]
+    assert shown["value"].tolist() == ["q1", "tie", ""]

@@ -3,7 +3,8 @@
 Streamlit sizes a column to its cells, so a column of short numbers under a long header ("Wilson high") cuts the
 header to "Wilso…". Here each column gets a width that fits its header and (up to a cap) its cells, a label with
 abbreviations spelled out, the full name as hover help, whole numbers with thousands separators, and empty text
-cells instead of "None". A page's own ``column_config`` entries win over these defaults.
+cells instead of "None". Columns of long text give way (never below their header) so a table fits a laptop's main
+column where it can. A page's own ``column_config`` entries win over these defaults.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ HEADER_PADDING_PX = 40
 CELL_PADDING_PX = 24
 MIN_WIDTH_PX = 60
 MAX_WIDTH_PX = 420
+# The main column's width on a laptop screen (wide layout, sidebar open): a table whose columns add up to more
+# scrolls sideways, and right-aligned numbers past the edge look like empty cells. Long text cells give way first.
+TABLE_BUDGET_PX = 940
 # Cells measured per column: enough to find the long ones without formatting a long table.
 MEASURED_ROWS = 200
 FLOAT_CHARS = 7  # "0.4531" / "1.2e-05": what a float column shows with the pages' formats
@@ -45,11 +49,28 @@ def _cell_chars(column: pd.Series) -> int:
     return int(text.str.len().max()) if len(text) else 0
 
 
+def header_width(name: object, label: str | None = None) -> int:
+    """Pixels that hold a column's whole header (label, sort arrow and menu)."""
+    return math.ceil(max(MIN_WIDTH_PX, len(label or column_label(name)) * PX_PER_CHAR + HEADER_PADDING_PX))
+
+
 def column_width(name: object, column: pd.Series, label: str | None = None) -> int:
     """Pixels for a column: its whole header and its cells, up to ``MAX_WIDTH_PX`` (longer cells show on hover)."""
-    header = len(label or column_label(name)) * PX_PER_CHAR + HEADER_PADDING_PX
     cells = _cell_chars(column) * PX_PER_CHAR + CELL_PADDING_PX
-    return math.ceil(min(MAX_WIDTH_PX, max(MIN_WIDTH_PX, header, cells)))
+    return math.ceil(min(MAX_WIDTH_PX, max(header_width(name, label), cells)))
+
+
+def fit_widths(widths: Mapping[str, int], headers: Mapping[str, int], budget: int = TABLE_BUDGET_PX) -> dict[str, int]:
+    """``widths`` narrowed to add up to ``budget`` where they can: only the room a column takes beyond its header
+    (long cells) gives way, in proportion, so every header stays whole; a table whose headers alone exceed the
+    budget keeps its headers and scrolls."""
+    excess = sum(widths.values()) - budget
+    slack = {k: max(0, w - headers.get(k, w)) for k, w in widths.items()}
+    total_slack = sum(slack.values())
+    if excess <= 0 or total_slack == 0:
+        return dict(widths)
+    share = min(1.0, excess / total_slack)
+    return {k: w - math.ceil(slack[k] * share) for k, w in widths.items()}
 
 
 def _help(name: object, label: str) -> str:
@@ -64,6 +85,8 @@ def readable_column_config(frame: pd.DataFrame, column_config: Mapping[str, Any]
     (``None``) stays hidden."""
     given = dict(column_config or {})
     config: dict[str, Any] = {}
+    fitted: dict[str, int] = {}  # the widths set here (a page's own widths stay as given)
+    headers: dict[str, int] = {}
     for name in frame.columns:
         key = str(name)
         entry = given.pop(key, {})
@@ -77,12 +100,26 @@ def readable_column_config(frame: pd.DataFrame, column_config: Mapping[str, Any]
         shown_text = (entry.get("type_config") or {}).get("display_text")
         # A link column shows its display text, not the address in its cells.
         cells = pd.Series([shown_text]) if isinstance(shown_text, str) else frame[name]
-        entry.setdefault("width", column_width(name, cells, label))
+        if "width" not in entry:
+            entry["width"] = column_width(name, cells, label)
+            fitted[key] = entry["width"]
+            headers[key] = header_width(name, label)
         if pd.api.types.is_integer_dtype(frame[name].dtype) and "type_config" not in entry:
             entry["type_config"] = {"type": "number", "format": "localized"}  # 20,184 rather than 20184
         config[key] = entry
+    fixed = sum(int(e["width"]) for k, e in config.items() if e is not None and k not in fitted
+                and isinstance(e.get("width"), int))
+    for key, width in fit_widths(fitted, headers, max(0, TABLE_BUDGET_PX - fixed)).items():
+        config[key]["width"] = width
     config.update(given)  # entries for the index or columns not in the frame, as the page gave them
     return config
+
+
+def float_columns(frame: pd.DataFrame, number_format: str = "%.3f") -> dict[str, Any]:
+    """``column_config`` giving every float column of ``frame`` one format, so a column reads 0.675 next to 0.754
+    rather than 0.675 next to 0.7541."""
+    return {str(c): st.column_config.NumberColumn(format=number_format) for c in frame.columns
+            if pd.api.types.is_float_dtype(frame[c])}
 
 
 def without_none(frame: pd.DataFrame) -> pd.DataFrame:
@@ -104,3 +141,11 @@ def show_table(data: pd.DataFrame | list[dict[str, Any]], column_config: Mapping
     kwargs.setdefault("width", "stretch")
     st.dataframe(without_none(frame), column_config=readable_column_config(frame, column_config, spell_out),
                  **kwargs)
+
+
+def show_record(row: pd.Series, field: str = "field", value: str = "value", spell_out: bool = True) -> None:
+    """One row of a table read downwards: a ``field`` column with each column's readable label (its name as it
+    is without ``spell_out``: judge names), a ``value`` column with its value as text (empty where missing)."""
+    values = ["" if pd.isna(v) else str(v) for v in row.tolist()]
+    names = [column_label(name) if spell_out else str(name) for name in row.index]
+    show_table(pd.DataFrame({field: names, value: values}))
