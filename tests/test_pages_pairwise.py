@@ -69,7 +69,7 @@ def test_factors_page_shows_steps_and_summary(app_env: Path) -> None:
     steps = at.dataframe[0].value
     assert list(steps.columns) == ["step", "variable", "action", "AIC before", "AIC after"]
     assert (steps["AIC after"] < steps["AIC before"]).all()
-    assert steps["variable"].tolist() == ["quality_gap", "judge", "task"]
+    assert steps["variable"].tolist() == ["quality gap", "judge", "task"]
     assert any("720 (judge, candidate, task) units" in i.value for i in at.info)
     assert any("input" in w.value for w in at.warning)  # input length is fixed by the task on this study
     next(r for r in at.radio if r.label == "Target").set_value("preference_fairness").run()

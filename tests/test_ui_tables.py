@@ -101,19 +101,6 @@ def test_a_record_reads_downwards_with_readable_field_names() -> None:
     assert shown["value"].tolist() == ["q1", "tie", ""]
 
 
-def test_numbers_with_gaps_show_empty_cells_in_their_format() -> None:
-    from ui.tables import numbers_with_gaps_as_text
-
-    frame = pd.DataFrame({"share": [0.25, None], "calls": [1200.0, None], "p": [0.0123, 0.5], "flag": [True, False]})
-    config = readable_column_config(frame, {"share": st.column_config.NumberColumn(format="percent")})
-    shown = numbers_with_gaps_as_text(frame, config)
-    assert shown["share"].tolist() == ["25.0%", ""] and shown["calls"].tolist() == ["1,200", ""]
-    assert config["share"]["type_config"] == {"type": "text"} and config["share"]["alignment"] == "right"
-    assert config["share"]["label"] == "share"
-    assert shown["p"].tolist() == [0.0123, 0.5] and config["p"].get("type_config") is None  # no gap: stays a number
-    assert shown["flag"].tolist() == [True, False]
-
-
 def test_a_table_that_scrolls_anyway_keeps_its_cells_whole() -> None:
     widths = {"task": 120, **{f"h{i}": 200 for i in range(6)}}
     headers = {"task": 60, **{f"h{i}": 200 for i in range(6)}}

@@ -2,10 +2,10 @@
 
 Streamlit sizes a column to its cells, so a column of short numbers under a long header ("Wilson high") cuts the
 header to "Wilso…". Here each column gets a width that fits its header and (up to a cap) its cells, a label with
-abbreviations spelled out, the full name as hover help, whole numbers with thousands separators, and empty cells
-instead of "None" (a number column with gaps is drawn as right-aligned text in its format). Columns of long text
-give way (never below their header) so a table fits a laptop's main column where it can. A page's own
-``column_config`` entries win over these defaults.
+abbreviations spelled out, the full name as hover help, whole numbers with thousands separators, and empty text
+cells instead of "None" (a missing number keeps Streamlit's grey marker, so number columns still sort). Columns
+of long text give way (never below their header) so a table fits a laptop's main column where it can. A page's
+own ``column_config`` entries win over these defaults.
 """
 
 from __future__ import annotations
@@ -123,37 +123,6 @@ def float_columns(frame: pd.DataFrame, number_format: str = "%.3f") -> dict[str,
             if pd.api.types.is_float_dtype(frame[c])}
 
 
-def _number_text(value: float, number_format: str | None, whole: bool) -> str:
-    """A number as the column's format would show it (printf, "percent", "localized" or none)."""
-    if number_format == "percent":
-        return f"{value:.1%}"
-    if number_format and "%" in number_format:
-        return number_format % value
-    if whole or (number_format == "localized" and float(value).is_integer()):
-        return f"{value:,.0f}"
-    return f"{value:,.4g}" if number_format == "localized" else f"{value:.4g}"
-
-
-def numbers_with_gaps_as_text(frame: pd.DataFrame, config: dict[str, Any]) -> pd.DataFrame:
-    """Number columns with a missing value as right-aligned text in their format, the missing cells empty
-    (Streamlit draws a missing number as "None" whatever the format); ``config`` is updated to match."""
-    changed: dict[str, pd.Series] = {}
-    for name in frame.columns:
-        key, column = str(name), frame[name]
-        entry = config.get(key)
-        if entry is None or not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column) \
-                or not column.isna().any():
-            continue
-        type_config = entry.get("type_config") or {}
-        if type_config.get("type", "number") != "number":
-            continue
-        number_format = type_config.get("format")
-        whole = bool(column.dropna().map(lambda v: float(v).is_integer()).all())
-        changed[key] = column.map(lambda v, f=number_format, w=whole: "" if pd.isna(v) else _number_text(v, f, w))
-        config[key] = {**entry, "type_config": {"type": "text"}, "alignment": "right"}
-    return frame.assign(**changed) if changed else frame
-
-
 def without_none(frame: pd.DataFrame) -> pd.DataFrame:
     """Text columns with empty cells where a value is missing (Streamlit writes "None")."""
     text_columns = [c for c in frame.columns if (frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c]))
@@ -171,8 +140,8 @@ def show_table(data: pd.DataFrame | list[dict[str, Any]], column_config: Mapping
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
-    config = readable_column_config(frame, column_config, spell_out)
-    st.dataframe(numbers_with_gaps_as_text(without_none(frame), config), column_config=config, **kwargs)
+    st.dataframe(without_none(frame), column_config=readable_column_config(frame, column_config, spell_out),
+                 **kwargs)
 
 
 def show_record(row: pd.Series, field: str = "field", value: str = "value", spell_out: bool = True) -> None:
