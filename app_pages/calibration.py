@@ -16,6 +16,7 @@ from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.store.calibration_queries import item_texts
+from ui.geval import geval_block
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -158,6 +159,7 @@ elif isinstance(result, RubricCalibration):
                    f"{result.correlation_p_values}: read the item-mean rows.")
     explain("pearson")
     st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
+    geval_block(result.pooled_runs)
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, study)
     st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")

@@ -5,9 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_units
+from judgebias_core.analyses.stepwise import (
+    stepwise_analysis,
+    stepwise_bound_baseline,
+    stepwise_cross_validation,
+    stepwise_units,
+)
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart, coefficient_chart, fitted_effect_chart
 from judgebias_core.metrics.stepwise import (
+    CLUSTERS,
     NUMERIC,
     POST_SELECTION_NOTE,
     QUALITY_GAP_CAVEAT,
@@ -15,6 +21,7 @@ from judgebias_core.metrics.stepwise import (
     fitted_effect,
     plain_summary,
 )
+from judgebias_core.report.verdict_factors import factors_verdict
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
@@ -27,6 +34,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, stop_on_error
+from ui.verdict import verdict_block
 
 TARGET_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
 
@@ -42,12 +50,24 @@ with choices[2]:
 with choices[3]:
     start = synced_radio("Start from", ["empty", "full"], key="fx_start",
                          format_func={"empty": "empty model", "full": "full model"}.get)
+options = st.columns(2)
+with options[0]:
+    weights = synced_radio("Fit", ["none", "pairs"], key="fx_weights", horizontal=True,
+                           format_func={"none": "ordinary least squares",
+                                        "pairs": "weighted by classified pairs per unit"}.get) or "none"
+with options[1]:
+    cluster = synced_radio("Coefficient standard errors", list(CLUSTERS), key="fx_cluster", horizontal=True,
+                           format_func=lambda c: "units independent" if c == "none" else f"clustered by {c}"
+                           ) or "none"
 permalink_hint()
 
 with stop_on_error():
-    result = cached(stepwise_analysis, dataset, study, target, start)
+    result = cached(stepwise_analysis, dataset, study, target, start, weights, cluster)
     units, _ = cached(stepwise_units, dataset, study)
+    baseline = cached(stepwise_bound_baseline, dataset, study, target, start, weights)
+    validation = cached(stepwise_cross_validation, dataset, study, target, start, weights)
 
+verdict_block([factors_verdict(result, baseline)])
 st.info(plain_summary(result))  # names predictors and counts only, no data text
 st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)} (repetitions pooled): "
            f"{result.units:,} units fitted, "
@@ -81,6 +101,21 @@ if result.confounded_with_task:
                "of them the steps keep is arbitrary.")
 
 st.info(QUALITY_GAP_CAVEAT)
+if baseline is not None:
+    st.markdown("**What the bound alone produces** (quality margins shuffled across units)")
+    st.dataframe(pd.DataFrame([
+        {"measure": "AIC gain from the quality gap in the selected model", "observed": baseline.observed_aic_gain,
+         "bound alone (mean of shuffles)": baseline.null_aic_gain_mean,
+         "bound alone (95th percentile)": baseline.null_aic_gain_high},
+        {"measure": f"R² of {target.replace('_', ' ')} on the quality gap alone", "observed": baseline.observed_r_squared,
+         "bound alone (mean of shuffles)": baseline.null_r_squared_mean, "bound alone (95th percentile)": None},
+    ]), hide_index=True, width="stretch",
+        column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
+                       ("observed", "bound alone (mean of shuffles)", "bound alone (95th percentile)")})
+    st.caption(f"{baseline.permutations} shuffles (seed {baseline.seed}) of each unit's quality margin "
+               "|wins - losses| / consistent pairs, each unit keeping its PC, so the shuffled gap (margin x PC / 2) "
+               "has the same bound and no real quality; permutation p = "
+               f"{baseline.permutation_p:.3f} (the share of shuffles whose gap lowers AIC as much as the real one).")
 st.subheader("Final model")
 st.write("Kept: " + (escape_markdown(", ".join(result.final_variables)) or "intercept only")
          + f" · AIC {result.final_aic:.2f} · R² {result.r_squared:.3f} · {result.units:,} units")
@@ -88,7 +123,7 @@ if result.final_variables:
     left, right = st.columns(2)
     with left:
         st.markdown("**Coefficients with 95% intervals (post-selection)**")
-        st.caption(POST_SELECTION_NOTE)
+        st.caption(POST_SELECTION_NOTE + " Standard errors: " + escape_markdown(result.standard_errors) + ".")
         coefficients = coefficient_chart(result)
         st.plotly_chart(coefficients, width="stretch", key="fx-coef")
         st.caption("A row 'factor = level' is that level's difference from the factor's first level (in sorted "
@@ -97,8 +132,24 @@ if result.final_variables:
     with right:
         st.markdown("**How much AIC rises when a predictor alone is removed**")
         st.plotly_chart(aic_rise_chart(result), width="stretch", key="fx-rise")
-    with st.expander("Coefficient table and statsmodels summary"):
-        st.dataframe(result.coefficients, hide_index=True, width="stretch")
+    if validation is not None:
+        st.markdown("**Out-of-sample check** (instead of the post-selection p-values)")
+        st.dataframe(pd.DataFrame(
+            [{"model": "selected", "cross-validated error (MSE)": validation.selected_mse, "earns its place": ""},
+             {"model": "intercept only", "cross-validated error (MSE)": validation.intercept_mse,
+              "earns its place": ""}]
+            + [{"model": f"without {v.replace('_', ' ')}", "cross-validated error (MSE)": mse,
+                "earns its place": "yes" if validation.earns_its_place(v) else "no"}
+               for v, mse in validation.mse_without.items()]), hide_index=True, width="stretch",
+            column_config={"cross-validated error (MSE)": st.column_config.NumberColumn(format="%.5f")})
+        st.caption(f"{validation.folds}-fold cross-validation over the {validation.units:,} units (seed "
+                   f"{validation.seed}): the selected model removes {validation.improvement_over_intercept:.0%} of "
+                   "the intercept-only error on held-out units. A factor earns its place when the model without it "
+                   "predicts held-out units worse. Units of one task share items, so held-out units are not fully "
+                   "independent of the training units.")
+    with st.expander("Coefficient table (post-selection) and statsmodels summary"):
+        st.dataframe(result.coefficients.rename(columns={"p_value": "p_value (post-selection)"}), hide_index=True,
+                     width="stretch")
         st.code(result.summary_text, language=None)
     numeric = [v for v in result.final_variables if v in NUMERIC]
     if numeric:

@@ -7,9 +7,16 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.pairwise import listwise_metrics, pairwise_metrics, unit_metrics
+from judgebias_core.analyses.pairwise import (
+    candidate_win_intervals,
+    compare_judges,
+    listwise_metrics,
+    pairwise_metrics,
+    unit_metrics,
+)
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.metrics.pairwise import candidate_win_rates, metrics_frame, ranking_safety, task_breakdown
+from judgebias_core.metrics.pairwise_family import CORRECTIONS, corrected_column, correction_words, pairwise_family
 from judgebias_core.report.verdict import pairwise_verdicts
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
@@ -28,18 +35,61 @@ from ui.state import cached, load_or_stop, stop_on_error
 from ui.text import counted
 from ui.verdict import verdict_block
 
-WIN_COLUMNS = {"classified": "classified pairs (n)", "candidate_wins": "candidate won",
-               "opponent_wins": "baseline won", "ties": "ties", "overall_win_rate": "overall win rate"}
+WIN_COLUMNS = {"judge": "judge", "candidate": "candidate", "classified": "classified pairs (n)",
+               "candidate_wins": "candidate won", "opponent_wins": "opponent won", "ties": "ties",
+               "overall_win_rate": "overall win rate", "win_rate_low": "win low", "win_rate_high": "win high",
+               "win_rate_method": "interval method", "win_rate_degenerate_reason": "degenerate because",
+               "items": "items"}
 VERDICT_MEANING = {"A": "first slot better", "B": "second slot better", "C": "tie"}
 TABLE_COLUMNS = {
     "judge": "judge", "dataset": "dataset", "study": "study", "repetition": "rep", "pairs": "pairs",
     "failed_pairs": "failed pairs", "classified_pairs": "classified pairs (n)", "consistent": "consistent",
-    "primacy": "primacy", "recency": "recency", "position_consistency": "PC", "flip_rate": "flip rate",
-    "flip_rate_ci_low": "Wilson low", "flip_rate_ci_high": "Wilson high", "bootstrap_ci_low": "bootstrap low",
-    "bootstrap_ci_high": "bootstrap high", "items": "items", "first_slot_share": "first-slot share",
-    "binomial_p": "binomial p", "preference_fairness": "PF", "units": "PF units", "mcnemar_p": "McNemar p",
+    "primacy": "primacy", "recency": "recency", "position_consistency": "PC",
+    "position_consistency_decision_low": "PC low", "position_consistency_decision_high": "PC high",
+    "flip_rate": "flip rate", "flip_rate_decision_low": "flip low", "flip_rate_decision_high": "flip high",
+    "flip_rate_decision_method": "interval method", "flip_rate_degenerate_reason": "degenerate because",
+    "design_effect": "design effect", "items": "items",
+    "flip_rate_ci_low": "Wilson low (pairs indep.)", "flip_rate_ci_high": "Wilson high (pairs indep.)",
+    "first_slot_share": "first-slot share", "first_slot_share_decision_low": "first-slot low",
+    "first_slot_share_decision_high": "first-slot high", "first_slot_share_decision_method": "first-slot method",
+    "first_slot_share_degenerate_reason": "first-slot degenerate because", "position_p": "position p",
+    "position_p_corrected": "position p corrected",
+    "preference_fairness": "PF raw", "preference_fairness_scaled": "PF scaled (Shi et al.)", "units": "PF units",
+    "units_without_classified_pair": "units left out",
     "repetition_stability": "RS", "repetition_floor": "rep. floor", "flip_rate_excess": "flip rate - floor",
+    "flip_rate_excess_low": "excess low", "flip_rate_excess_high": "excess high",
+    "flip_rate_excess_method": "excess method",
+    "flip_rate_excess_p_corrected": "excess p corrected",
 }
+RATE_COLUMNS = ["PC", "PC low", "PC high", "flip rate", "flip low", "flip high", "Wilson low (pairs indep.)",
+                "Wilson high (pairs indep.)", "first-slot share", "first-slot low", "first-slot high", "PF raw",
+                "PF scaled (Shi et al.)", "RS", "rep. floor", "flip rate - floor", "excess low", "excess high",
+                "design effect"]
+
+
+def compare_section(dataset: str, study: str, judges: list[str], repetition: int | None) -> None:
+    """Two judges' flip rates on the pairs both classified, with the paired item-bootstrap interval."""
+    if len(judges) < 2:
+        return
+    st.subheader("Compare two judges")
+    explain("judge_difference")
+    st.caption("Both judges' flip rates on the pairs both classified (same repetition, item and answers); the "
+               "interval resamples items once for both judges, so what their pairs share cancels. One test: it is "
+               "not part of the family corrected above.")
+    picks = st.columns(2)
+    with picks[0]:
+        judge_a = st.selectbox("First judge", judges, index=0, key="pw_compare_a")
+    with picks[1]:
+        judge_b = st.selectbox("Second judge", judges, index=1, key="pw_compare_b")
+    if judge_a == judge_b:
+        st.info("Pick two different judges.")
+        return
+    comparison = load_or_stop(compare_judges, dataset, study, judge_a, judge_b, repetition)
+    (st.info if comparison.degenerate else st.success)(escape_markdown(comparison.sentence))
+    if comparison.p_value == comparison.p_value:
+        st.caption(f"Cluster-robust t test of no difference over {comparison.items:,} items: "
+                   f"p = {comparison.p_value:.3g} ({comparison.method} interval; "
+                   f"{comparison.flips_a:,} and {comparison.flips_b:,} flips of {comparison.shared_pairs:,} pairs).")
 
 
 def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | None) -> None:
@@ -52,7 +102,9 @@ def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | N
     st.dataframe(pd.DataFrame([asdict(r) for r in listwise]), hide_index=True, width="stretch")
     st.caption("A group is one candidate set of one item shown in all p cyclic orders; counts are groups. An "
                "inconsistent group is primacy when the first slot holds more than 1/p of its picks. First-slot share "
-               "is over the picks of inconsistent groups (one-vs-all), tested against 1/p.")
+               "is over the picks of inconsistent groups (one-vs-all), tested against 1/p by a binomial test that "
+               "treats the groups as independent (groups on the same item are not) and is not corrected for the other "
+               "tests on this page: read it as descriptive.")
 
 
 st.title("Pairwise bias")
@@ -105,34 +157,49 @@ if not results:
     listwise_section(dataset, study, judge_filter)
     st.stop()
 
-verdict_block(pairwise_verdicts(results))
+correction = CORRECTIONS[st.selectbox(
+    "Correct the tests shown with", list(CORRECTIONS), key="pw_correction",
+    help="Every p-value on this page (the position test of each row, the excess over the repetition floor where "
+    "measured) is corrected as one family. Holm controls the chance of any false call; Benjamini-Hochberg the "
+    "share of false calls among those made.")]
+family = pairwise_family(results, correction)
+verdict_block(pairwise_verdicts(results, family=family))
 st.subheader("Judges")
-table = metrics_frame(results)[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
+frame = metrics_frame(results).assign(position_p_corrected=corrected_column(results, family),
+                                      flip_rate_excess_p_corrected=corrected_column(results, family, "excess"))
+table = frame[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
 st.dataframe(table, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
-                            ["PC", "flip rate", "Wilson low", "Wilson high", "bootstrap low", "bootstrap high",
-                             "first-slot share", "PF", "RS", "rep. floor", "flip rate - floor"]}
-             | {c: st.column_config.NumberColumn(format="%.2g") for c in ["binomial p", "McNemar p"]})
+             column_config={c: st.column_config.NumberColumn(format="%.3f") for c in RATE_COLUMNS}
+             | {c: st.column_config.NumberColumn(format="%.2g") for c in
+                ["position p", "position p corrected", "excess p corrected"]})
 st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)}. Counts are pairs (one pair = two judge calls). "
            "Rates are "
            "fractions over n = classified pairs (consistent + primacy + recency); pairs with a parse failure on "
-           "either side are counted under 'failed pairs' and left out of the rates. Wilson = 95% interval treating "
-           "pairs as independent; bootstrap = 95% percentile interval resampling items (all pairs of an item "
-           f"together), {results[0].bootstrap_resamples:,} resamples, seed {results[0].bootstrap_seed}. PF is the "
-           "unweighted mean over (judge, candidate, task) units. RS and the floor ignore the task and candidate "
+           "either side are counted under 'failed pairs' and left out of the rates. Low/high = the 95% item-clustered "
+           "interval that sentences and the gate use (its method named: item bootstrap, all pairs of an item "
+           f"together, {results[0].bootstrap_resamples:,} resamples, seed {results[0].bootstrap_seed}; Wilson on the "
+           "design-effect-adjusted effective n below 20 items; the exact bound with no flips; 'degenerate because' "
+           "says when no proper interval exists). Wilson = 95% interval treating pairs as independent, beside the "
+           "design effect. Position p = the position test (symmetric in the two answers, a tie half a pick for each "
+           f"slot, items as clusters); corrected = {correction_words(family)} (position test of "
+           "every row, excess over the floor where measured). PF raw = mean over (candidate, task) units of "
+           "(recency - primacy) / the unit's pairs (judgebias); PF scaled = Shi et al.'s min-max scaling per judge "
+           "and task; units whose every pair failed are left out of both and counted. Excess = flip rate - "
+           "repetition floor with its paired item-clustered interval. RS and the floor ignore the task and candidate "
            "filters.")
 table_downloads(table, f"pairwise-{dataset}-{study}", key="pw_table")
 report_button(dataset, judges, key="pw-report")
 with st.expander("What each column means"):
-    for key in ("position_consistency", "flip_rate", "first_slot_share", "preference_fairness", "mcnemar",
+    for key in ("position_consistency", "flip_rate", "first_slot_share", "position_test", "preference_fairness",
                 "repetition_stability", "repetition_floor"):
         explain(key)
 
 st.subheader("Flip rate by judge")
 forest = flip_rate_forest(results)
 st.plotly_chart(forest, width="stretch")
-st.caption("Blue: Wilson 95% interval (pairs independent). Orange band: item-bootstrap 95% interval (pairs of an "
-           "item resampled together; usually wider, because pairs on one question are not independent).")
+st.caption("Blue: Wilson 95% interval (pairs assumed independent). Orange band: the item-clustered 95% decision "
+           "interval (pairs of an item resampled together; usually wider, because pairs on one question are not "
+           "independent; its method in the hover). A degenerate interval is not drawn: the hover says why.")
 chart_downloads(forest, f"flip-rate-{dataset}-{study}", key="pw_forest")
 with st.expander("Flip rate of every judge x dataset x study in the store"):
     everywhere = cached(pairwise_metrics, None, judge_filter, None)
@@ -164,7 +231,9 @@ if not units.empty:
 
     st.subheader("Candidate win rates and ranking safety")
     explain("ranking_safety")
-    wins = candidate_win_rates(units)
+    wins = candidate_win_rates(units).merge(
+        cached(candidate_win_intervals, dataset, study, judge_filter, None if repetition == "all" else repetition,
+               tuple(tasks) or None, tuple(candidates) or None), on=["judge", "candidate"], how="left")
     for result in results:
         if repetition == "all" and result.repetition != min(r.repetition for r in results):
             continue
@@ -174,15 +243,21 @@ if not units.empty:
             continue
         (st.warning if safety.possibly_positional else st.success)(
             f"{escape_markdown(result.judge)}: {escape_markdown(safety.message)}")
-    win_table = wins[["judge", "candidate", "classified", "candidate_wins", "opponent_wins", "ties",
-                      "overall_win_rate"]].rename(columns=WIN_COLUMNS)
+    win_table = wins[list(WIN_COLUMNS)].rename(columns=WIN_COLUMNS)
     st.dataframe(win_table, hide_index=True, width="stretch", height=min(280, 35 * (len(win_table) + 1) + 3),
-                 column_config={WIN_COLUMNS["overall_win_rate"]: st.column_config.NumberColumn(format="%.3f")})
-    st.caption("Against the baseline answer, over classified pairs; an inconsistent pair counts as a tie (half a "
-               "win) in the overall win rate.")
+                 column_config={WIN_COLUMNS[c]: st.column_config.NumberColumn(format="%.3f")
+                                for c in ("overall_win_rate", "win_rate_low", "win_rate_high")})
+    st.caption("Against the pair's opponent (the dataset's baseline; in all-pairs designs the answer whose name "
+               "sorts first, or the reference declared at upload, so file order never decides), over classified "
+               "pairs; an inconsistent pair counts as a tie (half a win) in the overall win rate. Low/high: 95% "
+               "item-clustered interval (a candidate's pairs on one item resampled together), its method named.")
+
+compare_section(dataset, study, sorted({r.judge for r in results}), None if repetition == "all" else repetition)
 
 st.subheader("Inconsistent pairs")
-st.caption("Pairs whose verdict changed when the answers swapped, with both raw replies side by side.")
+st.caption("Pairs whose verdict changed when the answers swapped, with both raw replies side by side. The "
+           "original order puts the pair's opponent first: the dataset's baseline, a reference declared at upload, "
+           "or else the answer whose name sorts first (never the order of rows in a file).")
 drill = st.columns(2)
 with drill[0]:
     judge = st.selectbox("Judge", sorted({r.judge for r in results}), key="pw_drill_judge")

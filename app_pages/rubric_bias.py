@@ -1,4 +1,5 @@
-"""Rubric bias: where on the rubric the judge's score sat, P(position | score), Permutation vs Repeat, Bias Cost."""
+"""Rubric bias: where on the rubric the judge's score sat, P(position | score), Permutation vs Repeat, Bias Cost,
+and the G-Eval expected score where the run has log-probabilities."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from judgebias_core.charts.rubric import (
     score_position_heatmap,
 )
 from judgebias_core.errors import JudgebiasError
+from judgebias_core.metrics.bias_cost import OrderingCost
+from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
 from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
 from judgebias_core.report.verdict import rubric_verdict
@@ -26,6 +29,7 @@ from judgebias_core.store.rubric_queries import (
     repeat_run_choices,
     run_calls_for_export,
 )
+from ui.geval import show_geval
 from ui.navigation import link_page
 from ui.share import (
     chart_downloads,
@@ -71,21 +75,53 @@ def show_run_card(report: RubricReport) -> None:
         st.json(run.params)
 
 
+def show_balance(report: RubricReport) -> None:
+    """Balance checked on the parsed exposures, and what the shares below do about an imbalance."""
+    exposure = report.exposure
+    if exposure.balanced:
+        return
+    off = (f"Furthest from balance: score {exposure.worst_score} was shown at position {exposure.worst_position} in "
+           f"{exposure.worst_share:.1%} of the {exposure.parsed:,} parsed trials, where a balanced run shows it in "
+           f"1/{report.k} = {1 / report.k:.1%} ({exposure.max_deviation * 100:.1f} percentage points off).")
+    if exposure.weighting == "orderings-equal":
+        st.warning(f"**Parse failures unbalanced this run**: its orderings are a balanced set, but the parsed trials "
+                   f"are not ({report.parse_failures} parse failures, {report.no_reply} without reply). {off} The "
+                   "shares below are **exposure-weighted**: every ordering counts equally (each parsed trial weighted "
+                   "by 1 / its ordering's parsed trials), which makes the parsed exposures balanced again.")
+    else:
+        design = ("its orderings are not balanced (not a balanced set)" if not exposure.design_balanced
+                  else "parse failures removed whole orderings, so no weighting can restore balance")
+        st.warning(f"**Score and position are confounded** in this run: {design} "
+                   f"({report.run.orderings} distinct orderings). {off} The shares below mix content with position.")
+
+
 def show_position_share(report: RubricReport) -> None:
     st.subheader("Position selection distribution")
     explain("position_share")
-    if not report.balanced:
-        st.warning(f"The orderings of this run are **not balanced** ({report.run.orderings} distinct orderings): "
-                   "score and position are confounded, so these shares mix content with position.")
-    figure = position_share_figure(report.position)
+    show_balance(report)
+    tests = report.position_tests
+    figure = position_share_figure(report.position, tests=tests)
     st.plotly_chart(figure, width="stretch")
     share = report.position
-    table = pd.DataFrame({"position": range(1, report.k + 1), "choices": share.counts,
-                          "parsed trials (n)": share.n, "share": share.shares, "Wilson low": share.ci_low,
-                          "Wilson high": share.ci_high, "no-bias share": share.uniform})
+    corrected = tests.corrected
+    table = pd.DataFrame({
+        "position": range(1, report.k + 1), "choices": share.counts, "parsed trials (n)": share.n,
+        "share": [r.rate for r in tests.shares], "clustered low": [r.low for r in tests.shares],
+        "clustered high": [r.high for r in tests.shares], "interval": [r.method for r in tests.shares],
+        "Wilson low (calls independent)": share.ci_low, "Wilson high (calls independent)": share.ci_high,
+        "no-bias share": share.uniform, "p (clustered t)": corrected.p_values, "Holm p": corrected.corrected})
     st.dataframe(table, hide_index=True, width="stretch", column_config={
         column: st.column_config.NumberColumn(format="percent")
-        for column in ("share", "Wilson low", "Wilson high", "no-bias share")})
+        for column in ("share", "clustered low", "clustered high", "Wilson low (calls independent)",
+                       "Wilson high (calls independent)", "no-bias share")})
+    weighted = " (exposure-weighted)" if tests.weighting == "orderings-equal" else ""
+    favoured = [f"position {p}" for p, reject in enumerate(corrected.reject, start=1) if reject]
+    st.caption(f"Shares{weighted} with 95% item-clustered intervals over {tests.items:,} items (all calls of an item "
+               f"together; the Wilson columns treat calls as independent). Each position is tested against "
+               f"1/{report.k} with a {tests.test_method}; {corrected.method_name} over the "
+               f"{corrected.family_size} positions shown. "
+               + (f"Unlikely to be chance after that correction: {', '.join(favoured)}." if favoured
+                  else "No position is unlikely to be chance after that correction."))
     table_downloads(table, f"position-share-{report.run.run_id}")
     chart_downloads(figure, f"position-share-chart-{report.run.run_id}")
 
@@ -142,16 +178,17 @@ def show_permutation_vs_repeat(report: RubricReport) -> None:
         figure = correlation_comparison_figure(human)
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"permutation-vs-repeat-{report.run.run_id}")
-    st.markdown(f"**Within-item spread**: how many points one item's score moves when only the order of the options "
-                f"changes (the standard deviation of that item's scores over its orderings), averaged over the "
-                f"{report.spread_permutation.items:,} items")
+    perm = report.spread_permutation
+    st.markdown("**Within-item spread**: how many points one item's score moves when only the order of the options "
+                f"changes: the {perm.description()}.")
     explain("within_item_spread")
     spread = st.columns(2)
-    perm = report.spread_permutation
-    spread[0].metric("Permutation run", f"{perm.mean_sd:.3f}", help=f"{perm.items} items, {perm.trials} parsed trials")
+    spread[0].metric("Permutation run", f"{perm.mean_sd:.3f}", help=perm.description())
+    spread[0].caption(f"{perm.items:,} items · {perm.calls_text()}")
     if report.spread_repeat is not None:
         rep = report.spread_repeat
-        spread[1].metric("Repeat run", f"{rep.mean_sd:.3f}", help=f"{rep.items} items, {rep.trials} parsed trials")
+        spread[1].metric("Repeat run", f"{rep.mean_sd:.3f}", help=rep.description())
+        spread[1].caption(f"{rep.items:,} items · {rep.calls_text()}")
 
 
 def show_ordering_ranks(report: RubricReport) -> None:
@@ -178,21 +215,40 @@ def show_ordering_ranks(report: RubricReport) -> None:
     table_downloads(table, f"orderings-{report.run.run_id}")
 
 
-def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
+def cost_sentence(costs: BiasCostRanking, best: OrderingCost) -> str:
+    """The recommendation's interval and stability, in words."""
+    interval = costs.interval_of(best.ordering)
+    runner_up = costs.intervals[1] if len(costs.intervals) > 1 else None
+    text = (f"95% {costs.interval_kind} over {costs.items:,} probe items ({costs.resamples:,} resamples, seed "
+            f"{costs.seed}): cost {interval.low:.3f} to {interval.high:.3f}" if interval else "")
+    if runner_up is not None:
+        text += (f"; the next ordering, {ordering_label(runner_up.ordering)}, costs {runner_up.difference:+.3f} more "
+                 f"(interval {runner_up.difference_low:+.3f} to {runner_up.difference_high:+.3f})")
+    text += (f". **Stability**: it is the lowest in {costs.stability:.0%} of the resamples"
+             + ("; a choice this unstable is close to arbitrary." if costs.stability < 0.5 else "."))
+    if costs.few_items:
+        text += " Fewer than 20 items: the percentile bootstrap may be too narrow."
+    return text
+
+
+def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: int, seed: int) -> None:
     st.subheader("Bias Cost: probe, then choose")
     explain("bias_cost")
     own = report.recommended
-    own_rank = report.correlation_rank(own.ordering)
-    st.markdown(
-        f"Under this run's own P(position | score), the lowest Bias Cost among its {len(report.orderings)} orderings "
-        f"is **{ordering_label(own.ordering)}** ({own.bias_cost:.3f})"
-        + (f", which ranks **{own_rank} of {len(report.orderings)}** by correlation with the labels."
-           if own_rank is not None and report.human is not None else ".")
-    )
+    if own is None:
+        st.info(f"No ordering is recommended from this run: {report.bias_cost.reason}.")
+    else:
+        own_rank = report.correlation_rank(own.ordering)
+        st.markdown(
+            f"Under this run's own P(position | score), the lowest Bias Cost among its {len(report.orderings)} "
+            f"orderings is **{ordering_label(own.ordering)}** ({own.bias_cost:.3f})"
+            + (f", which ranks **{own_rank} of {len(report.orderings)}** by correlation with the labels."
+               if own_rank is not None and report.human is not None else ".")
+            + " " + cost_sentence(report.bias_cost, own))
     st.markdown(
         "1. Launch a small **probing run** of your judge (a few items over a balanced set).  \n"
         "2. Pick it below: it estimates P(position | score).  \n"
-        "3. The ordering with the lowest Bias Cost is the one to use for the full run."
+        "3. The ordering with the lowest Bias Cost is the one to use for the full run, if it is stable."
     )
     link_new_run("Launch a probing run or the full run on the New run page")
     same_k = runs[runs["k"] == report.k]["run_id"].tolist()
@@ -206,7 +262,7 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
                                   help="The analysed run's orderings have correlation ranks where labels exist; "
                                   "wider sets may recommend an ordering no run has tried yet.")
     try:
-        result = cached(probe_recommendation, probe_id, design, report.run.run_id)
+        result = cached(probe_recommendation, probe_id, design, report.run.run_id, resamples, seed)
     except JudgebiasError as error:
         show_error(error)
         return
@@ -215,20 +271,45 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame) -> None:
                    "pick another.")
         return
     best = result.recommended
-    rank = report.correlation_rank(best.ordering)
-    rank_text = (f"; among this run's orderings it ranks **{rank} of {len(report.orderings)}** by correlation"
-                 if rank is not None else "; it is not among this run's orderings, so it has no correlation rank here")
-    st.success(f"Recommended ordering: **{ordering_label(best.ordering)}** (scores in position order), Bias Cost "
-               f"{best.bias_cost:.3f}, the lowest of {len(result.ranking)} candidates under probe "
-               f"{code_span(probe_id)} "
-               f"({result.probe.parsed} parsed trials){rank_text if report.human is not None else ''}. "
-               f"For the full run, enter `{ordering_label(best.ordering)}` under Orderings on the New run page.")
-    figure = bias_cost_figure(result.ranking)
+    if best is None:
+        st.warning(f"No recommended ordering under probe {code_span(probe_id)}: {result.costs.reason}.")
+    else:
+        rank = report.correlation_rank(best.ordering)
+        rank_text = (f"; among this run's orderings it ranks **{rank} of {len(report.orderings)}** by correlation"
+                     if rank is not None else
+                     "; it is not among this run's orderings, so it has no correlation rank here")
+        st.success(f"Recommended ordering: **{ordering_label(best.ordering)}** (scores in position order), Bias Cost "
+                   f"{best.bias_cost:.3f}, the lowest of {len(result.ranking)} candidates under probe "
+                   f"{code_span(probe_id)} "
+                   f"({result.probe.parsed} parsed trials){rank_text if report.human is not None else ''}. "
+                   f"For the full run, enter `{ordering_label(best.ordering)}` under Orderings on the New run page.")
+        st.markdown(cost_sentence(result.costs, best))
+    figure = bias_cost_figure(result.ranking, intervals=result.costs)
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"bias-cost-{probe_id}")
-    table = pd.DataFrame([{"ordering": ordering_label(c.ordering), "Bias Cost": c.bias_cost, "rank": c.rank,
-                           "canonical": c.canonical} for c in result.ranking])
+    rows = []
+    for c in result.ranking:
+        bounds = result.costs.interval_of(c.ordering)
+        rows.append({"ordering": ordering_label(c.ordering), "Bias Cost": c.bias_cost, "rank": c.rank,
+                     "canonical": c.canonical, "low": bounds.low if bounds else None,
+                     "high": bounds.high if bounds else None,
+                     "minus the lowest": bounds.difference if bounds else None,
+                     "difference low": bounds.difference_low if bounds else None,
+                     "difference high": bounds.difference_high if bounds else None,
+                     "lowest in (share of resamples)": bounds.lowest_share if bounds else None})
+    table = pd.DataFrame(rows)
+    if result.costs.intervals:
+        st.caption(f"Intervals: 95% {result.costs.interval_kind}, {result.costs.items:,} probe items. Bias Cost is a "
+                   "sum of absolute deviations, so resampling noise adds to it: a small cost's interval sits above "
+                   "it. Read the differences and the stability to choose.")
+    st.dataframe(table, hide_index=True, width="stretch")
     table_downloads(table, f"bias-cost-{probe_id}-{design}")
+
+
+def show_geval_section(report: RubricReport) -> None:
+    st.subheader("G-Eval expected score")
+    explain("g_eval_score")
+    show_geval(report.geval, report.run.run_id)
 
 
 st.title("Rubric bias")
@@ -281,7 +362,8 @@ show_position_share(report)
 show_score_position(report, runs)
 show_permutation_vs_repeat(report)
 show_ordering_ranks(report)
-show_probe_then_choose(report, runs)
+show_probe_then_choose(report, runs, int(resamples), int(seed))
+show_geval_section(report)
 # Loaded only on request: on a large run this table is the page's slowest part.
 if st.toggle(f"Show every trial of this run ({report.trials:,})", key="rb_show_trials"):
     command = f"python -m judgebias_core export trials --run-id {run_id} --format csv --out trials.csv"

@@ -18,7 +18,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judgebias_core.analyses.calibration import calibration
-from judgebias_core.analyses.judges import agreement_report, leaderboard, self_preference, verbosity
+from judgebias_core.analyses.judges import agreement_report, leaderboard
+from judgebias_core.analyses.other_biases import self_preference, verbosity
 from judgebias_core.bootstrap import ensure_store_ready
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.store.handle import Store

@@ -2,7 +2,9 @@
 
 Two runs on the first 10 articles x systems M8, M9, M10, M11 (stored order), rubric summeval-coherence: a
 rubric-permutation run over the balanced set (10 orderings) and a rubric-repeat run (10 repeats of the canonical
-ordering). The judge is simulated, labelled so in the store, with its parameters stored and shown.
+ordering). The judge is simulated, labelled so in the store, with its parameters stored and shown. Both runs ask
+for log-probabilities, so the simulated judge also returns its (simulated) score probabilities and the G-Eval
+expected score has content; the sampled scores are the same as without them.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ DEMO_RUNS: dict[str, str] = {
 def demo_spec(protocol: str) -> RunSpec:
     return RunSpec(dataset_id="summeval", protocol=protocol, provider="simulated", model="demo-judge",
                    rubric_id=DEMO_RUBRIC, limit_items=DEMO_ITEMS, candidates=DEMO_SYSTEMS, orderings="balanced",
-                   repeats=10, simulated=DEMO_PARAMS, seed=DEMO_PARAMS.seed)
+                   repeats=10, simulated=DEMO_PARAMS, seed=DEMO_PARAMS.seed, logprobs=True)
 
 
 def ensure_demo_runs(path: str | os.PathLike[str]) -> list[str]:

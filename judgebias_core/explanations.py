@@ -55,22 +55,43 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "first_slot_share", "First-slot share (direction)",
         "Among the verdicts that changed, the share that favoured the answer shown first.",
-        "first-slot share = primacy / (primacy + recency). 0.5 means no preferred side. Exact two-sided binomial "
-        "test of primacy successes in primacy + recency trials against p = 1/2 (scipy binomtest).",
+        "first-slot share = primacy / (primacy + recency). 0.5 means no preferred side. Its 95% interval is "
+        "item-clustered (flips of an item resampled together; Wilson on the effective n below 20 items). Whether the "
+        "lean could be chance is the position test's to say, not a binomial test on the pairs.",
         SWAP_PRACTICE,
+    ),
+    MetricExplanation(
+        "position_test", "Position test",
+        "Whether the judge picks one slot more than the other beyond what chance allows, with pairs on the same "
+        "question counted as related.",
+        "Per pair d = s1 + s2 - 1, where a call scores 1 for picking the first slot, 0 for the second and 1/2 for a "
+        "tie (the tie rule): +1 for (A,A), +1/2 for (A,C) and (C,A), 0 for a consistent pair, -1/2 and -1 for the "
+        "recency mirror images. d does not depend on which answer is called x, so the test is symmetric in the two "
+        "candidates. Test of mean(d) = 0 by the cluster-robust t statistic with items as clusters (CR1, G - 1 degrees "
+        "of freedom); slot-pick share = 1/2 + mean(d)/2 with an item-bootstrap interval (20 items or more). The "
+        "p-values a page or report shows are corrected together (Holm by default, Benjamini-Hochberg on the page), "
+        "and a lean is called only when the corrected p is below 0.05.",
+        "Cameron & Miller 2015, cluster-robust inference; Holm 1979; Benjamini & Hochberg 1995",
     ),
     MetricExplanation(
         "preference_fairness", "Preference fairness",
         "How far the judge leans to one slot: negative leans to the first answer, positive to the second, 0 is fair.",
-        "Per unit (judge, candidate, task): PF = (recency - primacy) / N, where N counts every pair of the unit "
-        "including parse failures. PF lies in [-1, 1]. The judge's PF is the unweighted mean over its units.",
+        "Raw (judgebias): per unit (judge, candidate, task), PF = (recency - primacy) / N, where N counts every pair "
+        "of the unit including parse failures; in [-1, 1]. Scaled (Shi et al.): the unit's recency - primacy min-max "
+        "scaled per judge and task between -T and +T, T = the judge's pairs in that task / its units there (equal to "
+        "the raw form when a task's units are equally large). The judge's PF is the unweighted mean over its units "
+        "with a classified pair; units whose every pair failed are left out and counted apart, and a judge with no "
+        "classified pair has no PF.",
         SHI,
     ),
     MetricExplanation(
-        "mcnemar", "McNemar test",
-        "Whether an answer wins more often when shown first than when shown second, beyond what chance allows.",
+        "mcnemar", "McNemar test (pairs assumed independent)",
+        "Whether an answer wins more often when shown first than when shown second, if every pair were independent.",
         "2 x 2 table of paired outcomes of each pair: 'x wins when first' (yes/no) against 'x wins when second' "
-        "(yes/no). McNemar's test on the discordant cells (statsmodels mcnemar; exact when they are few).",
+        "(yes/no); statsmodels' exact McNemar test (always exact here) on the discordant cells, with x the pair's "
+        "candidate (not its opponent). It treats pairs as independent and, with ties, depends on which answer is x; "
+        "with two options it is the binomial test again. Kept in JSON only for compatibility: sentences and pages use "
+        "the position test.",
         SWAP_PRACTICE,
     ),
     MetricExplanation(
@@ -82,16 +103,30 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         SHI,
     ),
     MetricExplanation(
+        "judge_difference", "Difference between two judges",
+        "How much more often one judge changes its verdict with the order than another, on the very same pairs.",
+        "Over the pairs both judges classified (same repetition, item and answers): flip rate of A - flip rate of B. "
+        "95% interval by the paired item bootstrap (items drawn once for both judges, so what the shared pairs have "
+        "in common cancels) from 20 items, else the cluster-robust t interval; p-value from the cluster-robust t "
+        "test of no difference (items as clusters, G - 1 degrees of freedom).",
+        "Miller 2024, Adding Error Bars to Evals (arXiv 2411.00640), paired differences",
+    ),
+    MetricExplanation(
         "repetition_floor", "Repetition floor",
         "How often the verdict changes with nothing swapped at all: the noise the flip rate should be read against.",
         "Among prompts whose repetitions 1 and 2 both parsed: share whose two verdicts differ. The positional "
-        "effect worth reporting is the flip rate in excess of this floor.",
+        "effect worth reporting is the flip rate in excess of this floor: flip rate - floor, with a paired "
+        "item-clustered interval (items in both resampled together; the paired item bootstrap from 20 items, else the "
+        "cluster-robust t interval) and its cluster-robust t test, corrected with the other tests shown.",
         SWAP_PRACTICE,
     ),
     MetricExplanation(
         "overall_win_rate", "Overall win rate",
         "How often a candidate beats the baseline answer, counting pairs the judge could not decide on as half.",
-        "win rate = (consistent wins + (consistent ties + inconsistent pairs) / 2) / classified pairs.",
+        "win rate = (consistent wins + (consistent ties + inconsistent pairs) / 2) / classified pairs, against the "
+        "pair's opponent: the dataset's baseline, or in all-pairs designs the answer whose name sorts first (a "
+        "declared reference first). Its 95% interval is item-clustered (a candidate's pairs on one item resampled "
+        "together).",
         SHI,
     ),
     MetricExplanation(
@@ -121,9 +156,12 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "position_share", "Position selection distribution",
         "How often the judge's chosen score sat at each place of the rubric; an unbiased judge gives each place 1/k.",
-        "Share of parsed trials whose chosen position is p, for p = 1..k; no-bias line 1/k. Valid only on a balanced "
-        "set of orderings (k forward and k reversed rotations: each score twice at each position), otherwise score "
-        "and position are confounded.",
+        "Share of parsed trials whose chosen position is p, for p = 1..k; no-bias line 1/k. Valid only when the parsed "
+        "trials are balanced (every score shown equally often at every position among them); parse failures can "
+        "unbalance a balanced set: then every ordering is weighted to count equally, or, when that cannot restore "
+        "balance, the page says score and position are confounded and by how much. Intervals: item-clustered (all "
+        "calls of an item together); each position tested against 1/k by a cluster-robust t test, Holm-corrected "
+        "over the k positions.",
         RUBRIC_PAPER,
     ),
     MetricExplanation(
@@ -145,7 +183,9 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "within_item_spread", "Within-item spread",
         "How much one item's score moves when only the order of the rubric options changes.",
-        "Per item: standard deviation of its 2k scores; reported as the mean over items, for each run.",
+        "Per item: the population standard deviation (ddof = 0, dividing by the number of calls) of its parsed "
+        "scores, over its 2k calls in a balanced run; reported as the mean over items, for each run, with the "
+        "number of items and of calls per item.",
         RUBRIC_PAPER,
     ),
     MetricExplanation(
@@ -159,15 +199,20 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "bias_cost", "Bias cost",
         "How much a given order of rubric options would push the judge off, estimated from a small probing run.",
         "Cost(pi) = sum over positions p of |P(p | pi_p) - 1/k|, with P(p | s) from the probing run. Lower is less "
-        "biased; the lowest-cost ordering among the candidates is recommended.",
+        "biased; the lowest-cost ordering among the candidates is recommended. Undefined at k = 2 (every ordering "
+        "gets the same cost) and when orderings tie: nothing is recommended then. Item bootstrap (all calls of an "
+        "item resampled together): an interval on each cost and on its difference from the lowest, and the "
+        "stability, the share of resamples in which the recommended ordering is still the lowest.",
         RUBRIC_PAPER,
     ),
     MetricExplanation(
         "g_eval_score", "Expected score (G-Eval style)",
         "The score the judge expects on average, from its own probabilities for each score.",
         "expected score = sum over valid scores s of s * P(s), from the token log-probabilities the provider "
-        "returns, next to the sampled score.",
-        PROJECT,
+        "returns, next to the sampled score: per-item means of each against the labels (Pearson, Spearman and "
+        "their difference, item-bootstrap intervals), and the position pull, per position the within-item slope of "
+        "the score on the score option shown there (0 for a judge blind to the order).",
+        "Liu et al., G-Eval (arXiv 2303.16634); the comparison and the position pull: " + PROJECT,
     ),
     # Several judges
     MetricExplanation(
@@ -237,14 +282,17 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
     MetricExplanation(
         "verbosity", "Verbosity bias",
         "Whether the judge prefers the longer answer regardless of quality.",
-        "Share of decisive pairs won by the longer answer (lengths in characters), and win probability against the "
-        "length difference. Length-controlled pairs are analysed apart from swap pairs.",
+        "Share of decisive pairs won by the longer answer (lengths in characters) per bin of the length difference, "
+        "with item-bootstrap intervals; a logistic slope per 1,000 characters with cluster-robust standard errors "
+        "(by item, or by candidate), optionally with candidate fixed effects for quality; Holm over the judges.",
         PROJECT,
     ),
     MetricExplanation(
         "self_preference", "Self-preference",
         "Whether a judge favours answers written by models of its own family.",
-        "Matrix of win rates: rows judge family, columns candidate family; compare the diagonal with the rest.",
+        "Per family, the in-family term of a fractional logit of each pair's score over judge effects (leniency) "
+        "and candidate fixed effects (quality), item-clustered, Holm over the families; the raw family matrix "
+        "alone mixes leniency with self-preference.",
         PROJECT,
     ),
     MetricExplanation(
@@ -260,8 +308,9 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "stepwise_aic", "Stepwise regression (AIC)",
         "Which factors (judge, candidate, task, quality gap, lengths) best explain where the position bias is.",
         "Units (judge, candidate, task); target PC or PF. From the empty model, at each step add or drop the one "
-        "predictor that lowers AIC = 2k - 2 ln L the most; stop when none does. Final model: OLS coefficients with "
-        "intervals and p-values; per predictor, the AIC rise when it alone is removed.",
+        "predictor that lowers AIC = 2k - 2 ln L the most; stop when none does. Final model: OLS (or WLS by pairs) "
+        "coefficients with post-selection intervals (optionally cluster-robust); per predictor, the AIC rise when it "
+        "alone is removed; a permutation baseline of what the quality gap's bound (at most PC / 2) alone produces.",
         SHI,
     ),
     MetricExplanation(
@@ -282,7 +331,8 @@ ALIASES: dict[str, str] = {
     "flip_rate_wilson": "flip_rate",
     "flip_rate_bootstrap": "flip_rate",
     "direction": "first_slot_share",
-    "binomial_test": "first_slot_share",
+    "binomial_test": "position_test",
+    "direction_test": "position_test",
     "pf": "preference_fairness",
     "win_rate": "overall_win_rate",
     "answer_quality_gap": "quality_gap",

@@ -79,6 +79,9 @@ def commands(db: Path, out_dir: Path) -> list[list[str]]:
             for judge in judges:
                 cmds.append(["metrics", metric, "--dataset", dataset, "--study", study, "--judge", judge, "--json"])
     for dataset, study, judges in pairwise:
+        if len(judges) > 1:
+            cmds.append(["metrics", "pairwise-compare", "--dataset", dataset, "--study", study, "--judge-a", judges[0],
+                         "--judge-b", judges[1], "--json"])
         for judge in judges:
             cmds.append(["gate", "--dataset", dataset, "--study", study, "--judge", judge,
                          "--max-flip-rate", GATE_THRESHOLD, "--json"])
@@ -89,6 +92,10 @@ def commands(db: Path, out_dir: Path) -> list[list[str]]:
         cmds.append(["metrics", "agreement", "--dataset", dataset, "--study", study, "--json"])
         cmds.append(["metrics", "agreement", "--dataset", dataset, "--study", study, "--repetition", "1", "--json"])
         cmds.append(["metrics", "verbosity", "--dataset", dataset, "--study", study, "--json"])
+        cmds.append(["metrics", "verbosity", "--dataset", dataset, "--study", study, "--cluster", "candidate",
+                     "--control", "candidate", "--json"])
+        cmds.append(["analysis", "stepwise", "--dataset", dataset, "--study", study, "--target", TARGETS[0],
+                     "--weights", "pairs", "--cluster", "candidate", "--json"])
         for judge in [*judges, ENSEMBLE_JUDGE]:
             cmds.append(["metrics", "leaderboard", "--dataset", dataset, "--study", study, "--judge", judge,
                          "--resamples", "300", "--json"])

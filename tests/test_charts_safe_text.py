@@ -9,10 +9,10 @@ from typing import Any
 import plotly.graph_objects as go
 import pytest
 
-from judgebias_core.analyses.judges import verbosity
+from judgebias_core.analyses.other_biases import verbosity
 from judgebias_core.analyses.pairwise import pairwise_metrics, unit_metrics
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
-from judgebias_core.charts.judges import verbosity_curve
+from judgebias_core.charts.other_biases import longer_answer_chart
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.charts.stepwise import _term_label
 from judgebias_core.metrics.calibration import Correlation
@@ -66,7 +66,7 @@ def test_pairwise_charts_escape_judge_candidate_and_task(hostile_db: Path) -> No
 
 
 def test_judge_and_calibration_charts_escape_names(hostile_db: Path) -> None:
-    curve = verbosity_curve(read(verbosity, hostile_db, DATASET_ID, ["full"], [JUDGE], bins=2))
+    curve = longer_answer_chart(read(verbosity, hostile_db, DATASET_ID, ["full"], [JUDGE], bins=2).judges)
     _assert_literal(curve)
     assert all("%{fullData.name}" in trace.hovertemplate for trace in curve.data)
     _assert_literal(confusion_heatmap([CANDIDATE, BOLD, "tie"], [[1, 0, 0], [0, 1, 0], [0, 0, 1]], f"title {BOLD}",

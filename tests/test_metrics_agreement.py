@@ -6,13 +6,12 @@ import json
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judgebias_core.analyses.judges import agreement_report, load_outcomes, self_preference, verbosity
+from judgebias_core.analyses.judges import agreement_report, load_outcomes
 from judgebias_core.cli import main
 from judgebias_core.metrics.agreement import (
     ENSEMBLE_JUDGE,
@@ -21,8 +20,6 @@ from judgebias_core.metrics.agreement import (
     majority_vote,
     pairwise_agreements,
 )
-from judgebias_core.metrics.self_preference import self_preference_from_sides
-from judgebias_core.metrics.verbosity import decisive_pairs_with_lengths, verbosity_from_pairs
 from judgebias_core.store.agreement_queries import pair_outcomes, pairwise_calls
 from tests.store_helpers import read
 
@@ -135,53 +132,3 @@ def test_cli_agreement_contract_with_repeatable_study(bundled_db_master: Path,
     assert "gpt-4-0613 [full]" in both["judges"]
 
 
-def test_verbosity_on_a_hand_made_case() -> None:
-    outcomes = pd.DataFrame({
-        "item_id": ["1", "2", "3", "4", "5"], "candidate": ["c"] * 5, "opponent": ["o"] * 5,
-        "classification": ["consistent", "consistent", "consistent", "consistent", "primacy"],
-        "winner": ["c", "o", "c", "tie", None]})
-    lengths = pd.DataFrame({"item_id": ["1", "1", "2", "2", "3", "3", "4", "4", "5", "5"],
-                            "candidate": ["c", "o"] * 5, "length": [100, 10, 100, 10, 5, 50, 1, 2, 3, 4]})
-    pairs = decisive_pairs_with_lengths(outcomes, lengths)
-    assert pairs["item_id"].tolist() == ["1", "2", "3"]
-    result = verbosity_from_pairs(pairs, "toy")
-    # item 1: longer c won; item 2: shorter o won; item 3: shorter c won
-    assert (result.decisive_pairs, result.longer_wins, result.longer_win_share) == (3, 1, pytest.approx(1 / 3))
-
-
-def test_autoj_prefers_longer_answers(bundled_db_master: Path) -> None:
-    [result] = read(verbosity, bundled_db_master, "autoj", ["full"], ["auto-j-13b"])
-    with duckdb.connect(str(bundled_db_master), read_only=True) as con:
-        longer, total = con.execute(
-            "SELECT count(*) FILTER (WHERE (p.winner = p.candidate) = (length(c.answer) > length(o.answer))), "
-            "count(*) FROM pair_outcomes p JOIN answers c ON c.dataset_id = p.dataset_id AND c.item_id = p.item_id "
-            "AND c.candidate = p.candidate JOIN answers o ON o.dataset_id = p.dataset_id AND o.item_id = p.item_id "
-            "AND o.candidate = p.opponent WHERE p.dataset_id = 'autoj' AND p.classification = 'consistent' "
-            "AND p.winner <> 'tie' AND length(c.answer) <> length(o.answer)").fetchall()[0]
-    assert (result.longer_wins, result.decisive_pairs - result.equal_length_pairs) == (longer, total)
-    assert result.longer_win_share > 0.5 and result.longer_win_share_ci_low > 0.5
-    assert sum(b.pairs for b in result.bins) == result.decisive_pairs
-
-
-def test_self_preference_matrix_by_hand() -> None:
-    sides = pd.DataFrame({"judge": ["gpt-x", "gpt-x", "claude-y", "claude-y"],
-                          "player": ["gpt-a", "claude-b", "gpt-a", "claude-b"], "score": [1.0, 0.0, 0.5, 1.0]})
-    result = self_preference_from_sides(sides, {"gpt-x": "openai", "gpt-a": "openai", "claude-y": "anthropic",
-                                                "claude-b": "anthropic"}, "toy", ["s"])
-    matrix = result.matrix()
-    assert matrix.loc["openai", "openai"] == 1.0 and matrix.loc["anthropic", "openai"] == 0.5
-    gaps = {g.family: g for g in result.gaps}
-    assert gaps["openai"].difference == pytest.approx(0.5)
-    assert gaps["anthropic"].difference == pytest.approx(1.0)
-    # An edited mapping moves a model to another family.
-    moved = self_preference_from_sides(sides, {"gpt-x": "openai", "gpt-a": "anthropic"}, "toy", ["s"])
-    assert "openai" not in moved.matrix().columns
-
-
-def test_self_preference_on_mtbench(bundled_db_master: Path) -> None:
-    result = read(self_preference, bundled_db_master, "mtbench", ["full"], ["gpt-4-0613", "gemini-pro"])
-    matrix = result.matrix()
-    assert {"openai", "google"} <= set(matrix.index)
-    assert np.nanmin(matrix.to_numpy()) >= 0 and np.nanmax(matrix.to_numpy()) <= 1
-    cells = {(c.judge_family, c.candidate_family): c.pairs for c in result.cells}
-    assert sum(v for (judge, _), v in cells.items() if judge == "openai") == 2 * (2400 - 0)  # both sides of a pair

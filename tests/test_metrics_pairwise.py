@@ -103,8 +103,12 @@ def test_mtbench_matches_a_count_from_the_raw_files(bundled_db_master: Path) -> 
                                                                     strict=True)]
     counts = pd.crosstab([pairs["study"], pairs["judge"], pairs["repetition"]], pairs["cls"])
     lean = (pairs["cls"] == "recency").astype(int) - (pairs["cls"] == "primacy").astype(int)
-    fairness = lean.groupby([pairs[k] for k in ["study", "judge", "repetition", "candidate", "task"]]).mean()
-    fairness = fairness.groupby(level=[0, 1, 2]).mean()
+    unit_keys = [pairs[k] for k in ["study", "judge", "repetition", "candidate", "task"]]
+    fairness = lean.groupby(unit_keys).mean()
+    # A unit whose every pair failed has no PF and is left out of the judge's mean (mtbench repetition 3 of
+    # gpt-3.5-turbo-0125 has one: 0.0729 over 32 units before, 0.0753 over 31 now).
+    classified = (pairs["cls"] != "failed").groupby(unit_keys).sum()
+    fairness = fairness[classified > 0].groupby(level=[0, 1, 2]).mean()
     results = read(pairwise_metrics, bundled_db_master, "mtbench")
     assert len(results) == len(counts) == 30
     for r in results:

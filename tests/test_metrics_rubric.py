@@ -62,7 +62,15 @@ def frac(value: float) -> Fraction:
 
 def test_counts_and_balance(toy_report) -> None:
     assert (toy_report.k, toy_report.trials, toy_report.parsed, toy_report.parse_failures) == (3, 24, 23, 1)
-    assert toy_report.balanced is True
+    # The six orderings are a balanced set, but one failed reply leaves the parsed exposures unbalanced: the shares
+    # are exposure-weighted (every ordering counts equally), which the six orderings that kept trials allow.
+    assert toy_report.exposure.design_balanced is True and toy_report.balanced is False
+    assert toy_report.exposure.weighting == "orderings-equal"
+    assert toy_report.exposure.max_deviation == pytest.approx(abs(7 / 23 - 1 / 3))
+    # Weighted: (1,3,2) kept 3 trials (weight 23/18 each), the others 4 (23/24): position 1 holds i1, i2 in every
+    # ordering and i3, i4 in two orderings other than (1,3,2): (2 * 23/18 + 14 * 23/24) / 23 = 25/36.
+    assert toy_report.position_tests.share(1) == pytest.approx(25 / 36)
+    assert toy_report.position.shares[0] == pytest.approx(16 / 23)  # the raw count share stays alongside
     assert toy_report.run.simulated and toy_report.run.params == {"temperature": 0.0, "toy": True}
 
 
@@ -101,10 +109,13 @@ def test_probe_run_and_never_chosen_score(toy_db: Path) -> None:
     costs = {o.ordering: o.bias_cost for o in report.orderings}
     assert costs[(3, 1, 2)] == pytest.approx(1.0) and costs[(3, 2, 1)] == pytest.approx(1.0)
     assert costs[(1, 2, 3)] == pytest.approx(4 / 3) and costs[(2, 1, 3)] == pytest.approx(4 / 3)
-    assert report.recommended.ordering == (3, 1, 2) and report.probe_run_id == "toy-probe"
+    # (3,1,2) and (3,2,1) tie for the lowest cost: naming one would be a tie-break, so nothing is recommended.
+    assert report.recommended is None and report.probe_run_id == "toy-probe"
+    assert report.bias_cost.tied_lowest == 2 and "share the lowest" in (report.bias_cost.reason or "")
     ranking = read(probe_recommendation, toy_db, "toy-probe", "all").ranking
     assert [c.rank for c in ranking] == [1, 1, 3, 3, 3, 3]
-    assert read(probe_recommendation, toy_db, "toy-probe", "run", run_id="toy-perm").recommended.ordering == (3, 1, 2)
+    result = read(probe_recommendation, toy_db, "toy-probe", "run", run_id="toy-perm")
+    assert result.recommended is None and result.ranking[0].ordering == (3, 1, 2)
 
 
 def test_per_ordering_correlations_and_ranks(toy_report) -> None:
@@ -240,7 +251,13 @@ def test_cli_metrics_rubric_json(toy_db: Path, capsys: pytest.CaptureFixture[str
                            "--repeat-run-id", "toy-repeat", "--json")
     payload = json.loads(out)
     assert code == 0
-    assert (payload["k"], payload["trials"], payload["parse_failures"], payload["balanced"]) == (3, 24, 1, True)
+    assert (payload["k"], payload["trials"], payload["parse_failures"], payload["balanced"]) == (3, 24, 1, False)
+    assert payload["exposure"]["design_balanced"] is True and payload["exposure"]["weighting"] == "orderings-equal"
+    assert payload["geval"] is None and "log-probabilities" in payload["geval_reason"]
+    assert payload["within_item_sd"]["ddof"] == 0
+    assert payload["within_item_sd"]["permutation_detail"]["calls_per_item_min"] == 5
+    assert payload["position_tests"]["correction"] == {"method": "holm", "name": "Holm correction",
+                                                       "family_size": 3, "alpha": 0.05}
     assert payload["position_share"] == pytest.approx([16 / 23, 4 / 23, 3 / 23])
     assert all(sum(row) == pytest.approx(1) for row in payload["score_position"])
     canonical = next(o for o in payload["orderings"] if o["ordering"] == [1, 2, 3])

@@ -60,19 +60,6 @@ def test_calibration_page_on_the_demo_rubric_run(app_env: Path) -> None:
     assert any(d.value.shape[0] > 0 and "gap" in d.value.columns for d in at.dataframe)  # disagreeing calls
 
 
-def test_other_biases_page(app_env: Path) -> None:
-    at = open_page("other_biases.py")
-    assert not at.exception
-    verbosity = at.dataframe[0].value
-    assert {"gpt-4-0613", "majority-vote"} <= set(verbosity["judge"])
-    assert (verbosity["longer-answer win share"].between(0, 1)).all()
-    frames = [d.value for d in at.dataframe]
-    mapping = next(f for f in frames if list(f.columns) == ["model", "family", "role"])  # the editable mapping
-    assert mapping.set_index("model").loc["gpt-4-0613", "family"] == "openai"
-    gaps = next(f for f in frames if "own_win_rate" in f.columns)
-    assert "openai" in set(gaps["family"])
-
-
 def test_leaderboard_page_flags_positional_orders(app_env: Path) -> None:
     at = open_page("leaderboard.py")
     assert not at.exception

@@ -76,3 +76,46 @@ def test_factors_page_shows_steps_and_summary(app_env: Path) -> None:
     assert not at.exception
     assert at.dataframe[0].value["variable"].iloc[0] == "judge"
     assert len(at.dataframe[-1].value) == 720  # the unit table the fit used
+
+
+def test_pairwise_page_corrects_its_tests_and_compares_two_judges(app_env: Path) -> None:
+    at = open_page("pairwise_bias.py")
+    _box(at, "Dataset").set_value("mtbench").run()
+    _box(at, "Study (or run id)").set_value("full").run()
+    table = at.dataframe[0].value.set_index("judge")
+    assert {"binomial p", "McNemar p"}.isdisjoint(table.columns)  # the iid tests are not shown
+    gpt4 = table.loc["gpt-4-0613"]
+    assert abs(gpt4["position p"] - 0.283) < 5e-4 and abs(gpt4["position p corrected"] - 0.283) < 5e-4
+    assert gpt4["interval method"] == "item-bootstrap" and abs(gpt4["flip high"] - 0.2075) < 1e-9
+    assert gpt4["PF raw"] == gpt4["PF scaled (Shi et al.)"] and gpt4["units left out"] == 0
+    captions = " ".join(c.value for c in at.caption)
+    assert "Holm correction over 3 tests shown together" in captions
+    markdown = " ".join(m.value for m in at.markdown)
+    assert "shows no clear lean to either slot" in markdown  # the clustered test, not the binomial p = 0.029
+    _box(at, "Correct the tests shown with").set_value("Benjamini-Hochberg (false discovery rate)").run()
+    assert not at.exception
+    assert "Benjamini-Hochberg correction over 3 tests" in " ".join(c.value for c in at.caption)
+    # Win rates carry their item-clustered interval.
+    wins = next(d.value for d in at.dataframe if "win low" in d.value.columns)
+    assert (wins["win low"] <= wins["overall win rate"]).all() and (wins["overall win rate"] <= wins["win high"]).all()
+    # Compare two judges on the pairs both classified.
+    _box(at, "First judge").set_value("gpt-4-0613").run()
+    _box(at, "Second judge").set_value("gemini-pro").run()
+    assert not at.exception
+    sentence = next(s.value for s in at.success if "pairs both classified" in s.value).replace("\\", "")
+    assert "2,387 pairs both classified (80 items)" in sentence and "paired-item-bootstrap" in sentence
+
+
+def test_pairwise_page_shows_the_excess_over_the_floor_with_its_interval(app_env: Path) -> None:
+    at = open_page("pairwise_bias.py")
+    _box(at, "Dataset").set_value("mtbench").run()
+    _box(at, "Study (or run id)").set_value("repetition").run()
+    _box(at, "Repetition").set_value(1).run()
+    table = at.dataframe[0].value.set_index("judge")
+    row = table.loc["gpt-4-0613"]
+    assert row["excess low"] < row["flip rate - floor"] < row["excess high"]
+    assert row["excess p corrected"] <= 1
+    # gpt-3.5-turbo-0125's third repetition has a unit whose every pair failed: left out of PF, counted.
+    _box(at, "Repetition").set_value(3).run()
+    third = at.dataframe[0].value.set_index("judge").loc["gpt-3.5-turbo-0125"]
+    assert third["units left out"] == 1 and abs(third["PF raw"] - 0.0753) < 5e-5

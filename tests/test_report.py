@@ -44,12 +44,18 @@ def _section(report: Report, key: str):
 
 def test_mtbench_summary_matches_the_published_counts(mtbench_report: Report) -> None:
     pairwise = _section(mtbench_report, "pairwise")
+    # The lean is read from the item-clustered position test corrected over every test of the section (the
+    # binomial test on the pairs, p = 0.029, used to call gpt-4-0613's lean to the second slot).
     assert ("When the two answers swap places, gpt-4-0613 changes its verdict on about 1 pair in 5 "
-            "(18.5% of 2,400 pairs); most of those changes favour the answer shown second.") in pairwise.headline
+            "(18.5% of 2,400 pairs); those changes do not clearly favour either place.") in pairwise.headline
+    assert any("almost all of those changes favour the answer shown second" in h and "gemini-pro" in h
+               for h in pairwise.headline)
+    assert any("Holm correction over 57 tests" in note for note in pairwise.notes)
     table = pairwise.tables[0].frame
     row = table[(table["study"] == "full") & (table["judge"] == "gpt-4-0613")].iloc[0]
     assert (row["consistent"], row["classified (n)"], row["flip rate"]) == ("1,957", "2,400", "18.5%")
-    assert row["95% Wilson (pairs)"] == "17.0%–20.1%"
+    assert row["95% Wilson (pairs assumed independent)"] == "17.0%–20.1%"
+    assert row["95% item-clustered (decides)"] == "16.1%–20.8% (item-bootstrap) over 80 items"
     assert [s.key for s in mtbench_report.sections] == ["pairwise", "factors", "agreement", "leaderboard",
                                                         "other-biases"]
     assert mtbench_report.skipped == () and mtbench_report.simulated_judges == ()
@@ -64,9 +70,8 @@ def test_other_sections_speak_with_their_counts(mtbench_report: Report) -> None:
     assert leaderboard.headline[0].startswith("By the verdicts of gpt-4-0613, gpt-4 ranks first (win rate against "
                                               "the baseline vicuna-13b-v1.3 90.6% over 80 pairs)")
     verbosity = _section(mtbench_report, "other-biases")
-    assert ("When one answer is longer, gpt-4-0613 picks the longer one in 63.2% of 1,736 decisive pairs of unequal "
-            "length (p < 0.001 treating the pairs as independent; pairs that share an item are not independent, so "
-            "read the length bins before calling this a preference for length).") in verbosity.sentences
+    assert any(s.startswith("When one answer is longer, gpt-4-0613 picks the longer one in 63.2% of 1,736 decisive "
+                            "pairs of unequal length (95% item-bootstrap interval") for s in verbosity.sentences)
     assert not any("beyond chance" in sentence for sentence in verbosity.sentences)
 
 
@@ -140,8 +145,15 @@ def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:
     report = _report(fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
     rubric = _section(report, "rubric")
     assert rubric.headline == ("With the 3 score options rotated through every place, toy-judge (a simulated judge) "
-                               "chose the option shown at place 1 in 69.6% of 23 readable scores, where a judge "
-                               "blind to the order would choose each place 33.3% of the time.",)
+                               "chose the option shown at place 1 in 69.4% of 23 readable scores (95% item-clustered "
+                               "interval 32.0% to 91.7%), where a judge blind to the order would choose each place "
+                               "33.3% of the time; the lean to that place could be chance after Holm correction over 3 tests (corrected p = "
+                               "0.304), one clustered test per place.",)
+    # One failed reply unbalanced the parsed trials: the shares are exposure-weighted (69.4%, not the raw 16 of 23),
+    # and the report says so.
+    assert "Parse failures unbalanced run toy-perm" in rubric.sentences[0]
+    assert "population standard deviation (ddof = 0) over 5 to 6 calls per item" in rubric.sentences[0]
+    assert "The lowest Bias Cost among the run's orderings is 321, 0.711" in rubric.sentences[0]
     assert "asking the canonical order again and again gives r = 0.96" in rubric.sentences[0]
     assert rubric.tables[0].frame.iloc[0]["repeat run"] == "toy-repeat"
 

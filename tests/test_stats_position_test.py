@@ -86,3 +86,32 @@ def test_every_pair_primacy_is_degenerate_with_an_item_sign_test() -> None:
     result = position_test([f"q{i}" for i in range(6)] * 2, ["A"] * 12, ["A"] * 12)
     assert result.degenerate and result.first_slot_share == 1 and np.isnan(result.low)
     assert result.p_value == pytest.approx(2 * 0.5**6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), verdicts, verdicts), min_size=3, max_size=150))
+def test_matches_statsmodels_cluster_robust_ols(pairs: list[tuple[int, str, str]]) -> None:
+    import statsmodels.api as sm
+
+    items = [f"q{i}" for i, _, _ in pairs]
+    result = position_test(items, [v for _, v, _ in pairs], [v for _, _, v in pairs], resamples=200)
+    scores = position_scores([v for _, v, _ in pairs], [v for _, _, v in pairs])
+    _, groups = np.unique(items, return_inverse=True)
+    if result.degenerate or len(set(groups)) < 2:
+        return
+    fit = sm.OLS(scores, np.ones(len(scores))).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    assert result.p_value == pytest.approx(float(fit.pvalues[0]), rel=1e-9, abs=1e-12)
+    assert result.statistic == pytest.approx(float(fit.tvalues[0]), rel=1e-9)
+    assert result.first_slot_share == pytest.approx(0.5 + float(fit.params[0]) / 2)
+
+
+def test_from_item_sums_equals_per_pair_call() -> None:
+    from judgebias_core.stats.position_test import position_test_from_item_sums
+
+    items = ["a", "a", "b", "b", "c", "c", "c"]
+    first, second = ["A", "C", "B", "A", "A", "B", "A"], ["A", "B", "B", "B", "A", "C", "C"]
+    scores = position_scores(first, second)
+    sums = [scores[:2].sum(), scores[2:4].sum(), scores[4:].sum()]
+    squares = [(scores[:2] ** 2).sum(), (scores[2:4] ** 2).sum(), (scores[4:] ** 2).sum()]
+    assert repr(position_test_from_item_sums(np.array(sums), np.array(squares), np.array([2.0, 2, 3]))) == repr(
+        position_test(items, first, second))

@@ -73,7 +73,8 @@ def test_order_labels_baseline_first_else_first_seen(upload_db: Path) -> None:
                       ("vicuna-13b-v1.3", "original")]
     outcomes = rows(upload_db, "SELECT opponent, candidate, classification, winner FROM pair_outcomes WHERE study = ? "
                                "ORDER BY 1", [result.run_id])
-    assert outcomes == [("gpt-4", "claude-v1", "primacy", None), ("vicuna-13b-v1.3", "alpaca-13b", "consistent",
+    # Pairs are oriented by name, not by file order: without the baseline the name that sorts first is the opponent.
+    assert outcomes == [("claude-v1", "gpt-4", "primacy", None), ("vicuna-13b-v1.3", "alpaca-13b", "consistent",
                                                                    "alpaca-13b")]
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from judgebias_core.analyses.pairwise import pairwise_metrics
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
+from judgebias_core.metrics.pairwise_family import pairwise_family
 from judgebias_core.report import ReportRequest, build_report, render_html
 from judgebias_core.report.render import verdict_html
 from judgebias_core.report.verdict import (
@@ -32,9 +33,17 @@ def mtbench_full(bundled_db_master: Path) -> list[PairwiseJudgeMetrics]:
 def test_gpt4_on_mtbench_in_plain_words(mtbench_full: list[PairwiseJudgeMetrics]) -> None:
     gpt4 = next(r for r in mtbench_full if r.judge == "gpt-4-0613")
     does, sure, todo = pairwise_verdict(gpt4).lines
-    assert does.text == ("gpt-4-0613 flips about 1 pair in 5 when the two answers swap places (18.5%) and leans to "
-                         "the second slot.")
-    assert "(198 first, 245 second; p = 0.029)" in does.rule
+    # The binomial test on the pairs (p = 0.029) said "leans to the second slot"; the item-clustered position test
+    # does not (p = 0.283, design effect 3.9), so no lean is called.
+    assert does.text == ("gpt-4-0613 flips about 1 pair in 5 when the two answers swap places (18.5%) and shows no "
+                         "clear lean to either slot.")
+    assert "(198 flips to the first slot, 245 to the second; p = 0.283 before correction, corrected p = 0.283)" in (
+        does.rule)
+    assert "Holm correction over 1 test shown together" in does.rule
+    # Gemini-pro's lean survives the correction over the three judges of the study.
+    gemini = next(v for v in pairwise_verdicts(mtbench_full) if v.subject == "gemini-pro")
+    assert "leans to the second slot" in gemini.lines[0].text and "over 3 tests" in gemini.lines[0].rule
+    assert gemini.figures["position_p_corrected"] < 0.05
     assert sure.text.startswith(f"The flip rate lies between {gpt4.bootstrap_ci_low:.1%} and "
                                 f"{gpt4.bootstrap_ci_high:.1%}: 95% item-bootstrap interval (2,000 resamples of the "
                                 "80 items")
@@ -64,7 +73,10 @@ def test_advice_follows_the_stated_thresholds(high: float) -> None:
         position_consistency_decision_low=1 - high, position_consistency_decision_high=1.0,
         first_slot_share_decision_low=0.4, first_slot_share_decision_high=0.6,
         first_slot_share_decision_method="item-bootstrap", first_slot_share_degenerate_reason=None,
-        first_slot_share_design_effect=1.5)
+        first_slot_share_design_effect=1.5, preference_fairness_scaled=0.0, units_without_classified_pair=0,
+        position_p=1.0, position_statistic=0.0, position_method="cluster-robust-t", position_pick_share=0.5,
+        position_pick_share_low=0.45, position_pick_share_high=0.55, position_interval_method="cluster-robust-t",
+        position_degenerate_reason=None, position_design_effect=1.2, position_tie_rule="a tie counts as half")
     advice = pairwise_verdict(base).lines[2].text
     expected = ("Usable as is" if high < FLIP_USABLE_AS_IS else "Usable with swap-averaging"
                 if high < FLIP_USABLE_WITH_AVERAGING else "Not for close rankings")
@@ -78,7 +90,9 @@ def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,
                                                  mtbench_full: list[PairwiseJudgeMetrics]) -> None:
     report = read(build_report, bundled_db_master, ReportRequest("mtbench"))
     pairwise = next(s for s in report.sections if s.key == "pairwise")
-    assert list(pairwise.verdicts) == pairwise_verdicts(mtbench_full)
+    # The report corrects every test it shows (both studies), so its verdicts read that family.
+    assert list(pairwise.verdicts) == pairwise_verdicts(
+        mtbench_full, family=pairwise_family(read(pairwise_metrics, bundled_db_master, "mtbench")))
     summary = render_html(report).split('<section id="pairwise">', 1)[0]
     for verdict in pairwise.verdicts:
         assert verdict_html(verdict) in summary
@@ -100,8 +114,13 @@ def test_rubric_verdict_on_the_hand_made_store(fresh_db: Path) -> None:
     report = read(build_report, fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
     (verdict,) = next(s for s in report.sections if s.key == "rubric").verdicts
     does, sure, todo = verdict.lines
-    assert does.text.startswith("toy-judge (a simulated judge) chose the option at place 1 in 69.6% of readable "
+    # Exposure-weighted (every ordering counts equally after the one failed reply): 69.4%, not the raw 16 of 23.
+    assert does.text.startswith("toy-judge (a simulated judge) chose the option at place 1 in 69.4% of readable "
                                 "scores, where a judge blind to the order would choose each place 33.3%")
-    assert "over 23 readable scores" in sure.text and sure.text.startswith("95% Wilson interval")
-    assert todo.text.startswith("Usable with permutation-averaging")  # the interval leaves out 1/3
-    assert verdict.figures["interval_low"] > 1 / 3
+    assert "over 23 readable scores" in sure.text and sure.text.startswith("95% item-clustered interval")
+    # Four items: the item-clustered interval (Wilson on the effective n) includes 1/3 and the Holm-corrected
+    # clustered test does not reject, so no place preference is called (the Wilson interval on calls would have).
+    assert "could be chance after Holm correction over 3 tests" in sure.text
+    assert "Wilson interval treating calls as independent" in sure.rule
+    assert todo.text.startswith("No clear place preference")
+    assert verdict.figures["interval_low"] < 1 / 3 and verdict.figures["tests"] == 3

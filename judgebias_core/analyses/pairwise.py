@@ -6,13 +6,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from judgebias_core.errors import NotFoundError
+from judgebias_core.errors import InvalidArgument, NotFoundError
 from judgebias_core.metrics.listwise import ListwiseJudgeMetrics, listwise_from_groups
 from judgebias_core.metrics.pairwise import (
     PairwiseJudgeMetrics,
     pairwise_metrics_from_counts,
     unit_metrics_from_counts,
 )
+from judgebias_core.metrics.pairwise_compare import JudgeComparison, compare_from_shared, win_rate_intervals
 from judgebias_core.metrics.pairwise_intervals import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -23,10 +24,12 @@ from judgebias_core.metrics.pairwise_intervals import (
 from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_results
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.pairwise_queries import (
+    candidate_item_counts,
     item_counts_frame,
     listwise_groups,
     pairwise_inputs,
     repetition_counts,
+    shared_flips,
     unit_counts_frame,
 )
 
@@ -39,8 +42,9 @@ def pairwise_metrics(reader: StoreReader, dataset_id: str | None = None, judges:
 
     Repetition stability ignores the task and candidate filters (it is a property of the judge's prompts).
     """
-    units, items, repetitions = pairwise_inputs(reader, dataset_id, study, judges, tasks, candidates)
-    return pairwise_metrics_from_counts(units, items, repetitions, resamples, seed)
+    inputs = pairwise_inputs(reader, dataset_id, study, judges, tasks, candidates)
+    return pairwise_metrics_from_counts(inputs.units, inputs.items, inputs.repetitions, resamples, seed,
+                                        inputs.floor_items)
 
 
 def unit_metrics(reader: StoreReader, dataset_id: str, study: str, judges: Sequence[str] | None = None,
@@ -79,3 +83,22 @@ def judge_flip_rate_bound(reader: StoreReader, dataset_id: str, study: str, judg
     if bound.classified == 0:
         raise NotFoundError(f"judge {judge!r} has no classified pair (every pair failed to parse)")
     return bound
+
+
+def compare_judges(reader: StoreReader, dataset_id: str, study: str, judge_a: str, judge_b: str,
+                   repetition: int | None = None, resamples: int = BOOTSTRAP_RESAMPLES,
+                   seed: int = BOOTSTRAP_SEED) -> JudgeComparison:
+    """Judge a's flip rate minus judge b's on the pairs both classified, with the paired item bootstrap (a
+    degenerate result, said so, when they share no pair). InvalidArgument when a and b are the same judge."""
+    if judge_a == judge_b:
+        raise InvalidArgument("pick two different judges to compare")
+    shared = shared_flips(reader, dataset_id, study, judge_a, judge_b, repetition)
+    return compare_from_shared(shared, dataset_id, study, judge_a, judge_b, repetition, resamples, seed)
+
+
+def candidate_win_intervals(reader: StoreReader, dataset_id: str, study: str, judges: Sequence[str] | None = None,
+                            repetition: int | None = None, tasks: Sequence[str] | None = None,
+                            candidates: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per (judge, candidate): the overall win rate's item-clustered interval (``metrics.pairwise_compare``)."""
+    counts = candidate_item_counts(reader, dataset_id, study, judges, tasks, candidates, repetition)
+    return win_rate_intervals(counts)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from judgebias_core.metrics.rubric_geval import GEvalSummary, geval_summary
 from judgebias_core.metrics.rubric_report import (
     ProbeRecommendation,
     RubricReport,
     RunScorePosition,
     check_resamples,
+    preferred_labels,
     probe_recommendation_from,
     probe_table,
     rubric_report_from_trials,
@@ -39,10 +43,20 @@ def rubric_report(reader: StoreReader, run_id: str, repeat_run_id: str | None = 
     return rubric_report_from_trials(info, trials, labels, probe, repeat, resamples, seed)
 
 
-def probe_recommendation(reader: StoreReader, probe_run_id: str, design: str = "all",
-                         run_id: str | None = None) -> ProbeRecommendation:
+def probe_recommendation(reader: StoreReader, probe_run_id: str, design: str = "all", run_id: str | None = None,
+                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> ProbeRecommendation:
     """Rank candidate orderings by Bias Cost under the probe's P(position | score) ('run': ``run_id``'s
     orderings; else a design of protocols.orderings)."""
     probe = run_score_position(reader, probe_run_id)
     run_trials = rubric_trials(reader, run_id) if design == "run" and run_id is not None else None
-    return probe_recommendation_from(probe, design, run_trials)
+    return probe_recommendation_from(probe, design, run_trials, resamples, seed)
+
+
+def run_geval(reader: StoreReader, run_id: str, resamples: int = BOOTSTRAP_RESAMPLES,
+              seed: int = BOOTSTRAP_SEED) -> GEvalSummary:
+    """The G-Eval expected score of one rubric run next to its parsed score (``available`` False without it)."""
+    check_resamples(resamples)
+    trials = rubric_trials(reader, run_id)
+    labels, source = preferred_labels(rubric_labels(reader, run_id))
+    simulated = rubric_run_info(reader, run_id).simulated
+    return replace(geval_summary(trials, labels, source, resamples, seed), simulated=simulated)

@@ -6,6 +6,8 @@ import pandas as pd
 
 from judgebias_core.metrics.pairwise import unit_metrics_from_counts
 from judgebias_core.metrics.stepwise import Start, StepwiseResult, check_target, stepwise_select, stepwise_unit_table
+from judgebias_core.metrics.stepwise_baseline import PERMUTATIONS, SEED, BoundBaseline, bound_baseline
+from judgebias_core.metrics.stepwise_validation import CrossValidated, cross_validate
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.pairwise_queries import unit_counts_frame, unit_lengths
 
@@ -18,8 +20,28 @@ def stepwise_units(reader: StoreReader, dataset_id: str, study: str) -> tuple[pd
 
 
 def stepwise_analysis(reader: StoreReader, dataset_id: str, study: str, target: str,
-                      start: Start = "empty") -> StepwiseResult:
-    """Stepwise regression of ``target`` over the units of one (dataset, study)."""
+                      start: Start = "empty", weights: str = "none", cluster: str = "none") -> StepwiseResult:
+    """Stepwise regression of ``target`` over the units of one (dataset, study); ``weights`` "pairs" for WLS by
+    classified pairs, ``cluster`` for cluster-robust standard errors of the final model."""
     check_target(target)
     units, left_out = stepwise_units(reader, dataset_id, study)
-    return stepwise_select(units, target, start=start, units_left_out=left_out)
+    return stepwise_select(units, target, start=start, units_left_out=left_out, weights=weights, cluster=cluster)
+
+
+def stepwise_bound_baseline(reader: StoreReader, dataset_id: str, study: str, target: str, start: Start = "empty",
+                            weights: str = "none", permutations: int = PERMUTATIONS,
+                            seed: int = SEED) -> BoundBaseline | None:
+    """How much of the selected model's fit the quality gap's bound alone produces (quality margins shuffled)."""
+    check_target(target)
+    units, left_out = stepwise_units(reader, dataset_id, study)
+    result = stepwise_select(units, target, start=start, units_left_out=left_out, weights=weights)
+    return bound_baseline(units, result, permutations, seed)
+
+
+def stepwise_cross_validation(reader: StoreReader, dataset_id: str, study: str, target: str,
+                              start: Start = "empty", weights: str = "none") -> CrossValidated | None:
+    """Five-fold cross-validated error of the selected model, of the intercept alone, and without each factor."""
+    check_target(target)
+    units, left_out = stepwise_units(reader, dataset_id, study)
+    return cross_validate(units, stepwise_select(units, target, start=start, units_left_out=left_out,
+                                                 weights=weights))

@@ -1,4 +1,5 @@
-"""Plotly figures comparing judges: agreement heatmaps, disagreement, verbosity, self-preference, leaderboard."""
+"""Plotly figures comparing judges: agreement heatmaps, disagreement, self-preference matrix, leaderboard (the
+verbosity and in-family charts are in ``charts.other_biases``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.charts.style import (
     HIGHLIGHT,
     PRIMARY,
-    REFERENCE_LINE,
     category_rows,
     label_lines,
     named_cells,
@@ -22,7 +22,6 @@ from judgebias_core.charts.style import (
 from judgebias_core.metrics.agreement import AgreementResult, DisagreementDistribution, FamilyAgreement
 from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.self_preference import SelfPreference
-from judgebias_core.metrics.verbosity import VerbosityResult
 
 
 def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label: str,
@@ -83,26 +82,6 @@ def disagreement_bars(distribution: DisagreementDistribution) -> go.Figure:
                       yaxis_title="calls", title=f"Per-call disagreement over {distribution.instances:,} calls "
                       "every judge answered", xaxis={"dtick": 1})
     return styled(fig, height=360)
-
-
-def verbosity_curve(results: Sequence[VerbosityResult]) -> go.Figure:
-    """Share of decisive pairs the candidate wins, per bin of length difference (candidate minus opponent)."""
-    fig = go.Figure()
-    for result in results:
-        if not result.bins:
-            continue
-        fig.add_trace(go.Scatter(
-            x=[b.median for b in result.bins], y=[b.win_rate for b in result.bins],
-            mode="lines+markers", name=plot_label(result.judge),
-            customdata=[[b.low, b.high, b.candidate_wins, b.pairs] for b in result.bins],
-            hovertemplate="%{fullData.name}<br>difference %{customdata[0]:,.0f} to %{customdata[1]:,.0f} chars"
-                          "<br>candidate won %{customdata[2]} of %{customdata[3]} pairs (%{y:.2f})<extra></extra>",
-        ))
-    fig.add_hline(y=0.5, line_dash="dot", line_color=REFERENCE_LINE)
-    fig.add_vline(x=0, line_dash="dot", line_color=REFERENCE_LINE)
-    fig.update_layout(xaxis_title="length difference, candidate minus opponent (characters; median of each bin)",
-                      yaxis_title="share of decisive pairs<br>the candidate wins", yaxis={"range": [0, 1]})
-    return styled(fig, height=440, legend="bottom")
 
 
 def self_preference_heatmap(result: SelfPreference) -> go.Figure:

@@ -40,7 +40,8 @@ def _row_label(result: PairwiseJudgeMetrics, with_scope: bool) -> str:
 
 
 def flip_rate_forest(results: Sequence[PairwiseJudgeMetrics]) -> go.Figure:
-    """Flip rate per row with its Wilson 95% interval (pairs independent) and item-bootstrap 95% interval."""
+    """Flip rate per row with its Wilson 95% interval (pairs independent) and its item-clustered decision interval
+    (a band, left out and named in the hover when degenerate)."""
     rows = [r for r in results if r.classified_pairs > 0]
     with_scope = len({(r.dataset, r.study, r.repetition) for r in rows}) > 1
     names = [f"{_row_label(r, with_scope)} (n={r.classified_pairs:,})" for r in rows]
@@ -50,20 +51,25 @@ def flip_rate_forest(results: Sequence[PairwiseJudgeMetrics]) -> go.Figure:
     # The bootstrap band first, so the Wilson point and whiskers are drawn on top: a thick error bar around a hidden
     # point. The legend shows a square of the band's colour from a data-less trace of the same group (the old 1 px
     # marker left the legend entry blank).
-    bootstrap = "item bootstrap 95% (items resampled)"
+    bootstrap = "item-clustered 95% (decides; items resampled)"
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=bootstrap, legendgroup="bootstrap",
                              legendrank=2, marker={"size": 11, "symbol": "square", "color": SECONDARY}, opacity=0.55,
                              hoverinfo="skip"))
+    # A degenerate interval (no flips, one item, ...) is named in the hover, never drawn as a band.
+    drawn = [not r.flip_rate_degenerate for r in rows]
     fig.add_trace(go.Scatter(
         x=rate, y=labels, mode="markers", name=bootstrap, legendgroup="bootstrap", showlegend=False,
         marker={"size": 1, "color": SECONDARY}, opacity=0.55,
         error_x={"type": "data", "symmetric": False, "thickness": 6, "width": 0, "color": SECONDARY,
-                 "array": [r.bootstrap_ci_high - r.flip_rate for r in rows],
-                 "arrayminus": [r.flip_rate - r.bootstrap_ci_low for r in rows]},
-        customdata=[[r.bootstrap_ci_low, r.bootstrap_ci_high, r.items, r.bootstrap_resamples, name]
+                 "array": [r.flip_rate_decision_high - r.flip_rate if d else 0 for r, d in zip(rows, drawn,
+                                                                                               strict=True)],
+                 "arrayminus": [r.flip_rate - r.flip_rate_decision_low if d else 0 for r, d in zip(rows, drawn,
+                                                                                                   strict=True)]},
+        customdata=[[r.flip_rate_decision_low, r.flip_rate_decision_high, r.items, r.flip_rate_decision_method,
+                     name, plot_label(r.flip_rate_degenerate_reason or f"design effect {r.design_effect:.2f}")]
                     for r, name in zip(rows, names, strict=True)],
-        hovertemplate="%{customdata[4]}<br>bootstrap 95%: %{customdata[0]:.3f} to %{customdata[1]:.3f}"
-                      "<br>%{customdata[2]} items, %{customdata[3]} resamples<extra></extra>",
+        hovertemplate="%{customdata[4]}<br>item-clustered 95% (%{customdata[3]}): %{customdata[0]:.3f} to "
+                      "%{customdata[1]:.3f}<br>%{customdata[2]} items; %{customdata[5]}<extra></extra>",
     ))
     fig.add_trace(go.Scatter(
         x=rate, y=labels, mode="markers", name="Wilson 95% (pairs independent)", legendrank=1,

@@ -11,8 +11,11 @@ from plotly.subplots import make_subplots
 from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.charts.style import FIRST_SLOT, HIGHLIGHT, MUTED, PRIMARY, REFERENCE_LINE, styled
 from judgebias_core.metrics.bias_cost import OrderingCost
+from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking
 from judgebias_core.metrics.rubric import PositionShare, ScorePositionTable
+from judgebias_core.metrics.rubric_balance import PositionTests
 from judgebias_core.metrics.rubric_correlation import HumanCorrelation
+from judgebias_core.metrics.rubric_geval import GEvalSummary
 from judgebias_core.metrics.rubric_report import OrderingResult
 
 BASE = PRIMARY
@@ -26,17 +29,26 @@ def ordering_label(ordering: Sequence[int]) -> str:
     return separator.join(str(score) for score in ordering)
 
 
-def position_share_figure(share: PositionShare, title: str = "Position selection distribution") -> go.Figure:
-    """Share of parsed trials per position with Wilson intervals, against the no-bias line 1/k."""
+def position_share_figure(share: PositionShare, title: str = "Position selection distribution",
+                          tests: PositionTests | None = None) -> go.Figure:
+    """Share of parsed trials per position against the no-bias line 1/k: with ``tests``, the (exposure-weighted)
+    shares with their item-clustered intervals; without, the Wilson intervals that treat calls as independent."""
     positions = [f"position {p}" for p in range(1, share.k + 1)]
-    shares = np.array(share.shares, dtype=float)
+    if tests is not None:
+        shares = np.array([r.rate for r in tests.shares], dtype=float)
+        lows = np.array([r.low for r in tests.shares], dtype=float)
+        highs = np.array([r.high for r in tests.shares], dtype=float)
+        kind = f"item-clustered interval ({tests.shares[0].method}, {tests.items} items)"
+        weighted = " (exposure-weighted)" if tests.weighting == "orderings-equal" else ""
+    else:
+        shares, lows, highs = (np.array(v, dtype=float) for v in (share.shares, share.ci_low, share.ci_high))
+        kind, weighted = "Wilson interval (calls assumed independent)", ""
     figure = go.Figure(go.Bar(
         x=positions, y=shares, marker_color=BASE,
-        error_y={"type": "data", "symmetric": False, "array": np.array(share.ci_high) - shares,
-                 "arrayminus": shares - np.array(share.ci_low)},
-        customdata=np.column_stack([share.counts, share.ci_low, share.ci_high]),
-        hovertemplate="%{x}: %{y:.1%} (%{customdata[0]} of " + f"{share.n}" + " parsed trials)<br>"
-        "95% Wilson interval %{customdata[1]:.1%} to %{customdata[2]:.1%}<extra></extra>",
+        error_y={"type": "data", "symmetric": False, "array": highs - shares, "arrayminus": shares - lows},
+        customdata=np.column_stack([share.counts, lows, highs]),
+        hovertemplate="%{x}: %{y:.1%}" + weighted + " (%{customdata[0]} of " + f"{share.n}" + " parsed trials)<br>"
+        f"95% {kind} " + "%{customdata[1]:.1%} to %{customdata[2]:.1%}<extra></extra>",
     ))
     figure.add_hline(y=share.uniform, line_dash="dash", line_color=REFERENCE_LINE,
                      annotation_text=f"no bias: 1/{share.k}", annotation_position="top right")
@@ -120,18 +132,55 @@ def ordering_rank_figure(orderings: Sequence[OrderingResult], against: str = "hu
     return styled(figure, height=HEIGHT)
 
 
-def bias_cost_figure(costs: Sequence[OrderingCost], limit: int = 40) -> go.Figure:
-    """Bias Cost of candidate orderings, lowest first (the recommendation in red, the canonical ordering marked)."""
+def bias_cost_figure(costs: Sequence[OrderingCost], limit: int = 40,
+                     intervals: BiasCostRanking | None = None) -> go.Figure:
+    """Bias Cost of candidate orderings, lowest first (the recommendation in red, the canonical ordering marked),
+    with the item-bootstrap intervals when ``intervals`` carries them."""
     shown = sorted(costs, key=lambda c: (c.rank, c.ordering))[:limit]
-    best = shown[0].bias_cost if shown else None
+    best = shown[0].bias_cost if shown and (intervals is None or intervals.defined) else None
+    bounds = [intervals.interval_of(c.ordering) if intervals is not None else None for c in shown]
+    error_y = None
+    if bounds and all(b is not None for b in bounds):
+        error_y = {"type": "data", "symmetric": False, "array": [b.high - b.bias_cost for b in bounds if b],
+                   "arrayminus": [b.bias_cost - b.low for b in bounds if b]}
     figure = go.Figure(go.Bar(
         x=[ordering_label(c.ordering) + (" (canonical)" if c.canonical else "") for c in shown],
-        y=[c.bias_cost for c in shown],
+        y=[c.bias_cost for c in shown], error_y=error_y,
         marker_color=[HIGHLIGHT if c.bias_cost == best else (MUTED if not c.canonical else FIRST_SLOT) for c in shown],
-        customdata=[c.rank for c in shown],
-        hovertemplate="ordering %{x}: Bias Cost %{y:.3f}, rank %{customdata}<extra></extra>",
+        customdata=[[c.rank, b.low if b else float("nan"), b.high if b else float("nan"),
+                     b.lowest_share if b else float("nan")] for c, b in zip(shown, bounds, strict=True)],
+        hovertemplate="ordering %{x}: Bias Cost %{y:.3f}, rank %{customdata[0]}<br>95% item-bootstrap interval "
+        "%{customdata[1]:.3f} to %{customdata[2]:.3f}; lowest in %{customdata[3]:.0%} of resamples<extra></extra>",
     ))
     more = f" (the {limit} lowest of {len(costs)})" if len(costs) > limit else ""
     figure.update_layout(title=f"Bias Cost by candidate ordering{more}: lower is less biased", xaxis_type="category",
                          xaxis_title="ordering (scores in position order)", yaxis_title="Bias Cost")
+    return styled(figure, height=HEIGHT)
+
+
+def geval_pull_figure(geval: GEvalSummary, title: str = "Position pull: expected vs parsed score") -> go.Figure:
+    """Per position, the within-item slope of the expected and of the parsed score on the score shown there
+    (0 = blind to the order), each with its item-bootstrap interval; a zero-width interval is not drawn."""
+    figure = go.Figure()
+    positions = [f"position {p.position}" for p in geval.pulls]
+    for name, values, bounds, degenerate, colour in (
+            ("expected score (G-Eval)", [p.expected for p in geval.pulls], [p.expected_ci for p in geval.pulls],
+             [p.expected_degenerate for p in geval.pulls], BASE),
+            ("parsed score", [p.parsed for p in geval.pulls], [p.parsed_ci for p in geval.pulls],
+             [p.parsed_degenerate for p in geval.pulls], MUTED)):
+        value = np.array(values, dtype=float)
+        flat = np.array(degenerate, dtype=bool)
+        low = np.array([b[0] for b in bounds], dtype=float)
+        high = np.array([b[1] for b in bounds], dtype=float)
+        notes = ["no interval: every item gives the same slope" if d else
+                 f"95% item-bootstrap interval {lo:.3f} to {hi:.3f}" for d, lo, hi in zip(flat, low, high, strict=True)]
+        figure.add_trace(go.Bar(
+            name=name, x=positions, y=value, marker_color=colour, customdata=notes,
+            error_y={"type": "data", "symmetric": False, "array": np.where(flat, 0.0, high - value),
+                     "arrayminus": np.where(flat, 0.0, value - low)},
+            hovertemplate=f"{name}, " + "%{x}: pull %{y:.3f}<br>%{customdata}<extra></extra>",
+        ))
+    figure.add_hline(y=0, line_dash="dash", line_color=REFERENCE_LINE, annotation_text="blind to the order: 0")
+    figure.update_layout(barmode="group", title=f"{title} ({geval.compared} calls, {geval.items} items)",
+                         yaxis_title="points per point of the option shown there")
     return styled(figure, height=HEIGHT)

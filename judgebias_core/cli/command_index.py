@@ -27,7 +27,11 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
      "upload items, pairs, judge logs or rubrics from a file (all rows valid or nothing written)"),
     ("metrics", "pairwise", "pairwise_commands",
      "swap consistency per (dataset, study, judge, repetition): PC, flip rate with its item-clustered "
-     "decision interval and Wilson (pairs assumed independent), direction, preference fairness, McNemar"),
+     "decision interval and Wilson (pairs assumed independent), direction with the clustered position test "
+     "(corrected over the rows printed), preference fairness raw and Shi-scaled, excess over the repetition floor"),
+    ("metrics", "pairwise-compare", "pairwise_commands",
+     "two judges' flip rates on the pairs both classified: the difference with its paired item-bootstrap interval "
+     "and cluster-robust test"),
     ("metrics", "repetition", "pairwise_commands",
      "repetition stability and repetition floor per (dataset, study, judge) with repetitions"),
     ("metrics", "listwise", "pairwise_commands",
@@ -44,7 +48,9 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
      "agreement of every pair of judges on the same judge calls, with and without ties"),
     ("metrics", "ppi", "judges_commands",
      "prediction-powered human win rate of a candidate: judge verdicts plus a fraction of human labels"),
-    ("metrics", "verbosity", "judges_commands", "does a judge prefer the longer answer (swap pairs)"),
+    ("metrics", "verbosity", "judges_commands",
+     "does a judge prefer the longer answer (swap pairs): longer-answer share by length bin and a logistic slope, "
+     "item-clustered, Holm-corrected over the judges"),
     ("metrics", "leaderboard", "judges_commands",
      "candidates ranked by win rate and Bradley-Terry strength, with ranking-safety flags"),
     ("root", "analysis", "stepwise_commands", "model-based analyses of the stored judgments"),

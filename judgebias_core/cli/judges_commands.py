@@ -7,12 +7,13 @@ from dataclasses import asdict
 from typing import Any
 
 from judgebias_core.analyses.calibration import calibration, prediction_powered
-from judgebias_core.analyses.judges import agreement_report, leaderboard, verbosity
+from judgebias_core.analyses.judges import agreement_report, leaderboard
+from judgebias_core.analyses.other_biases import verbosity
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
-from judgebias_core.metrics.verbosity import verbosity_frame
+from judgebias_core.metrics.verbosity import CLUSTERS, CONTROLS, verbosity_frame
 from judgebias_core.store.agreement_queries import pairwise_studies
 from judgebias_core.store.handle import Store, StoreReader
 
@@ -102,9 +103,10 @@ def _verbosity(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
         studies = _default_studies(reader, args)
         judges = args.judge or [*agreement_report(reader, args.dataset, studies).judges, ENSEMBLE_JUDGE]
-        results = verbosity(reader, args.dataset, studies, judges)
-    emit(args, {"dataset": args.dataset, "studies": studies, "judges": results},
-         verbosity_frame(results).round(4).to_string(index=False))
+        report = verbosity(reader, args.dataset, studies, judges, cluster=args.cluster, control=args.control)
+    emit(args, {"dataset": args.dataset, "studies": studies, "judges": report.judges, "cluster": report.cluster,
+                "control": report.control, "tests": report.tests}, verbosity_frame(report.judges).round(4).to_string(index=False)
+         + "\n" + "\n".join(f"{r.judge}: slope {report.reading(r.judge)}" for r in report.judges))
     return 0
 
 
@@ -156,11 +158,17 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_ppi)
 
-    parser = groups.metrics.add_parser("verbosity", help="does a judge prefer the longer answer (swap pairs)")
+    parser = groups.metrics.add_parser(
+        "verbosity", help="does a judge prefer the longer answer (swap pairs): longer-answer share by length bin and "
+        "a logistic slope, item-clustered, Holm-corrected over the judges")
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", action="append", help="study or run id (repeatable; default: the first)")
     parser.add_argument("--judge", action="append",
                         help=f"judge (repeatable; '{ENSEMBLE_JUDGE}' for the ensemble; default: all and the ensemble)")
+    parser.add_argument("--cluster", choices=CLUSTERS, default="item",
+                        help="what the slope's cluster-robust standard errors are clustered by (default item)")
+    parser.add_argument("--control", choices=CONTROLS, default="none",
+                        help="'candidate': candidate fixed effects control the slope for candidate quality")
     add_json_flag(parser)
     parser.set_defaults(handler=_verbosity)
 

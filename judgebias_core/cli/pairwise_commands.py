@@ -10,20 +10,26 @@ from dataclasses import asdict
 import pandas as pd
 
 from judgebias_core.analyses.pairwise import (
+    compare_judges,
     judge_flip_rate_bound,
     listwise_metrics,
     pairwise_metrics,
     repetition_metrics,
 )
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.metrics.pairwise_family import corrected_column, correction_words, pairwise_family
+from judgebias_core.stats.multiple import Correction
+from judgebias_core.stats.position_test import TIE_RULE
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.schema import migrate
 
 TEXT_COLUMNS = ["dataset", "study", "judge", "repetition", "pairs", "failed_pairs", "position_consistency",
                 "flip_rate", "flip_rate_decision_high", "flip_rate_decision_method", "design_effect",
-                "flip_rate_ci_high", "first_slot_share", "binomial_p",
-                "preference_fairness"]
+                "flip_rate_ci_high", "first_slot_share", "position_p", "position_p_corrected",
+                "preference_fairness", "preference_fairness_scaled", "flip_rate_excess", "flip_rate_excess_low",
+                "flip_rate_excess_high"]
+_CORRECTIONS: dict[str, Correction] = {"holm": "holm", "bh": "fdr_bh", "none": "none"}
 
 
 def _text_table(rows: list[dict], columns: list[str] | None = None) -> str:
@@ -49,6 +55,41 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
         return 0
 
     return handler
+
+
+def _pairwise(args: argparse.Namespace) -> int:
+    """metrics pairwise: every row, with its position test corrected over the family of rows printed."""
+    path = db_path(args)
+    migrate(path)
+    with Store(path).reader() as reader:
+        if args.dataset:
+            dataset_summary(reader, args.dataset)  # NotFoundError (exit 2) for an unknown dataset
+        results = pairwise_metrics(reader, args.dataset, args.judge, args.study)
+    family = pairwise_family(results, _CORRECTIONS[args.correction])
+    position, excess = corrected_column(results, family), corrected_column(results, family, "excess")
+    rows = [asdict(r) | {"position_p_corrected": p, "flip_rate_excess_p_corrected": e,
+                         "correction": family.method, "family_size": family.family_size}
+            for r, p, e in zip(results, position, excess, strict=True)]
+    text = _text_table(rows, TEXT_COLUMNS)
+    if rows:
+        text += (f"\nposition_p: the position test (symmetric, {TIE_RULE}, items clustered); corrected with "
+                 f"{correction_words(family)}. binomial_p and mcnemar_p (JSON) assume pairs independent.")
+    emit(args, rows, text)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    migrate(path)
+    with Store(path).reader() as reader:
+        dataset_summary(reader, args.dataset)
+        comparison = compare_judges(reader, args.dataset, args.study, args.judge_a, args.judge_b, args.repetition)
+    line = comparison.sentence
+    if comparison.p_value == comparison.p_value:
+        line += (f" Cluster-robust t test of no difference: p = {comparison.p_value:.3g} (one test; correct it "
+                 "yourself if you compare several pairs of judges).")
+    emit(args, asdict(comparison), line)
+    return 0
 
 
 _BOUND_NAMES = {"clustered": "item-clustered", "wilson": "Wilson (pairs assumed independent)"}
@@ -89,9 +130,25 @@ def _add_scope(parser: argparse.ArgumentParser) -> None:
 def register(groups: CommandGroups) -> None:
     parser = groups.metrics.add_parser(
         "pairwise", help="swap consistency per (dataset, study, judge, repetition): PC, flip rate with its item-clustered "
-        "decision interval and Wilson (pairs assumed independent), direction, preference fairness, McNemar")
+        "decision interval and Wilson (pairs assumed independent), direction with the clustered position test "
+        "(corrected over the rows printed), preference fairness raw and Shi-scaled, excess over the repetition floor")
     _add_scope(parser)
-    parser.set_defaults(handler=_metric_handler(pairwise_metrics, TEXT_COLUMNS))
+    parser.add_argument("--correction", choices=sorted(_CORRECTIONS), default="holm",
+                        help="how the position and excess tests of the rows printed are corrected together: holm "
+                        "(default, family-wise error), bh (Benjamini-Hochberg, false discovery rate) or none")
+    parser.set_defaults(handler=_pairwise)
+
+    parser = groups.metrics.add_parser(
+        "pairwise-compare", help="two judges' flip rates on the pairs both classified: the difference with its "
+        "paired item-bootstrap interval and cluster-robust test")
+    parser.add_argument("--dataset", required=True, help="dataset id")
+    parser.add_argument("--study", default="full", help="study (default full; a run id for engine runs)")
+    parser.add_argument("--judge-a", required=True, help="first judge (the difference is a minus b)")
+    parser.add_argument("--judge-b", required=True, help="second judge")
+    parser.add_argument("--repetition", type=int, help="only this repetition (default: all, an item's pairs of every "
+                        "repetition resampled together)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_compare)
 
     parser = groups.metrics.add_parser(
         "repetition", help="repetition stability and repetition floor per (dataset, study, judge) with repetitions")

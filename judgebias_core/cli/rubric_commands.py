@@ -12,7 +12,10 @@ from judgebias_core.analyses.rubric import rubric_report
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.exports import csv_bytes
+from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking
+from judgebias_core.metrics.rubric import WithinItemSpread
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
+from judgebias_core.metrics.rubric_geval import GEvalSummary
 from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.store.handle import Store
 from judgebias_core.store.rubric_queries import run_calls_for_export
@@ -28,6 +31,76 @@ def _estimate(estimate: CorrelationEstimate | None) -> dict[str, Any] | None:
             "spearman_ci": list(estimate.spearman_ci), "n": estimate.n}
 
 
+def _interval(interval: tuple[float, float]) -> list[float]:
+    return [interval[0], interval[1]]
+
+
+def exposure_payload(report: RubricReport) -> dict[str, Any]:
+    exposure = report.exposure
+    return {"design_balanced": exposure.design_balanced, "parsed_balanced": exposure.balanced,
+            "counts": [list(row) for row in exposure.counts], "parsed": exposure.parsed,
+            "max_deviation": exposure.max_deviation, "worst_score": exposure.worst_score,
+            "worst_position": exposure.worst_position, "weighting": exposure.weighting}
+
+
+def position_tests_payload(report: RubricReport) -> dict[str, Any]:
+    tests = report.position_tests
+    corrected = tests.corrected
+    return {
+        "weighting": tests.weighting, "items": tests.items, "test": tests.test_method,
+        "correction": {"method": corrected.method, "name": corrected.method_name, "family_size": corrected.family_size,
+                       "alpha": corrected.alpha},
+        "positions": [
+            {"position": p, "share": share.rate, "interval": [share.low, share.high], "interval_method": share.method,
+             "degenerate": share.degenerate, "degenerate_reason": share.degenerate_reason,
+             "design_effect": share.design_effect, "t": t, "p": raw, "corrected_p": fixed, "reject": reject}
+            for p, (share, t, raw, fixed, reject) in enumerate(zip(
+                tests.shares, tests.t_statistics, corrected.p_values, corrected.corrected, corrected.reject,
+                strict=True), start=1)],
+    }
+
+
+def bias_cost_payload(costs: BiasCostRanking) -> dict[str, Any]:
+    return {
+        "defined": costs.defined, "reason": costs.reason, "k": costs.k, "interval_kind": costs.interval_kind,
+        "resamples": costs.resamples, "seed": costs.seed, "confidence": costs.confidence, "items": costs.items,
+        "few_items": costs.few_items, "stability": None if costs.stability != costs.stability else costs.stability,
+        "tied_lowest": costs.tied_lowest,
+        "orderings": [{"ordering": list(i.ordering), "bias_cost": i.bias_cost, "interval": [i.low, i.high],
+                       "difference_from_recommended": i.difference,
+                       "difference_interval": [i.difference_low, i.difference_high], "lowest_share": i.lowest_share}
+                      for i in costs.intervals] or [{"ordering": list(c.ordering), "bias_cost": c.bias_cost}
+                                                    for c in costs.ranking],
+    }
+
+
+def spread_payload(spread: WithinItemSpread | None) -> dict[str, Any] | None:
+    if spread is None:
+        return None
+    return {"mean_sd": spread.mean_sd, "ddof": spread.ddof, "items": spread.items, "parsed_calls": spread.trials,
+            "calls_per_item_min": spread.calls_per_item_min, "calls_per_item_max": spread.calls_per_item_max,
+            "single_call_items": spread.single_call_items, "description": spread.description()}
+
+
+def geval_payload(geval: GEvalSummary) -> dict[str, Any] | None:
+    if not geval.available:
+        return None
+    return {
+        "calls": geval.calls, "with_expected_score": geval.with_expected, "compared_calls": geval.compared,
+        "expected_score_unparsed_calls": geval.expected_unparsed, "items": geval.items,
+        "mean_expected_score": geval.mean_expected, "mean_parsed_score": geval.mean_parsed,
+        "call_pearson_expected_vs_parsed": geval.call_pearson, "label_source": geval.label_source,
+        "expected_vs_labels": _estimate(geval.expected_vs_labels), "parsed_vs_labels": _estimate(geval.parsed_vs_labels),
+        "difference": _estimate(geval.difference), "interval_kind": geval.interval_kind,
+        "bootstrap": {"resamples": geval.resamples, "seed": geval.seed, "confidence": geval.confidence},
+        "position_pull": [{"position": p.position, "expected": p.expected, "expected_interval": _interval(p.expected_ci),
+                           "expected_degenerate": p.expected_degenerate, "parsed": p.parsed,
+                           "parsed_interval": _interval(p.parsed_ci), "parsed_degenerate": p.parsed_degenerate}
+                          for p in geval.pulls],
+        "position_pull_reason": geval.pull_reason,
+    }
+
+
 def report_payload(report: RubricReport) -> dict[str, Any]:
     """The JSON contract of ``metrics rubric`` (rates are fractions in [0, 1])."""
     share = report.position
@@ -37,6 +110,7 @@ def report_payload(report: RubricReport) -> dict[str, Any]:
         "protocol": report.run.protocol, "simulated": report.run.simulated, "rubric_id": report.run.rubric_id,
         "k": report.k, "scores": list(report.scores), "trials": report.trials, "parsed": report.parsed,
         "parse_failures": report.parse_failures, "no_reply": report.no_reply, "balanced": report.balanced,
+        "exposure": exposure_payload(report), "position_tests": position_tests_payload(report),
         "position_share": list(share.shares), "position_counts": list(share.counts),
         "position_share_ci": [[low, high] for low, high in zip(share.ci_low, share.ci_high, strict=True)],
         "score_position": [list(row) if row is not None else None for row in report.score_position.rows],
@@ -47,14 +121,19 @@ def report_payload(report: RubricReport) -> dict[str, Any]:
             for o in report.orderings
         ],
         "probe_run_id": report.probe_run_id,
-        "recommended_ordering": {"ordering": list(report.recommended.ordering),
-                                 "bias_cost": report.recommended.bias_cost,
-                                 "correlation_rank": report.correlation_rank(report.recommended.ordering)},
+        "recommended_ordering": None if report.recommended is None else {
+            "ordering": list(report.recommended.ordering), "bias_cost": report.recommended.bias_cost,
+            "correlation_rank": report.correlation_rank(report.recommended.ordering),
+            "stability": report.bias_cost.stability},
+        "bias_cost": bias_cost_payload(report.bias_cost),
         "within_item_sd": {
             "permutation": report.spread_permutation.mean_sd,
             "permutation_items": report.spread_permutation.items,
             "repeat": report.spread_repeat.mean_sd if report.spread_repeat else None,
             "repeat_items": report.spread_repeat.items if report.spread_repeat else None,
+            "ddof": report.spread_permutation.ddof,
+            "permutation_detail": spread_payload(report.spread_permutation),
+            "repeat_detail": spread_payload(report.spread_repeat),
         },
         "repeat_run_id": report.repeat_run.run_id if report.repeat_run else None,
         "human_correlation": None if human is None else {
@@ -62,6 +141,8 @@ def report_payload(report: RubricReport) -> dict[str, Any]:
             "repeat": _estimate(human.repeat), "difference": _estimate(human.difference),
             "bootstrap": {"resamples": human.resamples, "seed": human.seed, "confidence": human.confidence},
         },
+        "geval": geval_payload(report.geval),
+        "geval_reason": report.geval.reason,
     }
 
 
@@ -84,8 +165,7 @@ def report_text(report: RubricReport) -> str:
         f"position share (n={share.n}): "
         + "  ".join(f"p{p}={_fmt(s)} [{_fmt(lo)}, {_fmt(hi)}]"
                     for p, (s, lo, hi) in enumerate(zip(share.shares, share.ci_low, share.ci_high, strict=True), 1)),
-        f"recommended ordering (probe {report.probe_run_id}): {list(report.recommended.ordering)} "
-        f"bias cost {_fmt(report.recommended.bias_cost)}",
+        recommendation_text(report),
     ]
     for o in report.orderings:
         lines.append(f"  {o.ordering} trials={o.trials} pearson={_fmt(o.pearson)} rank={o.rank} "
@@ -96,7 +176,25 @@ def report_text(report: RubricReport) -> str:
             if est is not None:
                 lines.append(f"{name} vs {human.label_source}: pearson {_fmt(est.pearson)} {_ci(est.pearson_ci)} "
                              f"spearman {_fmt(est.spearman)} {_ci(est.spearman_ci)} n={est.n}")
+    geval = report.geval
+    if not geval.available:
+        lines.append(f"G-Eval expected score: none ({geval.reason})")
+    else:
+        lines.append(f"G-Eval expected score on {geval.compared} calls: mean {_fmt(geval.mean_expected)} "
+                     f"(parsed {_fmt(geval.mean_parsed)})")
+        for name, est in (("expected", geval.expected_vs_labels), ("parsed", geval.parsed_vs_labels)):
+            if est is not None:
+                lines.append(f"  {name} vs {geval.label_source}: pearson {_fmt(est.pearson)} {_ci(est.pearson_ci)}")
     return "\n".join(lines)
+
+
+def recommendation_text(report: RubricReport) -> str:
+    best, costs = report.recommended, report.bias_cost
+    if best is None:
+        return f"no recommended ordering (probe {report.probe_run_id}): {costs.reason}"
+    return (f"recommended ordering (probe {report.probe_run_id}): {list(best.ordering)} bias cost "
+            f"{_fmt(best.bias_cost)}; lowest in {costs.stability:.0%} of {costs.resamples} item resamples "
+            f"({costs.items} items)")
 
 
 def _metrics_rubric(args: argparse.Namespace) -> int:

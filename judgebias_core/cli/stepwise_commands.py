@@ -8,14 +8,26 @@ from typing import Any
 
 from judgebias_core.analyses.stepwise import stepwise_units
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
-from judgebias_core.metrics.stepwise import TARGETS, StepwiseResult, plain_summary, stepwise_select
+from judgebias_core.metrics.stepwise import (
+    CLUSTERS,
+    POST_SELECTION_NOTE,
+    QUALITY_GAP_CAVEAT,
+    TARGETS,
+    WEIGHTS,
+    StepwiseResult,
+    plain_summary,
+    stepwise_select,
+)
+from judgebias_core.metrics.stepwise_baseline import PERMUTATIONS, SEED, BoundBaseline, bound_baseline
+from judgebias_core.metrics.stepwise_validation import CrossValidated, cross_validate
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.schema import migrate
 
 
-def stepwise_payload(result: StepwiseResult) -> dict[str, Any]:
-    """The JSON object of one stepwise analysis (the CLI contract plus the final model)."""
+def stepwise_payload(result: StepwiseResult, baseline: BoundBaseline | None = None,
+                     validation: CrossValidated | None = None) -> dict[str, Any]:
+    """The JSON object of one stepwise analysis (the CLI contract plus the final model and the bound baseline)."""
     return {
         "target": result.target, "start": result.start,
         "steps": [asdict(step) for step in result.steps],
@@ -27,10 +39,17 @@ def stepwise_payload(result: StepwiseResult) -> dict[str, Any]:
         "confounded_with_task": result.confounded_with_task,
         "coefficients": result.coefficients.to_dict(orient="records"),
         "summary": plain_summary(result),
+        "weights": result.weights, "cluster": result.cluster, "clusters": result.clusters,
+        "standard_errors": result.standard_errors, "coefficients_are_post_selection": True,
+        "post_selection_note": POST_SELECTION_NOTE, "quality_gap_caveat": QUALITY_GAP_CAVEAT,
+        "bound_baseline": asdict(baseline) if baseline is not None else None,
+        "cross_validation": ({**asdict(validation),
+                              "improvement_over_intercept": validation.improvement_over_intercept}
+                             if validation is not None else None),
     }
 
 
-def _text(result: StepwiseResult) -> str:
+def _text(result: StepwiseResult, baseline: BoundBaseline | None) -> str:
     lines = [f"start ({result.start}): {', '.join(result.start_variables) or '(intercept only)'}, "
              f"AIC {result.start_aic:.2f}"]
     lines += [f"{n}. {s.action} {s.variable}: AIC {s.aic_before:.2f} -> {s.aic_after:.2f}"
@@ -38,6 +57,12 @@ def _text(result: StepwiseResult) -> str:
     lines.append(f"final: {', '.join(result.final_variables) or '(intercept only)'}, AIC {result.final_aic:.2f}, "
                  f"{result.units} units ({result.units_left_out} left out)")
     lines.append(plain_summary(result))
+    lines.append(f"standard errors: {result.standard_errors}; {POST_SELECTION_NOTE}")
+    if baseline is not None:
+        lines.append(f"quality gap bound baseline ({baseline.permutations} shuffles of the quality margins): the gap "
+                     f"lowers AIC by {baseline.observed_aic_gain:.2f}; the bound alone by "
+                     f"{baseline.null_aic_gain_mean:.2f} on average (95th percentile "
+                     f"{baseline.null_aic_gain_high:.2f}; permutation p {baseline.permutation_p:.3f})")
     return "\n".join(lines)
 
 
@@ -47,11 +72,14 @@ def _stepwise(args: argparse.Namespace) -> int:
     with Store(path).reader() as reader:
         dataset_summary(reader, args.dataset)  # NotFoundError for an unknown dataset
         units, left_out = stepwise_units(reader, args.dataset, args.study)
-    result = stepwise_select(units, args.target, start=args.start, units_left_out=left_out)
+    result = stepwise_select(units, args.target, start=args.start, units_left_out=left_out, weights=args.weights,
+                             cluster=args.cluster)
+    baseline = bound_baseline(units, result, args.bound_permutations, args.seed) if args.bound_permutations else None
     if args.export_units:
         units.to_csv(args.export_units, index=False)
         progress(f"unit table ({len(units)} rows) written to {args.export_units}")
-    emit(args, stepwise_payload(result), _text(result))
+    validation = cross_validate(units, result)
+    emit(args, stepwise_payload(result, baseline, validation), _text(result, baseline))
     return 0
 
 
@@ -65,6 +93,14 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--study", default="full", help="study (default full; a run id for engine runs)")
     parser.add_argument("--target", required=True, choices=TARGETS, help="what to explain")
     parser.add_argument("--start", choices=("empty", "full"), default="empty", help="starting model (default empty)")
+    parser.add_argument("--weights", choices=WEIGHTS, default="none",
+                        help="'pairs': weighted least squares by classified pairs per unit (default none: OLS)")
+    parser.add_argument("--cluster", choices=CLUSTERS, default="none",
+                        help="cluster-robust standard errors of the final model by task, judge or candidate "
+                             "(default none: units assumed independent)")
+    parser.add_argument("--bound-permutations", type=int, default=PERMUTATIONS,
+                        help="shuffles of the quality margins for the quality-gap bound baseline (0: skip)")
+    parser.add_argument("--seed", type=int, default=SEED, help="seed of the shuffles")
     parser.add_argument("--export-units", metavar="PATH.csv", help="write the unit table the fit used to this CSV")
     add_json_flag(parser)
     parser.set_defaults(handler=_stepwise)

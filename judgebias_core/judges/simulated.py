@@ -5,6 +5,11 @@ With probability q it answers by position (a preference weight per slot or rubri
 content: the item's human score or label where known, else a stable hash of the text, plus noise, with an
 optional preference for longer answers. Each call draws from its own generator seeded by (seed, call id), so a
 call's answer does not depend on the order calls run in, and repetitions differ.
+
+With ``RunSpec.logprobs`` a rubric reply also carries simulated top log-probabilities at the score token, from the
+same stated model (no extra random draw, so the scores are those of a run without them): P(s) = q * (sum of the
+position weights of the positions showing s) + (1 - q) * P(round(content + noise) = s), the noise Gaussian and the
+content clipped to the scale as in the sampled score. They are simulated, like everything this judge writes.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import hashlib
 from typing import Any
 
 import numpy as np
+from scipy.stats import norm
 
 from judgebias_core.judges.base import JudgeClient, JudgeReply
 from judgebias_core.prompts.render import SLOT_LETTERS
@@ -42,9 +48,31 @@ def _rubric_score(call: PlannedCall, params: SimulatedParams, rng: np.random.Gen
         position = int(rng.choice(len(ordering), p=_weights(params, len(ordering))))
         return int(ordering[position]), f"answered by position {position + 1}"
     low, high = min(ordering), max(ordering)
-    base = call.human_score if call.human_score is not None else low + (high - low) * text_quality(call.contents[0])
+    base = _content_base(call, low, high)
     score = int(np.clip(np.rint(base + rng.normal(0, params.noise)), low, high))
     return score, "answered by content"
+
+
+def _content_base(call: PlannedCall, low: int, high: int) -> float:
+    return call.human_score if call.human_score is not None else low + (high - low) * text_quality(call.contents[0])
+
+
+def rubric_score_logprobs(call: PlannedCall, params: SimulatedParams) -> dict[str, float]:
+    """Simulated top log-probabilities of the score token: the stated model's probability of each score."""
+    ordering = call.ordering or tuple(sorted(call.scores))
+    scores = sorted(ordering)
+    low, high = scores[0], scores[-1]
+    base = _content_base(call, low, high)
+    if params.noise > 0:
+        upper = np.array([norm.cdf(s + 0.5, base, params.noise) if s < high else 1.0 for s in scores])
+        lower = np.array([norm.cdf(s - 0.5, base, params.noise) if s > low else 0.0 for s in scores])
+        content = upper - lower
+    else:
+        content = np.array([float(s == int(np.clip(np.rint(base), low, high))) for s in scores])
+    weights = _weights(params, len(ordering))
+    by_position = np.array([weights[ordering.index(s)] for s in scores])
+    probability = params.position_prob * by_position + (1 - params.position_prob) * content
+    return {str(s): float(np.log(p)) for s, p in zip(scores, probability, strict=True) if p > 0}
 
 
 def _slot_choice(call: PlannedCall, params: SimulatedParams, rng: np.random.Generator) -> tuple[str, str]:
@@ -84,6 +112,7 @@ class SimulatedJudge(JudgeClient):
         self.model = spec.model
         self.name = spec.judge_name()
         self.params = spec.simulated or SimulatedParams()
+        self.logprobs = spec.logprobs
         self._calls: dict[str, PlannedCall] = {}
 
     def request_params(self, call: PlannedCall) -> dict[str, Any]:
@@ -92,7 +121,8 @@ class SimulatedJudge(JudgeClient):
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         call = self._calls.pop(params["call_id"])
-        return JudgeReply(text=simulated_reply(call, self.params))
+        logprobs = rubric_score_logprobs(call, self.params) if self.logprobs and call.kind == "rubric" else None
+        return JudgeReply(text=simulated_reply(call, self.params), score_logprobs=logprobs)
 
     def describe(self) -> str:
         return self.params.describe()

@@ -55,11 +55,33 @@ class ScorePositionTable:
 
 @dataclass(frozen=True)
 class WithinItemSpread:
-    """Mean over items of the standard deviation (ddof 0) of each item's parsed scores in one run."""
+    """Mean over items of the population standard deviation (ddof = 0) of each item's parsed scores in one run.
+
+    ``calls_per_item_min`` / ``_max`` give the parsed calls behind each item's SD; an item with one parsed call
+    has SD 0 (``single_call_items`` counts them).
+    """
 
     mean_sd: float
     items: int
     trials: int
+    calls_per_item_min: int = 0
+    calls_per_item_max: int = 0
+    single_call_items: int = 0
+    ddof: int = 0
+
+    def calls_text(self) -> str:
+        """'10 calls per item' or '9 to 10 calls per item'."""
+        low, high = self.calls_per_item_min, self.calls_per_item_max
+        calls = f"{low}" if low == high else f"{low} to {high}"
+        return f"{calls} call{'' if high == 1 else 's'} per item"
+
+    def description(self) -> str:
+        """The definition in words, with its counts."""
+        text = (f"population standard deviation (ddof = {self.ddof}) over {self.calls_text()}, averaged over "
+                f"{self.items:,} item{'' if self.items == 1 else 's'} ({self.trials:,} parsed calls)")
+        if self.single_call_items:
+            text += f"; {self.single_call_items:,} item(s) with one parsed call count as 0"
+        return text
 
 
 def parse_ordering_key(key: str) -> Ordering:
@@ -144,13 +166,31 @@ def score_position_table(trials: pd.DataFrame, scores: Sequence[int]) -> ScorePo
     )
 
 
+def item_score_position_counts(trials: pd.DataFrame, scores: Sequence[int]) -> np.ndarray:
+    """Per item (sorted ids), the k x k counts of parsed trials choosing score s (row) at position p (column)."""
+    usable = parsed_trials(trials)
+    options = np.asarray(sorted(scores), dtype=int)
+    k = len(options)
+    chosen = usable["score"].to_numpy(dtype=int)
+    row = np.searchsorted(options, chosen)
+    known = (row < k) & (options[np.minimum(row, k - 1)] == chosen)
+    _, item_index = np.unique(usable["item_id"].to_numpy(), return_inverse=True)
+    counts = np.zeros((int(item_index.max()) + 1 if len(item_index) else 0, k, k), dtype=int)
+    positions = usable["chosen_position"].to_numpy(dtype=int) - 1
+    np.add.at(counts, (item_index[known], row[known], positions[known]), 1)
+    return counts
+
+
 def within_item_spread(trials: pd.DataFrame) -> WithinItemSpread:
     """Per item, the standard deviation of its parsed scores; the mean over items."""
     usable = parsed_trials(trials)
-    per_item = usable.groupby("item_id")["score"].std(ddof=0)
+    grouped = usable.groupby("item_id")["score"]
+    per_item = grouped.std(ddof=0)
+    calls = grouped.size()
     return WithinItemSpread(
         mean_sd=float(per_item.mean()) if len(per_item) else float("nan"), items=int(len(per_item)),
-        trials=int(len(usable)),
+        trials=int(len(usable)), calls_per_item_min=int(calls.min()) if len(calls) else 0,
+        calls_per_item_max=int(calls.max()) if len(calls) else 0, single_call_items=int((calls == 1).sum()),
     )
 
 

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.bias_cost import OrderingCost, bias_costs, rank_by_bias_cost
+from judgebias_core.metrics.bias_cost import OrderingCost, bias_costs
+from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking, bias_cost_ranking
 from judgebias_core.metrics.rubric import (
     PositionShare,
     ScorePositionTable,
     WithinItemSpread,
     item_mean_scores,
+    item_score_position_counts,
     ordering_item_scores,
     parse_ordering_key,
     parsed_trials,
@@ -23,6 +26,7 @@ from judgebias_core.metrics.rubric import (
     score_position_table,
     within_item_spread,
 )
+from judgebias_core.metrics.rubric_balance import ExposureBalance, PositionTests, exposure_balance, position_tests
 from judgebias_core.metrics.rubric_correlation import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -30,8 +34,9 @@ from judgebias_core.metrics.rubric_correlation import (
     human_correlation,
     ordering_correlations,
 )
+from judgebias_core.metrics.rubric_geval import GEvalSummary, geval_summary
 from judgebias_core.models import RubricRunInfo
-from judgebias_core.protocols.orderings import Ordering, canonical, is_balanced, orderings_for
+from judgebias_core.protocols.orderings import Ordering, canonical, orderings_for
 
 PREFERRED_LABEL_SOURCES = ("human", "reference-judge")
 
@@ -62,17 +67,30 @@ class RubricReport:
     parsed: int
     parse_failures: int
     no_reply: int
-    balanced: bool
+    exposure: ExposureBalance
     position: PositionShare
+    position_tests: PositionTests
     score_position: ScorePositionTable
     orderings: tuple[OrderingResult, ...]
     probe_run_id: str
-    recommended: OrderingCost
+    bias_cost: BiasCostRanking
     spread_permutation: WithinItemSpread
     repeat_run: RubricRunInfo | None
     spread_repeat: WithinItemSpread | None
     human: HumanCorrelation | None
     labelled_items: int
+    geval: GEvalSummary
+
+    @property
+    def balanced(self) -> bool:
+        """Balanced on the parsed exposures (every score shown equally often at every position among parsed
+        trials), not merely on the orderings the run planned."""
+        return self.exposure.balanced
+
+    @property
+    def recommended(self) -> OrderingCost | None:
+        """The lowest-cost ordering; None when Bias Cost cannot separate the orderings (k = 2, or a tie)."""
+        return self.bias_cost.recommended
 
     def correlation_rank(self, ordering: Sequence[int]) -> int | None:
         """Where an ordering ranks by correlation among this run's orderings (None when not among them)."""
@@ -87,6 +105,7 @@ class RunScorePosition:
     run: RubricRunInfo
     table: ScorePositionTable
     parsed: int
+    item_counts: np.ndarray  # items x k x k parsed choices of score s at position p: the Bias Cost bootstrap's unit
 
 
 @dataclass(frozen=True)
@@ -95,11 +114,15 @@ class ProbeRecommendation:
 
     probe: RunScorePosition
     design: str
-    ranking: tuple[OrderingCost, ...]
+    costs: BiasCostRanking
 
     @property
-    def recommended(self) -> OrderingCost:
-        return self.ranking[0]
+    def ranking(self) -> tuple[OrderingCost, ...]:
+        return self.costs.ranking
+
+    @property
+    def recommended(self) -> OrderingCost | None:
+        return self.costs.recommended
 
 
 def preferred_labels(labels: pd.DataFrame) -> tuple[pd.Series, str | None]:
@@ -118,7 +141,9 @@ def trial_scores(trials: pd.DataFrame) -> tuple[int, ...]:
 
 def run_score_position_from_trials(info: RubricRunInfo, trials: pd.DataFrame) -> RunScorePosition:
     """P(position | score) of one run (a probe run, or one judge's run for side-by-side heatmaps)."""
-    return RunScorePosition(info, score_position_table(trials, trial_scores(trials)), int(len(parsed_trials(trials))))
+    scores = trial_scores(trials)
+    return RunScorePosition(info, score_position_table(trials, scores), int(len(parsed_trials(trials))),
+                            item_score_position_counts(trials, scores))
 
 
 def probe_table(probe: RunScorePosition, scores: tuple[int, ...]) -> ScorePositionTable:
@@ -183,6 +208,8 @@ def rubric_report_from_trials(info: RubricRunInfo, all_trials: pd.DataFrame, lab
     k = len(scores)
     table = score_position_table(trials, scores)
     probe_scores = table if probe is None else probe_table(probe, scores)
+    probe_counts = item_score_position_counts(trials, scores) if probe is None else probe.item_counts
+    exposure = exposure_balance(all_trials, scores)
     label_means, label_source = preferred_labels(labels)
     repeat_info, repeat_trials = repeat if repeat is not None else (None, None)
     if repeat_info is not None:
@@ -197,22 +224,26 @@ def rubric_report_from_trials(info: RubricRunInfo, all_trials: pd.DataFrame, lab
     no_reply = int((all_trials["parse_status"] == "no_reply").sum())
     return RubricReport(
         run=info, k=k, scores=scores, trials=int(len(all_trials)), parsed=parsed,
-        parse_failures=int(len(all_trials)) - parsed - no_reply, no_reply=no_reply, balanced=is_balanced(orderings),
-        position=position_share(trials, k), score_position=table,
+        parse_failures=int(len(all_trials)) - parsed - no_reply, no_reply=no_reply, exposure=exposure,
+        position=position_share(trials, k),
+        position_tests=position_tests(trials, k, exposure.weighting, resamples, seed), score_position=table,
         orderings=_ordering_results(counts, trials, label_means, probe_scores, scores),
         probe_run_id=probe.run.run_id if probe is not None else info.run_id,
-        recommended=rank_by_bias_cost(probe_scores, orderings)[0],
+        bias_cost=bias_cost_ranking(probe_scores, probe_counts, orderings, resamples, seed),
         spread_permutation=within_item_spread(trials), repeat_run=repeat_info,
         spread_repeat=within_item_spread(repeat_trials) if repeat_trials is not None else None,
         human=human, labelled_items=int(len(label_means)),
+        geval=replace(geval_summary(all_trials, label_means, label_source, resamples, seed),
+                      simulated=info.simulated),
     )
 
 
 CANDIDATE_DESIGNS = ("run", "balanced", "all", "latin", "reverse")
 
 
-def probe_recommendation_from(probe: RunScorePosition, design: str = "all",
-                               run_trials: pd.DataFrame | None = None) -> ProbeRecommendation:
+def probe_recommendation_from(probe: RunScorePosition, design: str = "all", run_trials: pd.DataFrame | None = None,
+                               resamples: int = BOOTSTRAP_RESAMPLES,
+                               seed: int = BOOTSTRAP_SEED) -> ProbeRecommendation:
     """Rank candidate orderings by Bias Cost under the probe's P(position | score).
 
     ``design`` names the candidates: 'run' (the orderings of ``run_trials``), or a design of protocols.orderings.
@@ -223,4 +254,5 @@ def probe_recommendation_from(probe: RunScorePosition, design: str = "all",
         candidates = [parse_ordering_key(key) for key in run_orderings(run_trials)["ordering_key"]]
     else:
         candidates = orderings_for(design, probe.table.scores)
-    return ProbeRecommendation(probe, design, tuple(rank_by_bias_cost(probe.table, candidates)))
+    return ProbeRecommendation(probe, design,
+                               bias_cost_ranking(probe.table, probe.item_counts, candidates, resamples, seed))

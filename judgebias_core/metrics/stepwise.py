@@ -17,6 +17,12 @@ from judgebias_core.errors import InvalidArgument, NotFoundError
 
 Target = Literal["position_consistency", "preference_fairness"]
 Start = Literal["empty", "full"]
+Weights = Literal["none", "pairs"]
+Cluster = Literal["none", "task", "judge", "candidate"]
+WEIGHTS: tuple[str, ...] = ("none", "pairs")
+CLUSTERS: tuple[str, ...] = ("none", "task", "judge", "candidate")
+# Cameron, Gelbach & Miller (2008): cluster-robust standard errors are unreliable below about 20-50 clusters.
+FEW_CLUSTERS = 20
 TARGETS: tuple[str, ...] = ("position_consistency", "preference_fairness")
 CATEGORICAL: tuple[str, ...] = ("judge", "candidate", "task")
 NUMERIC: tuple[str, ...] = ("quality_gap", "input_length", "output_length", "prompt_length")
@@ -32,6 +38,7 @@ QUALITY_GAP_CAVEAT = ("The quality gap is bounded by construction: inconsistent 
                       "PC rising with the gap. A fit that keeps the quality gap is partly explained by that bound.")
 POST_SELECTION_NOTE = ("Intervals and p-values are those of the selected model refitted as if it had been chosen in "
                        "advance (post-selection): they are too narrow and are no test of the selected factors.")
+WEIGHT_COLUMN = "classified"  # weighted least squares weighs a unit by its classified pairs
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,10 @@ class StepwiseResult:
     r_squared: float = float("nan")
     summary_text: str = ""
     confounded_with_task: list[str] = field(default_factory=list)  # numeric predictors fixed by the task
+    weights: str = "none"  # "pairs": weighted least squares by classified pairs per unit
+    cluster: str = "none"  # what the coefficients' standard errors are clustered by ("none": units independent)
+    clusters: int = 0
+    standard_errors: str = "units assumed independent (OLS)"
 
 
 def formula(target: str, variables: Sequence[str]) -> str:
@@ -70,20 +81,28 @@ def formula(target: str, variables: Sequence[str]) -> str:
     return f"{target} ~ {' + '.join(terms) if terms else '1'}"
 
 
-def fit(units: pd.DataFrame, target: str, variables: Sequence[str]) -> RegressionResultsWrapper:
-    """OLS fit of ``target`` on ``variables`` through the formula interface (named terms, for reporting)."""
+def fit(units: pd.DataFrame, target: str, variables: Sequence[str], weights: str = "none",
+        cluster: str = "none") -> RegressionResultsWrapper:
+    """OLS (or WLS by classified pairs) fit of ``target`` on ``variables`` through the formula interface (named
+    terms, for reporting); standard errors cluster-robust by ``cluster`` unless it is "none"."""
+    covariance: dict[str, object] = {}
+    if cluster != "none":
+        covariance = {"cov_type": "cluster", "cov_kwds": {"groups": pd.factorize(units[cluster])[0]}}
     with warnings.catch_warnings():
         # Nearly collinear predictors are expected here (METHODS.md section 7); the step table shows them.
         warnings.simplefilter("ignore")
-        return smf.ols(formula(target, variables), data=units).fit()
+        if weights == "pairs":
+            return smf.wls(formula(target, variables), data=units, weights=units[WEIGHT_COLUMN]).fit(**covariance)
+        return smf.ols(formula(target, variables), data=units).fit(**covariance)
 
 
 class _DesignBlocks:
     """Each predictor's columns built once (treatment-coded dummies, as C() codes them), so a search step only
     stacks blocks; fits equal the formula fits of the same variables."""
 
-    def __init__(self, data: pd.DataFrame, target: str, predictors: Sequence[str]) -> None:
+    def __init__(self, data: pd.DataFrame, target: str, predictors: Sequence[str], weights: str = "none") -> None:
         self.y = data[target].to_numpy(dtype=float)
+        self.weights = data[WEIGHT_COLUMN].to_numpy(dtype=float) if weights == "pairs" else None
         self.blocks: dict[str, np.ndarray] = {}
         for name in predictors:
             if name in CATEGORICAL:
@@ -97,6 +116,8 @@ class _DesignBlocks:
         columns = [np.ones((len(self.y), 1)), *(self.blocks[v] for v in variables)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            if self.weights is not None:
+                return sm.WLS(self.y, np.hstack(columns), weights=self.weights).fit()
             return sm.OLS(self.y, np.hstack(columns)).fit()
 
 
@@ -110,20 +131,27 @@ def _order(variables: set[str]) -> list[str]:
 
 
 def stepwise_select(units: pd.DataFrame, target: str, predictors: Sequence[str] = PREDICTORS,
-                    start: Start = "empty", units_left_out: int = 0) -> StepwiseResult:
-    """Bidirectional stepwise selection: take the single addition or removal that lowers AIC most, until none does."""
+                    start: Start = "empty", units_left_out: int = 0, weights: str = "none",
+                    cluster: str = "none") -> StepwiseResult:
+    """Bidirectional stepwise selection: take the single addition or removal that lowers AIC most, until none does.
+
+    ``weights`` "pairs" fits weighted least squares by classified pairs per unit; ``cluster`` makes the final
+    model's standard errors cluster-robust (the selection, on AIC, does not depend on it)."""
     if target not in units.columns:
         raise InvalidArgument(f"unknown target {target!r}; choose one of {', '.join(TARGETS)}")
+    check_options(weights, cluster)
     data = units.dropna(subset=[target, *predictors])
     if len(data) < 3:
         raise InvalidArgument(f"only {len(data)} unit(s) with a classified pair: too few to fit a regression")
     if data[target].nunique() < 2:
         raise InvalidArgument(f"{target} is the same in every unit: there is nothing to explain")
     constant = [p for p in predictors if data[p].nunique() < 2]
-    design = _DesignBlocks(data, target, [p for p in predictors if p not in constant])
+    design = _DesignBlocks(data, target, [p for p in predictors if p not in constant], weights)
     # A factor with a level per unit fits every unit exactly on its own: no residual left to compare AIC on.
     saturating = [p for p in design.blocks if design.fit([p]).df_resid < 1]
     usable = [p for p in design.blocks if p not in saturating]
+    if cluster != "none" and data[cluster].nunique() < 2:
+        raise InvalidArgument(f"every unit has the same {cluster}: standard errors cannot be clustered by it")
     current = set(usable) if start == "full" else set()
     current_aic = _allowed_aic(design.fit(_order(current)))
     start_variables, start_aic = _order(current), current_aic
@@ -140,15 +168,38 @@ def stepwise_select(units: pd.DataFrame, target: str, predictors: Sequence[str] 
         steps.append(StepwiseStep(action, variable, current_aic, best_aic))  # type: ignore[arg-type]
         current, current_aic = after, best_aic
     final = _order(current)
-    result = fit(data, target, final)
+    result = fit(data, target, final, weights, cluster)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the summary's joint Wald test warns on a rank-deficient clustered covariance
+        summary = str(result.summary())
+    clusters = int(data[cluster].nunique()) if cluster != "none" else 0
     rises = {v: _allowed_aic(design.fit([u for u in final if u != v])) - current_aic for v in final}
     return StepwiseResult(
         target=target, start=start, steps=steps, start_variables=start_variables, start_aic=start_aic,
         final_variables=final, final_aic=current_aic, units=len(data), units_left_out=units_left_out,
         constant_predictors=constant, saturating_predictors=saturating, aic_rise_when_removed=rises, coefficients=coefficient_table(result),
-        r_squared=float(result.rsquared), summary_text=str(result.summary()),
-        confounded_with_task=_fixed_by_task(data, usable),
+        r_squared=float(result.rsquared), summary_text=summary,
+        confounded_with_task=_fixed_by_task(data, usable), weights=weights, cluster=cluster, clusters=clusters,
+        standard_errors=standard_errors_text(weights, cluster, clusters),
     )
+
+
+def standard_errors_text(weights: str, cluster: str, clusters: int) -> str:
+    """How the final model's standard errors were obtained, in words."""
+    fitted = "weighted least squares by classified pairs per unit" if weights == "pairs" else "OLS"
+    if cluster == "none":
+        return f"units assumed independent ({fitted})"
+    text = f"cluster-robust (CR1) by {cluster}, {clusters} clusters ({fitted})"
+    return text + (f"; fewer than {FEW_CLUSTERS} clusters, so the intervals are too narrow"
+                   if clusters < FEW_CLUSTERS else "")
+
+
+def check_options(weights: str, cluster: str) -> None:
+    """InvalidArgument for weights or a cluster that are not offered."""
+    if weights not in WEIGHTS:
+        raise InvalidArgument(f"unknown weights {weights!r}; choose one of {', '.join(WEIGHTS)}")
+    if cluster not in CLUSTERS:
+        raise InvalidArgument(f"unknown cluster {cluster!r}; choose one of {', '.join(CLUSTERS)}")
 
 
 def coefficient_table(result: RegressionResultsWrapper) -> pd.DataFrame:
@@ -171,7 +222,7 @@ def _fixed_by_task(data: pd.DataFrame, usable: Sequence[str]) -> list[str]:
 def fitted_effect(units: pd.DataFrame, result: StepwiseResult, variable: str, points: int = 40) -> pd.DataFrame:
     """Predicted target over the range of one numeric predictor, others held at their mean or most common level."""
     data = units.dropna(subset=[result.target, *result.final_variables])
-    model = fit(data, result.target, result.final_variables)
+    model = fit(data, result.target, result.final_variables, result.weights, result.cluster)
     grid = pd.DataFrame({variable: np.linspace(data[variable].min(), data[variable].max(), points)})
     for other in result.final_variables:
         if other != variable:

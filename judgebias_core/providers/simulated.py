@@ -20,6 +20,6 @@ def _describe(spec: RunSpec) -> str:
 
 PROVIDER = Provider(
     name="simulated", label="simulated (demo judge, not a model)", default_models=("demo-judge",),
-    key_variable=None, capabilities=Capabilities(), client=_client, paid=False, assumed_latency_s=0.002,
+    key_variable=None, capabilities=Capabilities(logprobs=True), client=_client, paid=False, assumed_latency_s=0.002,
     judge_prefix="simulated:", describe=_describe,
 )

@@ -1,14 +1,16 @@
-"""Report section "what drives the bias" (METHODS.md section 7): stepwise regression from metrics.stepwise."""
+"""Report section "what drives the bias" (METHODS.md section 7): stepwise regression from metrics.stepwise, with the
+verdicts the Factors page opens with (``report.verdict_factors``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from judgebias_core.analyses.stepwise import stepwise_analysis
+from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_bound_baseline
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.stepwise import POST_SELECTION_NOTE, QUALITY_GAP_CAVEAT, StepwiseResult, plain_summary
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
+from judgebias_core.report.verdict_factors import factors_verdict
 from judgebias_core.store.handle import StoreReader
 
 TARGETS = ("position_consistency", "preference_fairness")
@@ -36,7 +38,11 @@ def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | 
             results.append(stepwise_analysis(reader, scope.dataset.id, study, target))
         except NotFoundError:  # no classified pair in the study: nothing to explain
             return None
-    sentences = [plain_summary(result) for result in results]
+    baselines = [stepwise_bound_baseline(reader, scope.dataset.id, study, result.target) for result in results]
+    verdicts = [factors_verdict(result, baseline) for result, baseline in zip(results, baselines, strict=True)]
+    # The summary sentence, then the verdict's sentence on the quality gap's bound (the same words as the page).
+    sentences = [text for result, verdict in zip(results, verdicts, strict=True)
+                 for text in (plain_summary(result), verdict.lines[1].text)]
     figures = []
     for result in results:
         label = result.target.replace("_", " ")
@@ -52,5 +58,5 @@ def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | 
         tables=(ReportTable("Stepwise steps", pd.concat([steps_table(r) for r in results], ignore_index=True),
                             f"Units: {results[0].units:,} (judge, candidate, task) combinations; AIC = 2k - 2 ln L "
                             "of an ordinary least squares fit."),),
-        metric_keys=("stepwise_aic", "quality_gap"), notes=tuple(notes),
+        metric_keys=("stepwise_aic", "quality_gap"), notes=tuple(notes), verdicts=tuple(verdicts),
     )

@@ -1,45 +1,57 @@
-"""Report section for other biases (METHODS.md section 6): verbosity and self-preference, from metrics/ and charts/."""
+"""Report section for other biases (METHODS.md section 6): verbosity and self-preference, from metrics/ and charts/.
+
+Its verdicts come from ``report.verdict_factors``, the code the Other biases page opens with.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from judgebias_core.analyses.judges import self_preference, verbosity
-from judgebias_core.charts.judges import self_preference_heatmap, verbosity_curve
+from judgebias_core.analyses.other_biases import self_preference, verbosity
+from judgebias_core.charts.judges import self_preference_heatmap
+from judgebias_core.charts.other_biases import in_family_chart, longer_answer_chart
 from judgebias_core.metrics.self_preference import SelfPreference
-from judgebias_core.metrics.verbosity import VerbosityResult
+from judgebias_core.metrics.verbosity import VerbosityReport, VerbosityResult
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.phrasing import SIGNIFICANCE, count_of, p_value, percent
+from judgebias_core.report.phrasing import count_of, percent
+from judgebias_core.report.verdict_factors import other_biases_verdicts
 from judgebias_core.store.handle import StoreReader
 
 
-def verbosity_sentence(result: VerbosityResult, who: str) -> str:
+def verbosity_sentence(report: VerbosityReport, result: VerbosityResult, who: str) -> str:
+    """The longer answer's share with its item-clustered interval, and what the corrected slope test allows."""
     unequal = result.decisive_pairs - result.equal_length_pairs
-    text = (f"When one answer is longer, {who} picks the longer one in "
-            f"{percent(result.longer_win_share)} of {unequal:,} decisive pairs of unequal length "
-            f"({p_value(result.binomial_p)} treating the pairs as independent")
-    # The binomial test ignores that pairs of one item share a question: it is no test "beyond chance".
-    return text + ("; pairs that share an item are not independent, so read the length bins before calling this "
-                   "a preference for length)." if result.binomial_p < SIGNIFICANCE
-                   else "; no clear preference for length even then).")
+    share = result.longer_share_clustered
+    interval = (f"95% {share.method} interval {percent(share.low)} to {percent(share.high)} over {result.items:,} items"
+                if share is not None and not share.degenerate else "no proper interval")
+    return (f"When one answer is longer, {who} picks the longer one in {percent(result.longer_win_share)} of "
+            f"{unequal:,} decisive pairs of unequal length ({interval}); its length slope, clustered by "
+            f"{report.cluster}, is {report.reading(result.judge)}"
+            + ("." if result.control == "candidate" else ", without holding candidate quality fixed."))
 
 
 def self_preference_sentences(result: SelfPreference) -> list[str]:
-    return [f"Judges of the {gap.family} family give {gap.family} candidates a win rate of "
-            f"{percent(gap.own_win_rate)} over {gap.own_pairs:,} pairs, against {percent(gap.other_win_rate)} over "
-            f"{gap.other_pairs:,} pairs from judges of other families."
-            for gap in sorted(result.gaps, key=lambda g: -g.difference) if gap.own_pairs and gap.other_pairs]
+    """One sentence per family's in-family term over leniency and quality, with what the correction allows."""
+    return [f"Judges of the {t.family} family give {t.family} candidates {t.odds_ratio:.2f} times the odds of winning "
+            f"that their leniency and the candidates' quality predict ({t.pairs:,} pairs with a family match; "
+            f"{result.tests.sentence(t.family) if result.tests else 'not tested'})."
+            for t in result.in_family if not t.term.degenerate]
 
 
-def verbosity_table(results: list[VerbosityResult]) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "judge": r.judge, "decisive pairs": f"{r.decisive_pairs:,}", "equal length": f"{r.equal_length_pairs:,}",
-        "longer answer won": count_of(r.longer_wins, r.decisive_pairs - r.equal_length_pairs, "pair"),
-        "share (95% Wilson)": f"{percent(r.longer_win_share)} ({percent(r.longer_win_share_ci_low)}–"
-                              f"{percent(r.longer_win_share_ci_high)})",
-        "binomial test": p_value(r.binomial_p),
-        "log-odds per 1,000 characters": f"{r.slope_per_1000_chars:+.2f} ({p_value(r.slope_p)})",
-    } for r in results])
+def verbosity_table(report: VerbosityReport) -> pd.DataFrame:
+    rows = []
+    for r in report.judges:
+        share, slope = r.longer_share_clustered, r.slope
+        rows.append({
+            "judge": r.judge, "decisive pairs": f"{r.decisive_pairs:,}", "equal length": f"{r.equal_length_pairs:,}",
+            "longer answer won": count_of(r.longer_wins, r.decisive_pairs - r.equal_length_pairs, "pair"),
+            "share (95% item bootstrap)": (f"{percent(r.longer_win_share)} ({percent(share.low)}–{percent(share.high)})"
+                                           if share is not None else "n/a"),
+            f"log-odds per 1,000 characters (95%, clustered by {report.cluster})":
+                f"{slope.estimate:+.2f} ({slope.ci_low:+.2f} to {slope.ci_high:+.2f})" if slope is not None else "n/a",
+            "reading (Holm over the judges)": report.reading(r.judge),
+        })
+    return pd.DataFrame(rows)
 
 
 def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
@@ -49,24 +61,31 @@ def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSecti
     study = "full" if "full" in scope.studies else scope.studies[0]
     judges = scope.judges_in(study)
     # A length preference needs decisive pairs whose answers differ in length.
-    results = [r for r in verbosity(reader, scope.dataset.id, [study], judges)
-               if r.decisive_pairs > r.equal_length_pairs]
-    if not results:
+    report = verbosity(reader, scope.dataset.id, [study], judges)
+    shown = [r for r in report.judges if r.decisive_pairs > r.equal_length_pairs]
+    if not shown:
         return None
     preference = self_preference(reader, scope.dataset.id, [study], judges)
-    by_lean = sorted(results, key=lambda r: -abs(r.longer_win_share - 0.5))
-    sentences = [verbosity_sentence(r, scope.who(r.judge)) for r in by_lean]
+    by_lean = sorted(shown, key=lambda r: -abs(r.longer_win_share - 0.5))
+    sentences = [verbosity_sentence(report, r, scope.who(r.judge)) for r in by_lean]
     family_sentences = self_preference_sentences(preference)
-    figures = [verbosity_curve(results).update_layout(title="Win rate against the length difference")]
+    figures = [longer_answer_chart(shown).update_layout(
+        title="How often the longer answer wins, by how much longer it is")]
+    if preference.in_family:
+        figures.append(in_family_chart(preference).update_layout(
+            title="In-family preference over judge leniency and candidate quality (odds ratio)"))
     if preference.cells:
         figures.append(self_preference_heatmap(preference).update_layout(
-            title="Win rate by judge family (rows) and candidate family (columns)"))
+            title="Raw win rate by judge family (rows) and candidate family (columns), no control"))
     return ReportSection(
         key="other-biases", title=f"Longer answers and own family (study {study})",
         headline=tuple(sentences[:1] + family_sentences[:1]), sentences=tuple(sentences + family_sentences),
         figures=tuple(figures),
-        tables=(ReportTable("Verbosity per judge", verbosity_table(results),
+        tables=(ReportTable("Verbosity per judge", verbosity_table(report),
                             "Decisive pairs: the same winner in both orders, not a tie; pairs of equal length are "
-                            "left out of the share. Lengths in characters."),),
+                            "left out of the share. Lengths in characters. Intervals are item-clustered (pairs of one "
+                            "item resampled together; the slope's standard errors cluster-robust)."),),
         metric_keys=("verbosity", "self_preference"),
+        notes=(f"Self-preference controls for {preference.controls}; the raw family matrix does not.",),
+        verdicts=tuple(other_biases_verdicts(report, preference, {j: scope.who(j) for j in judges})),
     )

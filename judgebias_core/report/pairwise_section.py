@@ -11,20 +11,21 @@ from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap,
 from judgebias_core.charts.pairwise_summary import direction_figure
 from judgebias_core.charts.style import retitled
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics, task_breakdown
-from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.phrasing import (
-    direction_sentence,
-    flip_sentence,
-    floor_sentence,
-    headline_sentence,
-    p_value,
-    percent,
-    ranking_sentence,
+from judgebias_core.metrics.pairwise_family import (
+    corrected_p,
+    correction_words,
+    excess_label,
+    pairwise_family,
+    position_label,
 )
+from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
+from judgebias_core.report.pairwise_phrasing import direction_sentence, excess_sentence, headline_sentence
+from judgebias_core.report.phrasing import flip_sentence, p_value, percent, ranking_sentence
 from judgebias_core.report.verdict import pairwise_verdicts
+from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.store.handle import StoreReader
 
-METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "preference_fairness", "mcnemar",
+METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "position_test", "preference_fairness",
                "repetition_stability", "repetition_floor", "quality_gap", "parse_failures")
 
 
@@ -37,53 +38,77 @@ def _judges(rows: Sequence[PairwiseJudgeMetrics]) -> str:
     return f"{count} judge{'' if count == 1 else 's'}"
 
 
+def _decision(low: float, high: float, method: str, reason: str | None) -> str:
+    """The decision interval with its method, or the degenerate case named instead of drawn."""
+    if reason:
+        return f"{_interval(low, high)} ({method}; {reason})" if low == low else f"none ({reason})"
+    return f"{_interval(low, high)} ({method})"
+
+
 def judge_table(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
     """Flip rate per (study, judge, repetition) next to the pair counts it comes from, with both intervals."""
     return pd.DataFrame([{
         "study": r.study, "judge": r.judge, "repetition": r.repetition, "pairs": f"{r.pairs:,}",
         "with a parse failure": f"{r.failed_pairs:,}", "classified (n)": f"{r.classified_pairs:,}",
         "consistent": f"{r.consistent:,}", "flip rate": percent(r.flip_rate),
-        "95% Wilson (pairs)": _interval(r.flip_rate_ci_low, r.flip_rate_ci_high),
-        "95% bootstrap (items)": f"{_interval(r.bootstrap_ci_low, r.bootstrap_ci_high)} over {r.items:,} items",
+        "95% item-clustered (decides)": _decision(r.flip_rate_decision_low, r.flip_rate_decision_high,
+                                                  r.flip_rate_decision_method, r.flip_rate_degenerate_reason)
+        + f" over {r.items:,} items",
+        "design effect": f"{r.design_effect:.2f}" if r.design_effect == r.design_effect else "n/a",
+        "95% Wilson (pairs assumed independent)": _interval(r.flip_rate_ci_low, r.flip_rate_ci_high),
     } for r in results])
 
 
-def direction_table(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
-    """Which slot the flips favoured, the binomial and McNemar tests, and preference fairness with its units."""
+def _fairness(value: float | None, units: int, left_out: int) -> str:
+    text = "none (no classified pair)" if value is None else f"{value:+.3f} over {units:,} units"
+    return text + (f", {left_out:,} left out (every pair failed)" if left_out else "")
+
+
+def direction_table(results: Sequence[PairwiseJudgeMetrics], family: CorrectedTests) -> pd.DataFrame:
+    """Which slot the flips favoured, the one position test (raw and corrected p) and both PF forms."""
     return pd.DataFrame([{
         "study": r.study, "judge": r.judge, "repetition": r.repetition,
         "flips favouring first / second": f"{r.primacy:,} / {r.recency:,}",
-        "first-slot share": percent(r.first_slot_share), "binomial test vs 1/2": p_value(r.binomial_p),
-        "wins only when first / only when second": f"{r.wins_first_slot_only:,} / {r.wins_second_slot_only:,}",
-        "McNemar": p_value(r.mcnemar_p),
-        "preference fairness": f"{r.preference_fairness:+.3f} over {r.units:,} units",
+        "first-slot share of flips (95% item-clustered)": f"{percent(r.first_slot_share)} "
+        + _decision(r.first_slot_share_decision_low, r.first_slot_share_decision_high,
+                    r.first_slot_share_decision_method, r.first_slot_share_degenerate_reason),
+        "position test (items clustered)": p_value(r.position_p),
+        f"corrected ({family.method_name})": p_value(corrected_p(family, position_label(r))),
+        "PF raw: (recency - primacy) / N": _fairness(r.preference_fairness, r.units, r.units_without_classified_pair),
+        "PF scaled (Shi et al.)": _fairness(r.preference_fairness_scaled, r.units, r.units_without_classified_pair),
     } for r in results])
 
 
-def stability_table(results: Sequence[PairwiseJudgeMetrics]) -> pd.DataFrame:
-    """Repetition stability and floor per judge (first repetition's flip rate for the excess)."""
+def stability_table(results: Sequence[PairwiseJudgeMetrics], family: CorrectedTests) -> pd.DataFrame:
+    """Repetition stability and floor per judge (first repetition's flip rate for the excess, with its interval)."""
     return pd.DataFrame([{
         "study": r.study, "judge": r.judge, "prompts": f"{r.repetition_prompts:,}",
         "repetition stability": percent(r.repetition_stability), "repetition floor": percent(r.repetition_floor),
         "flip rate (repetition 1)": percent(r.flip_rate), "flip rate above the floor": percent(r.flip_rate_excess),
+        "95% paired item-clustered": _decision(r.flip_rate_excess_low if r.flip_rate_excess_low is not None
+                                               else float("nan"),
+                                               r.flip_rate_excess_high if r.flip_rate_excess_high is not None
+                                               else float("nan"),
+                                               r.flip_rate_excess_method or "n/a", r.flip_rate_excess_degenerate_reason),
+        f"corrected p ({family.method_name})": p_value(corrected_p(family, excess_label(r))),
     } for r in results if r.repetition == 1 and r.repetition_stability is not None])
 
 
 def task_table(breakdown: pd.DataFrame) -> pd.DataFrame:
     """Consistency per (judge, task) as 'consistent of classified', PF with its unit count."""
+    fairness = breakdown["preference_fairness"].map(lambda v: "none" if v != v else f"{v:+.3f}")
     return pd.DataFrame({
         "judge": breakdown["judge"], "task": breakdown["task"],
         "consistent / classified pairs": breakdown["consistent"].map("{:,}".format) + " / "
         + breakdown["classified"].map("{:,}".format),
         "position consistency": breakdown["position_consistency"].map(percent),
-        "preference fairness": breakdown["preference_fairness"].map("{:+.3f}".format) + " ("
-        + breakdown["units"].map(str) + " units)",
+        "preference fairness (raw)": fairness + " (" + breakdown["units"].map(str) + " units)",
     })
 
 
-def _headline(headline: list[PairwiseJudgeMetrics], who: Callable[[str], str], study: str) -> list[str]:
-    sentences = [headline_sentence(who(r.judge), r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.primacy,
-                                   r.recency, r.binomial_p) for r in headline]
+def _headline(headline: list[PairwiseJudgeMetrics], who: Callable[[str], str], study: str,
+              family: CorrectedTests) -> list[str]:
+    sentences = [headline_sentence(who(r.judge), r, family) for r in headline]
     rated = [r for r in headline if r.classified_pairs]
     if len(rated) > 1:
         best, worst = rated[0], rated[-1]
@@ -93,17 +118,18 @@ def _headline(headline: list[PairwiseJudgeMetrics], who: Callable[[str], str], s
 
 
 def _sentences(headline: list[PairwiseJudgeMetrics], floors: dict[str, PairwiseJudgeMetrics],
-               who: Callable[[str], str]) -> list[str]:
+               who: Callable[[str], str], family: CorrectedTests) -> list[str]:
     sentences = []
     for r in headline:
-        text = flip_sentence(who(r.judge), r.primacy + r.recency, r.classified_pairs, r.flip_rate, r.flip_rate_ci_low,
-                             r.flip_rate_ci_high)
+        text = flip_sentence(who(r.judge), r.primacy + r.recency, r.classified_pairs, r.flip_rate,
+                             r.flip_rate_decision_low, r.flip_rate_decision_high)
         if r.classified_pairs:
-            text += " " + direction_sentence(r.primacy, r.recency, r.binomial_p)
+            text += (f" (The interval is item-clustered, {r.flip_rate_decision_method}; design effect "
+                     f"{r.design_effect:.2f}.) " + direction_sentence(r, family))
         repeated = floors.get(r.judge)
-        if repeated is not None and repeated.repetition_floor is not None and repeated.repetition_prompts:
-            text += " " + floor_sentence(who(r.judge), repeated.repetition_floor, repeated.repetition_prompts,
-                                         repeated.flip_rate)
+        excess = excess_sentence(who(r.judge), repeated, family) if repeated is not None else None
+        if excess:
+            text += " " + excess
         sentences.append(text)
     return sentences
 
@@ -131,11 +157,17 @@ def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection |
     units = unit_metrics(reader, scope.dataset.id, main, judges)
     breakdown = task_breakdown(units)
     ordered = sorted(results, key=lambda r: (r.study, r.judge, r.repetition))
+    family = pairwise_family(ordered)
     tables = [ReportTable("Swap consistency per judge", judge_table(ordered),
                           "Counts are pairs (one pair = the same two answers judged in both orders), not judge "
                           "calls. Pairs with a parse failure on either side are left out of the rates (n)."),
-              ReportTable("Direction and fairness per judge", direction_table(ordered),
-                          "Flips are the classified pairs whose verdict changed; a unit is a (candidate, task).")]
+              ReportTable("Direction and fairness per judge", direction_table(ordered, family),
+                          "Flips are the classified pairs whose verdict changed. The position test is symmetric in "
+                          f"the two answers, counts a tie as half a pick for each slot and treats items as clusters; "
+                          f"its p-values are corrected with every test of this section ({correction_words(family)}). "
+                          "A unit is a (candidate, task); units whose every pair failed are left out of PF. Raw PF "
+                          "divides by the unit's pairs (judgebias); the scaled PF is Shi et al.'s min-max scaling "
+                          "per judge and task (METHODS.md section 2).")]
     if not breakdown.empty:
         figures += [retitled(judge_task_heatmap(breakdown, "position_consistency"),
                             f"Position consistency by judge and task (study {main})"),
@@ -146,15 +178,19 @@ def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection |
         tables.append(ReportTable(f"Consistency by task (study {main})", task_table(breakdown),
                                   "Position consistency pools the pairs of each task; preference fairness is the "
                                   "mean over (candidate, task) units."))
-    stability = stability_table(results)
+    stability = stability_table(results, family)
     if not stability.empty:
         tables.append(ReportTable("Repetition stability", stability,
                                   "Prompts are one order of one pair, asked several times with nothing changed."))
     return ReportSection(
         key="pairwise", title="Swapping the two answers (pairwise position bias)",
-        headline=tuple(_headline(headline, scope.who, main)), sentences=tuple(_sentences(headline, floors, scope.who)),
+        headline=tuple(_headline(headline, scope.who, main, family)),
+        sentences=tuple(_sentences(headline, floors, scope.who, family)),
         figures=tuple(figures), tables=tuple(tables), metric_keys=METRIC_KEYS,
-        verdicts=tuple(pairwise_verdicts(headline, {r.judge: scope.who(r.judge) for r in headline})),
+        verdicts=tuple(pairwise_verdicts(headline, {r.judge: scope.who(r.judge) for r in headline}, family)),
         notes=(f"Sentences speak about the study '{main}', first repetition; the tables list every study and "
-               "repetition in the report.",),
+               "repetition in the report.",
+               f"Tests are corrected together: {correction_words(family)} (the position test of every row and the "
+               "excess over the repetition floor where measured); a lean or an excess is called only when its "
+               "corrected p is below 0.05."),
     )

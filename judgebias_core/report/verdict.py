@@ -15,8 +15,16 @@ from dataclasses import asdict, dataclass, field
 from judgebias_core.metrics.agreement import AgreementResult
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
+from judgebias_core.metrics.pairwise_family import (
+    corrected_p,
+    correction_words,
+    leans,
+    pairwise_family,
+    position_label,
+)
 from judgebias_core.metrics.rubric_report import RubricReport
-from judgebias_core.report.phrasing import SIGNIFICANCE, count_of, in_words, p_value, percent
+from judgebias_core.report.phrasing import count_of, in_words, p_value, percent
+from judgebias_core.stats.multiple import CorrectedTests
 
 # Upper end of the flip-rate interval: below the first, the order hardly matters; below the second, averaging
 # both orders removes the lean but close calls stay uncertain; above it, too many verdicts follow the order.
@@ -62,18 +70,28 @@ def _kappa_band(value: float) -> str:
     return next((name for floor, name in KAPPA_BANDS if value >= floor), "no agreement beyond chance")
 
 
-def _lean(r: PairwiseJudgeMetrics) -> str:
-    flips = r.primacy + r.recency
-    if flips == 0:
-        return "no lean to either slot"
-    if r.binomial_p < SIGNIFICANCE:
-        return f"leans to the {'first' if r.primacy > r.recency else 'second'} slot"
-    return "no clear lean to either slot"
+def _lean(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
+    if r.primacy + r.recency == 0:
+        return "shows no lean to either slot"
+    side = leans(r, family)
+    return f"leans to the {side} slot" if side else "shows no clear lean to either slot"
 
 
-def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict:
-    """A swap-run verdict from one judge's pairwise metrics (study and repetition as given)."""
+def _lean_rule(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
+    corrected = corrected_p(family, position_label(r))
+    return ("A flip is a pair whose verdict changes with the order. It leans to a slot when the position test "
+            f"(symmetric in the two answers, {r.position_tie_rule}, cluster-robust over {r.items:,} items) has a "
+            f"corrected p below {family.alpha} after the {correction_words(family)} ({r.primacy:,} flips to the "
+            f"first slot, {r.recency:,} to the second; {p_value(r.position_p)} before correction, corrected "
+            f"{p_value(corrected)}).")
+
+
+def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
+                     family: CorrectedTests | None = None) -> Verdict:
+    """A swap-run verdict from one judge's pairwise metrics (study and repetition as given). ``family`` is the
+    corrected family of tests shown with it (``metrics.pairwise_family``); by default this judge's tests alone."""
     name = who or r.judge
+    family = family if family is not None else pairwise_family([r])
     low, high = r.flip_rate_decision_low, r.flip_rate_decision_high
     method = r.flip_rate_decision_method
     bootstrap = method == "item-bootstrap"
@@ -93,10 +111,8 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict
         analysis="pairwise", subject=name,
         lines=(
             VerdictLine("What it does", f"{name} flips {in_words(r.flip_rate, 'pair')} when the two answers swap "
-                                        f"places ({percent(r.flip_rate)}) and {_lean(r)}.",
-                        "A flip is a pair whose verdict changes with the order. It leans to a slot when a two-sided "
-                        f"binomial test of first- against second-slot flips gives p < {SIGNIFICANCE} "
-                        f"({r.primacy:,} first, {r.recency:,} second; {p_value(r.binomial_p)})."),
+                                        f"places ({percent(r.flip_rate)}) and {_lean(r, family)}.",
+                        _lean_rule(r, family)),
             VerdictLine("How sure we are", f"The flip rate lies between {percent(low)} and {percent(high)}: {kind}, "
                                            f"over {count_of(r.classified_pairs, r.pairs, 'pair')}{failed}.",
                         "The item-clustered interval is named first because pairs on the same question are not "
@@ -112,52 +128,75 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None) -> Verdict
         figures={"flip_rate": r.flip_rate, "interval_low": low, "interval_high": high,
                  "interval_kind": "item bootstrap" if bootstrap else method, "classified_pairs": r.classified_pairs,
                  "pairs": r.pairs, "items": r.items, "primacy": r.primacy, "recency": r.recency,
-                 "binomial_p": r.binomial_p, "study": r.study},
+                 "position_p": r.position_p, "position_p_corrected": corrected_p(family, position_label(r)),
+                 "correction": family.method, "family_size": family.family_size, "study": r.study},
     )
 
 
-def pairwise_verdicts(results: Sequence[PairwiseJudgeMetrics], who: dict[str, str] | None = None) -> list[Verdict]:
-    """One verdict per judge on its first repetition, steadiest judge first."""
+def pairwise_verdicts(results: Sequence[PairwiseJudgeMetrics], who: dict[str, str] | None = None,
+                      family: CorrectedTests | None = None) -> list[Verdict]:
+    """One verdict per judge on its first repetition, steadiest judge first. The lean is read from ``family``,
+    by default every test of ``results`` corrected together (Holm)."""
+    family = family if family is not None else pairwise_family(results)
     rows = sorted((r for r in results if r.repetition == 1 and r.classified_pairs), key=lambda r: r.flip_rate)
-    return [pairwise_verdict(r, (who or {}).get(r.judge)) for r in rows]
+    return [pairwise_verdict(r, (who or {}).get(r.judge), family) for r in rows]
 
 
 def rubric_verdict(report: RubricReport, who: str | None = None) -> Verdict:
-    """A rubric-run verdict: the most favoured place, its Wilson interval against 1/k, and the score spread."""
+    """A rubric-run verdict: the place furthest from 1/k, its item-clustered interval, the Holm-corrected
+    clustered test over the k places, and the score spread; a run unbalanced after parse failures says so."""
     share = report.position
     name = who or report.run.judge + (" (a simulated judge)" if report.run.simulated else "")
     if share.n == 0:
         line = VerdictLine("What it does", f"{name} gave no readable score in run {report.run.run_id}.",
                            "Only readable scores are counted.")
         return Verdict("rubric", name, (line,), {"readable_scores": 0})
-    place = max(range(share.k), key=lambda p: abs(share.shares[p] - share.uniform))
-    low, high = share.ci_low[place], share.ci_high[place]
-    biased = not (low <= share.uniform <= high)
+    tests = report.position_tests
+    place = max(range(share.k), key=lambda p: abs(tests.shares[p].rate - share.uniform))
+    chosen = tests.shares[place]
+    label = f"position {place + 1}"
+    biased = tests.corrected.reject[place]
     spread = report.spread_permutation
+    exposure = report.exposure
+    weighted = tests.weighting == "orderings-equal"
     advice = ("Usable with permutation-averaging: score every item under several orderings of the options (rotated "
               "through every place) and average." if biased else
               "No clear place preference: usable as is; the spread below says how much one ordering can move a "
               "score.")
+    if tests.weighting == "not-possible":
+        advice += (f" Score and place are confounded in this run (parsed exposures up to "
+                   f"{percent(exposure.max_deviation)} off balance): re-run the orderings that failed before relying "
+                   "on the place shares.")
+    interval = (f"95% item-clustered interval for that share ({chosen.method}, {tests.items:,} items): "
+                f"{percent(chosen.low)} to {percent(chosen.high)}")
+    if chosen.degenerate and chosen.degenerate_reason:
+        interval += f" ({chosen.degenerate_reason})"
+    share_kind = "exposure-weighted share (every ordering counted equally)" if weighted else "share"
     return Verdict(
         analysis="rubric", subject=name,
         lines=(
-            VerdictLine("What it does", f"{name} chose the option at place {place + 1} in {percent(share.shares[place])}"
+            VerdictLine("What it does", f"{name} chose the option at place {place + 1} in {percent(chosen.rate)}"
                                         f" of readable scores, where a judge blind to the order would choose each "
                                         f"place {percent(share.uniform)} of the time. Changing only the order moves "
                                         f"one item's score by {spread.mean_sd:.2f} points on average.",
-                        "The place furthest from 1/k is named. The score movement is the standard deviation of one "
-                        f"item's scores over its orderings, averaged over {spread.items:,} items."),
-            VerdictLine("How sure we are", f"95% Wilson interval for that share: {percent(low)} to {percent(high)}, "
-                                           f"over {share.n:,} readable scores of {report.trials:,} trials.",
-                        "Wilson treats every trial as independent; trials of one item share it, so the real "
-                        "uncertainty is somewhat wider."),
+                        f"The place furthest from 1/k is named ({share_kind}). The score movement is the "
+                        f"{spread.description()}."),
+            VerdictLine("How sure we are", f"{interval}, over {share.n:,} readable scores of {report.trials:,} "
+                                           f"trials; the lean to that place {tests.corrected.sentence(label)}.",
+                        f"Test: {tests.test_method} of each place's share against 1/{share.k}, calls of one item "
+                        f"kept together; {tests.corrected.method_name} over the {tests.corrected.family_size} places. "
+                        f"The Wilson interval treating calls as independent is {percent(share.ci_low[place])} to "
+                        f"{percent(share.ci_high[place])}."),
             VerdictLine("What to do", advice,
-                        "A place preference is called when the Wilson interval of the most favoured place leaves "
-                        f"out 1/{share.k}."),
+                        "A place preference is called when the Holm-corrected clustered test of the most favoured "
+                        f"place gives p < {tests.corrected.alpha}."),
         ),
-        figures={"place": place + 1, "share": share.shares[place], "interval_low": low, "interval_high": high,
-                 "interval_kind": "Wilson", "uniform": share.uniform, "readable_scores": share.n,
-                 "trials": report.trials, "mean_within_item_sd": spread.mean_sd, "items": spread.items},
+        figures={"place": place + 1, "share": chosen.rate, "interval_low": chosen.low, "interval_high": chosen.high,
+                 "interval_kind": chosen.method, "corrected_p": tests.corrected.corrected[place],
+                 "correction": tests.corrected.method, "tests": tests.corrected.family_size,
+                 "uniform": share.uniform, "readable_scores": share.n, "trials": report.trials,
+                 "mean_within_item_sd": spread.mean_sd, "items": spread.items,
+                 "parsed_balanced": str(exposure.balanced), "weighting": tests.weighting},
     )
 
 

@@ -10,6 +10,7 @@ Clopper-Pearson bound. The Wilson interval on the pairs themselves stays availab
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -78,12 +79,26 @@ def item_resample_sums(columns: np.ndarray, resamples: int = RESAMPLES, seed: in
     if columns.ndim == 1:
         columns = columns[:, None]
     n_items = len(columns)
+    if n_items * resamples <= _MAX_BLOCK_CELLS:
+        return _resample_counts(n_items, resamples, seed) @ columns
+    return np.concatenate([counts @ columns for counts in _count_blocks(n_items, resamples, seed)])
+
+
+def _count_blocks(n_items: int, resamples: int, seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     uniform = np.full(n_items, 1.0 / n_items)
     block = max(1, _MAX_BLOCK_CELLS // max(n_items, 1))
-    sums = [rng.multinomial(n_items, uniform, size=min(block, resamples - start)).astype(np.float64) @ columns
+    return [rng.multinomial(n_items, uniform, size=min(block, resamples - start)).astype(np.float64)
             for start in range(0, resamples, block)]
-    return np.concatenate(sums)
+
+
+@lru_cache(maxsize=2)
+def _resample_counts(n_items: int, resamples: int, seed: int) -> np.ndarray:
+    """The draw counts (resamples x items) of one seed: the flip rate, the first-slot share, the position test and
+    the excess of one row resample the same items, so the draw is made once (read-only, at most two kept)."""
+    (counts,) = _count_blocks(n_items, resamples, seed)
+    counts.flags.writeable = False
+    return counts
 
 
 def wilson_iid(events: float, pairs: float, confidence: float = CONFIDENCE) -> IidInterval:
@@ -131,14 +146,16 @@ def clustered_rate(events: np.ndarray, trials: np.ndarray, confidence: float = C
     trials_arr = np.asarray(trials, dtype=np.float64)
     keep = trials_arr > 0
     events_arr, trials_arr = events_arr[keep], trials_arr[keep]
-    n_events, n_pairs, n_items = int(round(events_arr.sum())), int(round(trials_arr.sum())), int(len(trials_arr))
-    iid = wilson_iid(n_events, n_pairs, confidence)
+    # Events may be fractional (a win rate counts a tie as half a win): the rate keeps the exact sum.
+    total_events = float(events_arr.sum())
+    n_events, n_pairs, n_items = int(round(total_events)), int(round(trials_arr.sum())), int(len(trials_arr))
+    iid = wilson_iid(total_events, n_pairs, confidence)
     deff = design_effect(events_arr, trials_arr)
     effective_n = n_pairs / max(deff, 1.0) if np.isfinite(deff) else n_pairs / max(assumed_design_effect, 1.0)
 
     def result(low: float, high: float, method: ClusteredMethod, reason: str | None,
                n_eff: float = effective_n) -> ClusteredRate:
-        rate = n_events / n_pairs if n_pairs else float("nan")
+        rate = total_events / n_pairs if n_pairs else float("nan")
         return ClusteredRate(rate, low, high, method, reason is not None, reason, n_events, n_pairs, n_items,
                              deff, n_eff, confidence, iid)
 
@@ -146,24 +163,24 @@ def clustered_rate(events: np.ndarray, trials: np.ndarray, confidence: float = C
     if n_pairs == 0:
         return result(float("nan"), float("nan"), "no-pairs", "no pairs", 0.0)
     alpha_tail = (1 - confidence) / 2
-    if n_events == 0:
+    if total_events == 0:
         return result(0.0, float(_beta().ppf(1 - alpha_tail, 1, effective_n)), "exact-zero-events",
                       f"no {event_word} {over}; the upper bound is the exact (Clopper-Pearson) bound")
-    if n_events == n_pairs:
+    if total_events == n_pairs:
         return result(float(_beta().ppf(alpha_tail, effective_n, 1)), 1.0, "exact-all-events",
                       f"only {event_word} {over}; the lower bound is the exact (Clopper-Pearson) bound")
     if n_items == 1:
-        low, high = _wilson_on_effective_n(n_events / n_pairs, 1.0, confidence)
+        low, high = _wilson_on_effective_n(total_events / n_pairs, 1.0, confidence)
         return result(low, high, "single-item",
                       f"one item: no between-item variation can be estimated, so its {n_pairs} pairs count as "
                       "one independent observation", 1.0)
     if n_items < min_bootstrap_items:
-        low, high = _wilson_on_effective_n(n_events / n_pairs, effective_n, confidence)
+        low, high = _wilson_on_effective_n(total_events / n_pairs, effective_n, confidence)
         return result(low, high, "wilson-effective-n", None)
     drawn = item_resample_sums(np.column_stack([events_arr, trials_arr]), resamples, seed)
     low, high = np.quantile(drawn[:, 0] / drawn[:, 1], [alpha_tail, 1 - alpha_tail])
     if high <= low:
-        low, high = _wilson_on_effective_n(n_events / n_pairs, effective_n, confidence)
+        low, high = _wilson_on_effective_n(total_events / n_pairs, effective_n, confidence)
         return result(low, high, "wilson-effective-n",
                       f"every item resample gave the same rate ({n_items} items with equal rates and sizes)")
     return result(float(low), float(high), "item-bootstrap", None)

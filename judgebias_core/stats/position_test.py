@@ -5,7 +5,7 @@ a tie (the tie rule: a tie is half a pick for each slot). A pair's position scor
 +1 for (A, A), +1/2 for (A, C) and (C, A), 0 for every consistent pair, -1/2 and -1 for the recency mirror images.
 Without a position effect E[d] = 0 whatever the candidates' quality, because each candidate sits once in each slot;
 renaming the candidates does not change d (unlike a McNemar table keyed on which candidate is "x"). The first-slot
-share is 1/2 + mean(d)/2. The test is the cluster-robust t test of mean(d) = 0 (statsmodels OLS on a constant,
+share is 1/2 + mean(d)/2. The test is the cluster-robust t test of mean(d) = 0 (the OLS on a constant,
 ``cov_type="cluster"`` by item, CR1, G - 1 degrees of freedom: Cameron & Miller 2015, sec. VI; Liang & Zeger 1986
 for the equivalent GEE with an independence working correlation).
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import statsmodels.api as sm
 from scipy.stats import binomtest
+from scipy.stats import t as student_t
 
 from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED, item_resample_sums
 
@@ -74,9 +74,30 @@ def position_test(item_ids: Sequence[str], first_order: Sequence[str | None], se
     items = np.asarray(item_ids)
     parsed = ~np.isnan(scores)
     scores, items = scores[parsed], items[parsed]
-    unparsed = int((~parsed).sum())
+    if not len(scores):
+        return position_test_from_item_sums(np.zeros(0), np.zeros(0), np.zeros(0), int((~parsed).sum()),
+                                            confidence, resamples, seed)
     _, groups = np.unique(items, return_inverse=True)
-    n_pairs, n_items = len(scores), int(groups.max()) + 1 if len(scores) else 0
+    return position_test_from_item_sums(np.bincount(groups, weights=scores), np.bincount(groups, weights=scores**2),
+                                        np.bincount(groups).astype(np.float64), int((~parsed).sum()), confidence,
+                                        resamples, seed)
+
+
+def position_test_from_item_sums(score_sums: np.ndarray, squared_sums: np.ndarray, pairs: np.ndarray,
+                                 unparsed: int = 0, confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
+                                 seed: int = SEED) -> PositionTest:
+    """:func:`position_test` from per-item sums: sum of d, sum of d^2 and parsed pairs of each item.
+
+    The intercept-only OLS with item-clustered CR1 variance needs no more: mean(d) = sum d / N and the variance is
+    G/(G-1) sum_g (S_g - n_g mean)^2 / N^2 (statsmodels' small-sample factor (N-1)/(N-K) is 1 for K = 1), so the
+    metrics can test from per-item counts without expanding pairs.
+    """
+    sums = np.asarray(score_sums, dtype=np.float64)
+    squares = np.asarray(squared_sums, dtype=np.float64)
+    sizes = np.asarray(pairs, dtype=np.float64)
+    keep = sizes > 0
+    sums, squares, sizes = sums[keep], squares[keep], sizes[keep]
+    n_pairs, n_items = int(round(sizes.sum())), int(len(sizes))
 
     def result(share: float, low: float, high: float, p: float, stat: float, interval: str, reason: str | None,
                deff: float = float("nan"), method: PositionMethod = "cluster-robust-t") -> PositionTest:
@@ -86,26 +107,30 @@ def position_test(item_ids: Sequence[str], first_order: Sequence[str | None], se
     nan = float("nan")
     if n_pairs == 0:
         return result(nan, nan, nan, nan, nan, "none", "no parsed pairs", method="no-pairs")
-    share = 0.5 + float(scores.mean()) / 2
-    if not np.any(scores):
+    mean = float(sums.sum()) / n_pairs
+    share = 0.5 + mean / 2
+    if not np.any(squares > 0):
         return result(share, nan, nan, 1.0, 0.0, "none",
                       f"no position-dependent verdicts in {n_pairs} pairs over {n_items} items")
     if n_items < 2:
         return result(share, nan, nan, nan, nan, "none", "one item: no between-item variation can be estimated")
-    per_item = np.column_stack([np.bincount(groups, weights=scores), np.bincount(groups)])
-    if np.ptp(per_item[:, 0] / per_item[:, 1]) < 1e-12:
+    item_means = sums / sizes
+    if np.ptp(item_means) < 1e-12:
         # Every item leans the same way by the same amount: the exact sign test on items still respects clustering.
         return result(share, nan, nan, float(binomtest(n_items, n_items).pvalue), nan, "none",
-                      f"every one of the {n_items} items has the same mean position score ({scores[0]:+g}), so no "
-                      "interval can be estimated; the p-value is the exact sign test over items")
-    fit = sm.OLS(scores, np.ones(n_pairs)).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
-    iid_variance = float(np.var(scores, ddof=1)) / n_pairs
-    deff = float(fit.bse[0] ** 2) / iid_variance if iid_variance > 0 else nan
-    p_value, statistic = float(fit.pvalues[0]), float(fit.tvalues[0])
+                      f"every one of the {n_items} items has the same mean position score ({item_means[0]:+g}), so "
+                      "no interval can be estimated; the p-value is the exact sign test over items")
+    standard_error = float(np.sqrt(n_items / (n_items - 1) * np.sum((sums - sizes * mean) ** 2))) / n_pairs
+    iid_variance = (float(squares.sum()) - n_pairs * mean**2) / (n_pairs - 1) / n_pairs if n_pairs > 1 else nan
+    deff = standard_error**2 / iid_variance if iid_variance > 0 else nan
+    df = n_items - 1
+    statistic = mean / standard_error if standard_error > 0 else nan
+    p_value = float(2 * student_t.sf(abs(statistic), df)) if standard_error > 0 else nan
     if n_items < MIN_BOOTSTRAP_ITEMS:
-        low_d, high_d = fit.conf_int(alpha=1 - confidence)[0]
-        return result(share, 0.5 + low_d / 2, 0.5 + high_d / 2, p_value, statistic, "cluster-robust-t", None, deff)
-    drawn = item_resample_sums(per_item, resamples, seed)
+        half = float(student_t.ppf(0.5 + confidence / 2, df)) * standard_error
+        return result(share, 0.5 + (mean - half) / 2, 0.5 + (mean + half) / 2, p_value, statistic,
+                      "cluster-robust-t", None, deff)
+    drawn = item_resample_sums(np.column_stack([sums, sizes]), resamples, seed)
     tail = (1 - confidence) / 2
     low, high = 0.5 + np.quantile(drawn[:, 0] / drawn[:, 1], [tail, 1 - tail]) / 2
     return result(share, float(low), float(high), p_value, statistic, "item-bootstrap", None, deff)

@@ -188,23 +188,6 @@ def judges_with_outcomes(reader: StoreReader, dataset_id: str, studies: list[str
     return {row[0] for row in rows}
 
 
-def decisive_length_counts(reader: StoreReader, dataset_id: str, studies: list[str],
-                           judges: list[str]) -> pd.DataFrame:
-    """Consistent pairs with a winner and both answers' lengths known, counted per ``judge``, ``difference``
-    (candidate minus opponent, characters) and ``candidate_won`` (0/1), in that order: ``pairs``."""
-    con = reader.con
-    return con.execute(
-        "WITH lengths AS (SELECT item_id, candidate, length(answer) AS length FROM answers WHERE dataset_id = ?) "
-        "SELECT p.judge, c.length - o.length AS difference, (p.winner = p.candidate)::BIGINT AS candidate_won, "
-        "count(*) AS pairs FROM pair_outcomes p "
-        "JOIN lengths c ON c.item_id = p.item_id AND c.candidate = p.candidate "
-        "JOIN lengths o ON o.item_id = p.item_id AND o.candidate = p.opponent "
-        f"WHERE {OUTCOME_SCOPE} AND p.classification = 'consistent' AND p.winner != 'tie' "
-        "GROUP BY ALL ORDER BY ALL",
-        [dataset_id, dataset_id, studies, judges],
-    ).df()
-
-
 def pair_score_totals(reader: StoreReader, dataset_id: str, studies: list[str],
                       judges: list[str]) -> pd.DataFrame:
     """Per judge, candidate and opponent: classified (non-failed) pairs and the candidate's summed score

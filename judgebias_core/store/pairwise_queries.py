@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -51,16 +52,53 @@ ITEM_COUNTS_SQL = f"""
 SELECT dataset_id, study, judge, repetition, item_id,
        count(*) FILTER (classification <> 'failed') AS classified,
        count(*) FILTER (classification = 'consistent') AS consistent,
-       count(*) FILTER (classification = 'primacy') AS primacy
+       count(*) FILTER (classification = 'primacy') AS primacy,
+       count(*) FILTER (classification = 'recency') AS recency,
+       -- The position test scores (A, A) and (B, B) a whole slot pick, a flip to or from a tie half of one.
+       count(*) FILTER (classification = 'primacy' AND verdict_original = 'A' AND verdict_swapped = 'A')
+           AS primacy_both,
+       count(*) FILTER (classification = 'recency' AND verdict_original = 'B' AND verdict_swapped = 'B')
+           AS recency_both
 FROM pair_outcomes
 WHERE {_SCOPE} {_PAIR_FILTER}
 GROUP BY ALL
 ORDER BY ALL
 """
 
+# Per (judge, candidate, item): the counts behind the overall win rate, for its item-clustered interval.
+CANDIDATE_ITEM_SQL = f"""
+SELECT dataset_id, study, judge, candidate, item_id,
+       count(*) FILTER (classification <> 'failed') AS classified,
+       count(*) FILTER (classification = 'consistent' AND winner = candidate) AS candidate_wins,
+       count(*) FILTER (classification = 'consistent' AND winner = 'tie') AS ties,
+       count(*) FILTER (classification IN ('primacy', 'recency')) AS inconsistent
+FROM pair_outcomes
+WHERE {_SCOPE} {_PAIR_FILTER}
+  AND (CAST(? AS INTEGER) IS NULL OR repetition = ?)
+GROUP BY ALL
+ORDER BY ALL
+"""
+
+# Two judges on the pairs both classified (same dataset, study, repetition, item and candidates): flips per item.
+SHARED_FLIPS_SQL = """
+SELECT a.item_id,
+       count(*) AS shared,
+       count(*) FILTER (a.classification <> 'consistent') AS flips_a,
+       count(*) FILTER (b.classification <> 'consistent') AS flips_b
+FROM pair_outcomes a
+JOIN pair_outcomes b
+  ON b.dataset_id = a.dataset_id AND b.study = a.study AND b.repetition = a.repetition AND b.item_id = a.item_id
+ AND b.candidate = a.candidate AND b.opponent = a.opponent
+WHERE a.dataset_id = ? AND a.study = ? AND a.judge = ? AND b.judge = ?
+  AND a.classification <> 'failed' AND b.classification <> 'failed'
+  AND (CAST(? AS INTEGER) IS NULL OR a.repetition = ?)
+GROUP BY ALL
+ORDER BY ALL
+"""
+
 # A prompt is one order of one pair; its repetitions are the calls that share everything but the repetition index.
 # Pairwise verdicts are A, B or C, so the modal count is the largest of three filtered counts (one pass).
-REPETITION_SQL = f"""
+_PROMPTS_CTE = f"""
 WITH prompts AS (
     SELECT dataset_id, study, judge, item_id, first_candidate, second_candidate,
            count(*) AS repetitions,
@@ -77,6 +115,8 @@ WITH prompts AS (
                                          WHERE repetition > 1)
     GROUP BY ALL
 )
+"""
+REPETITION_SQL = _PROMPTS_CTE + """
 SELECT dataset_id, study, judge,
        count(*) AS prompts,
        count(*) FILTER (parsed = 0) AS prompts_unparsed,
@@ -93,6 +133,16 @@ SELECT dataset_id, study, judge,
 FROM prompts
 GROUP BY ALL
 HAVING max(last_repetition) > 1
+ORDER BY ALL
+"""
+# The repetition floor's counts per item (prompts whose repetitions 1 and 2 both parsed), for its clustered interval.
+FLOOR_ITEMS_SQL = _PROMPTS_CTE + """
+SELECT dataset_id, study, judge, item_id,
+       count(*) FILTER (verdict_1 IS NOT NULL AND verdict_2 IS NOT NULL) AS floor_prompts,
+       count(*) FILTER (verdict_1 IS NOT NULL AND verdict_2 IS NOT NULL AND verdict_1 <> verdict_2) AS floor_changed
+FROM prompts
+GROUP BY ALL
+HAVING count(*) FILTER (verdict_1 IS NOT NULL AND verdict_2 IS NOT NULL) > 0
 ORDER BY ALL
 """
 
@@ -177,18 +227,45 @@ def _pair_params(dataset_id: str | None, study: str | None, judges: Sequence[str
     return [*_scope_params(dataset_id, study, judges), task_list, task_list, candidate_list, candidate_list]
 
 
+@dataclass(frozen=True)
+class PairwiseInputs:
+    """What ``pairwise_metrics_from_counts`` needs: unit counts, item counts, repetition counts and the
+    repetition floor's counts per item."""
+
+    units: pd.DataFrame
+    items: pd.DataFrame
+    repetitions: pd.DataFrame
+    floor_items: pd.DataFrame
+
+
 def pairwise_inputs(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,
                     judges: Sequence[str] | None = None, tasks: Sequence[str] | None = None,
-                    candidates: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Unit counts, item counts and repetition counts (what ``pairwise_metrics_from_counts`` needs)."""
+                    candidates: Sequence[str] | None = None) -> PairwiseInputs:
+    """Unit counts, item counts, repetition counts and per-item floor counts of one scope."""
     pair_params = _pair_params(dataset_id, study, judges, tasks, candidates)
     units = reader.frame(UNIT_COUNTS_SQL, pair_params)
     items = reader.frame(ITEM_COUNTS_SQL, pair_params)
     # Only studies with a second repetition have stability to measure: skip the scan of their calls otherwise.
     has_repetitions = not units.empty and int(units["repetition"].max()) > 1
-    repetitions = reader.frame(REPETITION_SQL if has_repetitions else f"{REPETITION_SQL} LIMIT 0",
-                               _scope_params(dataset_id, study, judges))
-    return units, items, repetitions
+    limit = "" if has_repetitions else " LIMIT 0"
+    scope = _scope_params(dataset_id, study, judges)
+    return PairwiseInputs(units, items, reader.frame(REPETITION_SQL + limit, scope),
+                          reader.frame(FLOOR_ITEMS_SQL + limit, scope))
+
+
+def candidate_item_counts(reader: StoreReader, dataset_id: str, study: str, judges: Sequence[str] | None = None,
+                          tasks: Sequence[str] | None = None,
+                          candidates: Sequence[str] | None = None, repetition: int | None = None) -> pd.DataFrame:
+    """Per (judge, candidate, item): classified pairs, consistent wins, consistent ties and inconsistent pairs
+    (repetitions pooled into the item unless ``repetition`` picks one)."""
+    return reader.frame(CANDIDATE_ITEM_SQL, [*_pair_params(dataset_id, study, judges, tasks, candidates),
+                                             repetition, repetition])
+
+
+def shared_flips(reader: StoreReader, dataset_id: str, study: str, judge_a: str, judge_b: str,
+                 repetition: int | None = None) -> pd.DataFrame:
+    """Per item: the pairs both judges classified (same repetition, item and candidates) and each judge's flips."""
+    return reader.frame(SHARED_FLIPS_SQL, [dataset_id, study, judge_a, judge_b, repetition, repetition])
 
 
 def unit_counts_frame(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,

@@ -46,7 +46,7 @@ SELECT j.item_id, array_to_string(j.ordering, ',') AS ordering_key,
        j.score,
        CASE WHEN j.parse_status = 'ok' AND j.score IS NOT NULL
             THEN coalesce(j.chosen_position, nullif(list_position(j.ordering, j.score), 0)) END AS chosen_position,
-       j.parse_status
+       j.parse_status, j.expected_score
 FROM judge_calls j
 WHERE j.run_id = ? AND j.kind = 'rubric'
 """
@@ -146,7 +146,8 @@ def _run_frame(reader: StoreReader, sql: str, run_id: str, what: str) -> pd.Data
 
 
 def rubric_trials(reader: StoreReader, run_id: str) -> pd.DataFrame:
-    """Every rubric trial of a run: item, ordering shown (as '2,3,4,5,1'), score, chosen position, status."""
+    """Every rubric trial of a run: item, ordering shown (as '2,3,4,5,1'), score, chosen position, status and the
+    G-Eval expected score (NULL unless the judge returned log-probabilities)."""
     return _run_frame(reader, TRIALS_SQL, run_id, "rubric trials")
 
 

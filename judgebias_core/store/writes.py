@@ -73,6 +73,17 @@ def _insert_ignoring_existing(con: duckdb.DuckDBPyConnection, table: str, frame:
     return int(after - before)
 
 
+# The orientation of a pair (which call is its "original" order, so which answer is the unit's candidate and which
+# its opponent) is a rule on names, never on file order: the opponent is the run's declared reference (an upload's
+# ``original_first``) when it is one of the two, else the dataset's baseline when it is one of the two, else the
+# candidate whose name sorts first. The candidate is the other one. Calls' own order_label stays as written.
+_OPPONENT = """CASE
+    WHEN r.origin = 'upload' AND json_extract_string(r.params, '$.settings.original_first')
+         IN (o.first_candidate, o.second_candidate)
+        THEN json_extract_string(r.params, '$.settings.original_first')
+    WHEN d.baseline_candidate IN (o.first_candidate, o.second_candidate) THEN d.baseline_candidate
+    ELSE least(o.first_candidate, o.second_candidate)
+END"""
 PAIR_SELECT_SQL = """
 SELECT o.dataset_id, o.study, o.run_id, o.judge, o.repetition, o.item_id, i.task,
        o.second_candidate AS candidate, o.first_candidate AS opponent,
@@ -98,9 +109,12 @@ JOIN judge_calls s
   ON s.dataset_id = o.dataset_id AND s.study = o.study AND s.judge = o.judge
  AND s.repetition = o.repetition AND s.item_id = o.item_id
  AND s.first_candidate = o.second_candidate AND s.second_candidate = o.first_candidate
- AND s.kind = 'pairwise' AND s.order_label = 'swapped'
+ AND s.kind = 'pairwise'
 LEFT JOIN items i ON i.dataset_id = o.dataset_id AND i.item_id = o.item_id
-WHERE o.kind = 'pairwise' AND o.order_label = 'original' AND {condition}
+LEFT JOIN datasets d ON d.dataset_id = o.dataset_id
+LEFT JOIN runs r ON r.run_id = o.run_id
+WHERE o.kind = 'pairwise' AND o.first_candidate <> o.second_candidate AND o.first_candidate = """ + _OPPONENT + """
+  AND {condition}
 """
 PAIR_OUTCOMES_SQL = "INSERT INTO pair_outcomes " + PAIR_SELECT_SQL.format(condition="o.dataset_id = ? AND o.study = ?")
 

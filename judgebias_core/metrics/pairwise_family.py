@@ -1,0 +1,71 @@
+"""The family of tests a pairwise view shows, corrected together (METHODS.md section 2; stats/multiple.py).
+
+Every row of a pairwise table carries one position-effect test (``stats.position_test``: symmetric, ties half a
+pick, item-clustered) and, where the study has repetitions, one test of the flip rate's excess over the repetition
+floor (``stats.paired.excess_over_floor``). A page or report that shows those p-values corrects them as one family,
+Holm by default; a lean or an excess is called only when its corrected p is below alpha.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
+from judgebias_core.stats.multiple import ALPHA, CorrectedTests, Correction, correct
+
+CORRECTIONS: dict[str, Correction] = {"Holm (family-wise error)": "holm",
+                                      "Benjamini-Hochberg (false discovery rate)": "fdr_bh"}
+
+
+def row_label(r: PairwiseJudgeMetrics) -> str:
+    return f"{r.dataset}/{r.study}/{r.judge}/rep {r.repetition}"
+
+
+def position_label(r: PairwiseJudgeMetrics) -> str:
+    return f"position effect: {row_label(r)}"
+
+
+def excess_label(r: PairwiseJudgeMetrics) -> str:
+    return f"flip rate above the repetition floor: {row_label(r)}"
+
+
+def pairwise_family(results: Sequence[PairwiseJudgeMetrics], method: Correction = "holm",
+                    alpha: float = ALPHA) -> CorrectedTests:
+    """Correct every position test and every excess-over-floor test of ``results`` as one family."""
+    labels: list[str] = []
+    p_values: list[float] = []
+    for r in results:
+        labels.append(position_label(r))
+        p_values.append(r.position_p)
+        if r.flip_rate_excess_p is not None:
+            labels.append(excess_label(r))
+            p_values.append(r.flip_rate_excess_p)
+    return correct(p_values, labels, method, alpha)
+
+
+def corrected_p(family: CorrectedTests, label: str) -> float:
+    """The corrected p of one test of the family (NaN when it is not in it or could not be run)."""
+    return family.corrected[family.labels.index(label)] if label in family.labels else float("nan")
+
+
+def leans(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str | None:
+    """'first' or 'second' when the family's correction still rejects "no position effect" for ``r``, else None."""
+    label = position_label(r)
+    if label not in family.labels or not family.reject[family.labels.index(label)]:
+        return None
+    return "first" if r.position_pick_share > 0.5 else "second"
+
+
+def correction_words(family: CorrectedTests) -> str:
+    """'Holm correction over 30 tests (position effect and excess over the repetition floor)'."""
+    count = f"{family.family_size} test{'s' if family.family_size != 1 else ''}"
+    if family.method == "none":
+        return f"no correction for the {count} shown"
+    return f"{family.method_name} over {count} shown together"
+
+
+def corrected_column(results: Sequence[PairwiseJudgeMetrics], family: CorrectedTests,
+                     label: str = "position") -> list[float]:
+    """Per result, its corrected p of the position test (``label="position"``) or of the excess test."""
+    name = position_label if label == "position" else excess_label
+    return [corrected_p(family, name(r)) for r in results]
