@@ -10,11 +10,18 @@ from judgebias_core.analyses.calibration import (
     calibration_choices,
     disagreeing_pairs,
     disagreeing_trials,
+    prediction_powered,
 )
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.calibration import (
+    ORIGINAL_FIRST,
+    AgreementTable,
+    PairwiseCalibration,
+    RubricCalibration,
+)
 from judgebias_core.report.verdict import calibration_verdict
+from judgebias_core.stats.agreement import AgreementEstimate
 from judgebias_core.store.calibration_queries import item_texts
 from ui.geval import geval_block
 from ui.share import (
@@ -23,6 +30,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    synced_checkbox,
     synced_selectbox,
     table_downloads,
 )
@@ -52,18 +60,24 @@ with top[1]:
 in_judge = in_dataset[in_dataset["judge"] == judge]
 with top[2]:
     study = synced_selectbox("Study (or run id)", list(dict.fromkeys(in_judge["study"])), key="cal_study")
+runs = list(dict.fromkeys(in_judge["study"]))
+pool = len(runs) > 1 and synced_checkbox(f"Pool all {len(runs)} runs of this judge", key="cal_pool",
+                                         help="Off: the run chosen above alone. Runs can differ (a permutation and a "
+                                              "repeat run, say): pooling them is a choice, named below.")
+scope = None if pool else study  # None: every run of the judge on the dataset
 permalink_hint()
 label_source = in_judge[in_judge["study"] == study]["label_source"].iloc[0]
 if label_source != "human":
     st.warning("These labels come from a **reference judge** (another model), not from people: read every "
                "number below as agreement with that judge.")
 
-result = load_or_stop(calibration, dataset, judge, study)
+result = load_or_stop(calibration, dataset, judge, scope, pool)
 verdict_block([calibration_verdict(result)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
-           f"labels: {label_source}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} (one run; "
-           f"choose another above). {escape_markdown(result.rule)}.")
+           f"labels: {label_source}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
+           f"({'every run of the judge' if pool else 'one run; choose another above'}). "
+           f"{escape_markdown(result.rule)}.")
 
 
 def _class_table(table: AgreementTable) -> pd.DataFrame:
@@ -74,7 +88,7 @@ def _class_table(table: AgreementTable) -> pd.DataFrame:
 def _agreement_summary(name: str, table: AgreementTable) -> None:
     st.metric(f"Cohen's kappa, {ORDER_TITLES[name].split(' (')[0].lower()}", f"{table.kappa:.3f}",
               help=ORDER_TITLES[name])
-    st.caption(f"95%: {table.kappa_ci_low:.3f} to {table.kappa_ci_high:.3f} (asymptotic) · accuracy "
+    st.caption(f"95%: {table.kappa_ci_low:.3f} to {table.kappa_ci_high:.3f} ({table.kappa_interval}) · accuracy "
                f"{table.accuracy:.3f} ({round(table.accuracy * table.n):,} of {table.n:,})")
 
 
@@ -89,11 +103,71 @@ def _agreement_detail(name: str, table: AgreementTable) -> None:
                      column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("precision", "recall")})
 
 
+def _ceiling_row(figure: str, judge_side: AgreementEstimate | None, humans: AgreementEstimate | None) -> dict:
+    def shown(value: AgreementEstimate | None) -> str:
+        if value is None:
+            return "n/a"
+        if value.degenerate:
+            return f"{value.estimate:.3f} (no interval: {value.degenerate_reason})"
+        return f"{value.estimate:.3f} [{value.low:.3f}, {value.high:.3f}]"
+    return {"coefficient": figure, "judge vs humans": shown(judge_side), "humans among themselves": shown(humans),
+            "items (n)": humans.items if humans is not None else 0}
+
+
+def _human_ceiling(rubric: RubricCalibration) -> None:
+    if rubric.human_agreement is None and rubric.human_pairwise_kappa is None:
+        st.caption("Human ceiling: no item has two raters here, so the raters' own agreement cannot be measured.")
+        return
+    st.markdown("**Human ceiling: how well the experts agree with each other**")
+    st.dataframe(pd.DataFrame([
+        _ceiling_row("Krippendorff's alpha, ordinal (judge vs the raters' median)", rubric.judge_human_alpha,
+                     rubric.human_agreement),
+        _ceiling_row("mean pairwise Cohen's kappa (judge vs each rater)", rubric.judge_rater_kappa,
+                     rubric.human_pairwise_kappa)]), hide_index=True, width="stretch")
+    for reading in (rubric.human_agreement_reading, rubric.human_pairwise_kappa_reading):
+        if reading is not None:
+            st.info(f"Human ceiling: {reading}.")
+    st.caption("95% intervals resample whole items. The reading compares the intervals: overlapping means 'about "
+               "as well', apart means better or worse.")
+
+
 def _read_item(item_id: str) -> dict[str, str]:
     texts = cached(item_texts, dataset, item_id)
     st.markdown("**Question**")
     st.text(texts.get("question", "(not in the store)"))
     return texts
+
+
+def _prediction_powered() -> None:
+    st.subheader("What the judge's verdicts are worth: prediction-powered win rate")
+    st.caption("Suppose only a random share of the items had a human label. Prediction-powered inference "
+               "(Angelopoulos et al. 2023, PPI++) combines the judge's verdicts on every item with those labels into "
+               "an estimate of the human win rate whose interval stays valid however wrong the judge is; it is "
+               "shown next to the human-only estimate (the labels alone) and the judge's own win rate (not an "
+               "estimate of the human one). This dataset is labelled throughout, so the dotted line shows what "
+               "every human label gives.")
+    left, middle, right = st.columns(3)
+    candidates = sorted(set(result.swap_aggregated.labels) - {"tie"})
+    chosen = left.selectbox("Candidate", candidates, key="cal_ppi_candidate")
+    share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
+    seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
+    ppi = load_or_stop(prediction_powered, dataset, judge, chosen, scope, float(share), int(seed))
+    figure = ppi_forest(ppi)
+    st.plotly_chart(figure, width="stretch", key="cal-ppi")
+    chart_downloads(figure, f"ppi-{dataset}-{judge}", key="cal-ppi")
+    e = ppi.estimate
+    rows = [(name, row) for name, row in (("prediction-powered", e.ppi), ("human labels only", e.human_only),
+                                          ("judge only", e.judge_only))]
+    st.dataframe(pd.DataFrame([{"estimate": name, "win rate": row.estimate, "95% low": row.low, "95% high": row.high,
+                                "items (n)": row.n, "what it is": row.label} for name, row in rows]),
+                 hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                for c in ("win rate", "95% low", "95% high")})
+    width_ratio = (e.ppi.high - e.ppi.low) / (e.human_only.high - e.human_only.low)
+    st.caption(f"{ppi.labelled:,} of {ppi.items:,} items keep their human label ({ppi.sampling}). The "
+               f"prediction-powered interval is {width_ratio:.0%} as wide as the human-only one (PPI++ tuning "
+               f"{e.tuning:.2f}: 0 means the judge adds nothing, 1 full trust in its rectified verdicts); all human "
+               f"labels give {ppi.all_labels_human_win_rate:.3f}. Units are items (both orders of a pair together).")
 
 
 if isinstance(result, PairwiseCalibration):
@@ -114,8 +188,10 @@ if isinstance(result, PairwiseCalibration):
     for tab, name in zip(st.tabs(list(ORDER_TITLES.values())), ORDER_TITLES, strict=True):
         with tab:
             _agreement_detail(name, getattr(result, name))
+    wrong = cached(disagreeing_pairs, dataset, judge, scope)
+    if label_source == "human" and ORIGINAL_FIRST not in result.swap_aggregated.labels:  # labels name candidates
+        _prediction_powered()
     st.subheader("Pairs where the judge and the human disagree")
-    wrong = cached(disagreeing_pairs, dataset, judge, study)
     st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "
                "(pairs with a failed order are listed too).")
     st.dataframe(wrong, hide_index=True, width="stretch")
@@ -140,9 +216,8 @@ elif isinstance(result, RubricCalibration):
     cols[2].metric("Judge calls (n)", f"{result.n:,}")
     cols[2].caption(f"{result.items:,} items · {result.failed:,} unparsed calls left out")
     cols[3].metric("Pearson r", f"{result.pearson.statistic:.3f}")
-    cols[3].caption(f"95%: {result.pearson.ci_low:.3f} to {result.pearson.ci_high:.3f}")
-    if result.human_agreement_reading is not None:
-        st.info(f"Human ceiling: {result.human_agreement_reading}.")
+    cols[3].caption(f"95%: {result.pearson.ci_low:.3f} to {result.pearson.ci_high:.3f} (item-bootstrap)")
+    _human_ceiling(result)
     explain("kappa_quadratic")
     left, right = st.columns(2)
     with left:
@@ -155,13 +230,12 @@ elif isinstance(result, RubricCalibration):
                  ("Pearson, item means", result.item_pearson), ("Spearman, item means", result.item_spearman)]
         st.plotly_chart(correlation_forest(named), width="stretch")
         st.caption("Per call against the raters' mean; the item-mean rows average the judge's calls on each item "
-                   "first. Intervals: Fisher z (standard error named on hover). The per-call rows "
-                   f"{result.correlation_p_values}: read the item-mean rows.")
+                   f"first. Method named on hover: {result.correlation_p_values}.")
     explain("pearson")
     st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
     geval_block(result.pooled_runs)
     st.subheader("Calls where the judge's score differs from the labels' median")
-    wrong = cached(disagreeing_trials, dataset, judge, study)
+    wrong = cached(disagreeing_trials, dataset, judge, scope)
     st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
     st.dataframe(wrong, hide_index=True, width="stretch")
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials")

@@ -14,20 +14,19 @@ from judgebias_core.store.queries import (
 )
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop
+from ui.tables import show_table
 from ui.text import counted
 from ui.upload_panel import render_upload_panel
 
 st.title("Data")
 summaries = load_or_stop(dataset_summaries)
 
-st.dataframe(
+show_table(
     [
         {"dataset": s.id, "kind": s.kind, "items": s.items, "candidates": s.candidates, "judge calls": s.judge_calls,
          "items with human labels": s.human_labels, "source": s.source, "licence": s.licence}
         for s in summaries
     ],
-    hide_index=True,
-    width="stretch",
 )
 
 browse_tab, upload_tab = st.tabs(["Browse", "Upload"])
@@ -52,9 +51,8 @@ with browse_tab:
     pages = max(1, (total + page_size - 1) // page_size)
     page = st.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, step=1)
     shown = frame.iloc[(page - 1) * page_size : page * page_size]
-    st.dataframe(
+    show_table(
         shown.assign(question=shown["question"].str.slice(0, 160)).dropna(axis=1, how="all"),
-        hide_index=True, width="stretch",
         column_config={"item_id": "item", "reference_answer": "reference answer", "rubric_id": "rubric"},
     )
     item_id = st.selectbox("Open item", shown["item_id"].tolist())
@@ -72,7 +70,7 @@ with browse_tab:
     labels = cached(item_labels, chosen, item_id)
     if not labels.empty:
         with st.expander(f"Labels ({len(labels)})"):
-            st.dataframe(labels, hide_index=True, width="stretch")
+            show_table(labels)
 
     calls = cached(calls_for_item, chosen, item_id)
     st.subheader(f"Judge calls on item {code_span(item_id)}")

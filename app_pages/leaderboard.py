@@ -8,6 +8,7 @@ from judgebias_core.analyses.judges import leaderboard
 from judgebias_core.charts.judges import leaderboard_forest
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
+from judgebias_core.report.verdict_leaderboard import leaderboard_verdict
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
@@ -19,6 +20,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import load_or_stop
+from ui.verdict import verdict_block
 
 COLUMNS = {"rank_win_rate": "rank", "candidate": "candidate", "pairs": "pairs (n)", "wins": "wins",
            "ties": "ties or inconsistent", "losses": "losses", "win_rate": "win rate",
@@ -26,8 +28,8 @@ COLUMNS = {"rank_win_rate": "rank", "candidate": "candidate", "pairs": "pairs (n
            "strength_ci_low": "BT low", "strength_ci_high": "BT high", "rank_strength": "BT rank",
            "gap_to_next": "gap to next", "rank_first_slot": "rank shown first",
            "rank_second_slot": "rank shown second", "order_holds_share": "order holds (share of resamples)",
-           "order_changes_with_presentation": "order changes with slot", "position_artefact": "could be positional",
-           "is_reference": "reference"}
+           "order_changes_with_presentation": "order changes with slot",
+           "position_artefact": "order with next unsure", "unsure_reason": "why unsure", "is_reference": "reference"}
 
 st.title("Leaderboard")
 st.caption("Candidates ranked by one judge's verdicts on swap pairs. A pair whose verdict changes with the order "
@@ -44,13 +46,14 @@ with st.expander("Bootstrap settings"):
 permalink_hint()
 
 board = load_or_stop(leaderboard, dataset, [study], judge, int(resamples), int(seed))
+verdict_block([leaderboard_verdict(board)])
 
 cols = st.columns(4)
 cols[0].metric("Candidates", len(board.rows))
 cols[1].metric("Classified pairs (n)", f"{board.pairs:,}")
 cols[2].metric("Items", f"{board.items:,}")
-cols[3].metric("Flip rate, Wilson upper bound", f"{board.flip_rate_ci_high:.3f}")
-cols[3].caption(f"flip rate {board.flip_rate:.3f} over {board.pairs:,} pairs")
+cols[3].metric("Flip rate, item-clustered upper bound", f"{board.flip_rate_clustered_high:.3f}")
+cols[3].caption(f"flip rate {board.flip_rate:.3f} over {board.pairs:,} pairs ({board.flip_bound_method})")
 st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · judge {escape_markdown(judge)} · "
            f"{board.failed_pairs:,} pairs with a parse failure left out · bootstrap over items, {board.resamples:,} "
            f"resamples, seed {board.seed} · reference (strength 0): {escape_markdown(board.reference)}, the candidate "
@@ -68,17 +71,21 @@ if board.separation_note:
 
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="lb-report")
 
-flagged = [row.candidate for row in board.rows if row.position_artefact]
 explain("ranking_safety")
-reordered = sum(row.order_changes_with_presentation for row in board.rows)
-st.caption("A candidate is flagged when its order with the next one up or down changes in the ranking from one "
-           "presentation alone (candidate shown first, or shown second), or holds in fewer than 95% of the item "
-           "resamples. The first fires on position bias; the second on too few items to separate the two.")
-if flagged:
-    st.warning(f"{len(flagged)} of {len(board.rows)} candidates could swap places with a neighbour: {reordered} "
-               "neighbour orders change with the slot, the rest hold in fewer than 95% of resamples.")
+st.caption("What the flag fires on: a candidate is marked when its order with the **next one down** is unsure, for "
+           "either of two reasons. (1) Position: ranked from the calls with each candidate shown first alone, or "
+           "shown second alone, the two change places. (2) Items: over bootstrap resamples of the items (all pairs "
+           "of an item drawn together) their order holds in fewer than 95% of resamples, so the items cannot "
+           "separate them. Each pair is checked on its own; the count established after Holm's correction over "
+           "all neighbour pairs is given apart.")
+if board.flagged_pairs:
+    st.warning(f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
+               f"{board.pairs_changing_with_presentation} change with the slot, {board.pairs_not_separated} hold in "
+               f"fewer than 95% of {board.resamples:,} resamples of the {board.items:,} items "
+               f"({board.orders_established_holm} established after Holm's correction).")
 else:
-    st.success("Every neighbour order holds in both single-slot rankings and in at least 95% of resamples.")
+    st.success(f"All {board.neighbour_pairs} neighbour orders hold in both single-slot rankings and in at least 95% "
+               f"of resamples ({board.orders_established_holm} established after Holm's correction).")
 if len(board.rows) > 1:
     top_two = "less" if board.top_two_within_flip_bound else "more"
     st.caption(f"The top two differ by {top_two} than the judge's item-clustered flip-rate upper bound "

@@ -10,7 +10,7 @@ from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
 from judgebias_core.providers import get_provider, provider_names
-from judgebias_core.store.queries import dataset_summaries, list_rubrics
+from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.run_queries import replay_judges
 from ui.plan_panel import show_swap_study_plan
 from ui.run_panel import (
@@ -23,7 +23,9 @@ from ui.run_panel import (
 )
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop, show_error, stop_on_error
+from ui.tables import show_table
 from ui.text import counted
+from ui.upload_widgets import rubric_labels
 
 st.title("New run")
 st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "
@@ -91,9 +93,9 @@ with st.expander("Protocol settings", expanded=True):
     repeats = options = None
     pairs, listwise_size, allow_none = "baseline", 3, False
     if kind == "pointwise":
-        rubrics = cached(list_rubrics, dataset)
-        choices = ["(each item's own rubric)", *rubrics["rubric_id"].tolist()]
-        picked = cols[1].selectbox("Rubric", choices)
+        rubrics = rubric_labels(dataset)
+        choices = ["(each item's own rubric)", *rubrics]
+        picked = cols[1].selectbox("Rubric", choices, format_func=lambda r: rubrics.get(r, r))
         rubric_id = None if picked == choices[0] else picked
         if protocol == "rubric-permutation":
             orderings = cols[2].text_input("Orderings", "balanced", help="balanced (2k), reverse, latin, all, "
@@ -188,15 +190,11 @@ else:
                    "judge and an assumed latency per call; judges run side by side.")
 st.caption("Figures before a run are estimates; after it, the provider's reported usage.")
 show_swap_study_plan(base_spec, settings)
-st.dataframe(
+show_table(
     [{"run id": p.run_id, "calls": p.calls, "template": p.template_name,
       **({} if free_judge else {"cost (estimate, USD)": p.estimate.cost_usd}),
       "already in the store": p.existing_status or "", "judge": p.judge_description}
      for p in previews],
-    hide_index=True, width="stretch",
-    # The long judge description last and wrapped at a fixed width, so the short columns are never cut off.
-    column_config={"run id": st.column_config.TextColumn(width="medium"),
-                   "judge": st.column_config.TextColumn(width="large")},
 )
 unpriced = [s.model for s, p in zip(specs, previews, strict=True) if not p.price_known]
 if unpriced:

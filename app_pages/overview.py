@@ -7,6 +7,7 @@ import streamlit as st
 from judgebias_core.store.queries import dataset_summaries, store_overview
 from ui.navigation import link_page
 from ui.state import load_or_stop
+from ui.tables import show_table
 from ui.verdict import overview_verdict_block
 
 st.title("How far can an LLM judge be trusted?")
@@ -49,14 +50,12 @@ st.caption(
     "from; they are kept and counted as parse failures, never guessed."
 )
 
-st.dataframe(
+show_table(
     [
         {"dataset": s.id, "name": s.name, "kind": s.kind, "items": s.items, "candidates": s.candidates,
          "judge calls": s.judge_calls, "items with human labels": s.human_labels, "licence": s.licence}
         for s in summaries
     ],
-    hide_index=True,
-    width="stretch",
 )
 
 st.subheader("Where to look")
@@ -67,7 +66,10 @@ links = [
     ("factors.py", "Factors", "what drives the bias: judge, task, answer quality, length"),
     ("judges.py", "Judges", "how judges agree with each other"),
     ("calibration.py", "Calibration", "how judges agree with people"),
+    ("other_biases.py", "Other biases", "longer answers and the judge's own model family"),
+    ("leaderboard.py", "Leaderboard", "how the judges rank the candidates, and whether position could flip it"),
     ("new_run.py", "New run", "judge your own data with a real model"),
+    ("runs.py", "Runs", "every run, its progress, settings and stored replies"),
     ("report.py", "Report", "a file to share with people who do not code"),
 ]
 for file_name, label, what in links:

@@ -9,6 +9,7 @@ from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.report_queries import dataset_judges, dataset_runs
 from ui.share import escape_markdown, permalink_hint, synced_multiselect, synced_selectbox
 from ui.state import cached, load_or_stop, stop_on_error
+from ui.verdict import verdict_block
 
 st.title("Report")
 st.markdown(
@@ -55,6 +56,11 @@ with stop_on_error(), st.spinner("Computing every section…"):
     report = cached(build_report, request)
     document = render_html(report)
 
+st.download_button("Download the report (HTML)", data=document, file_name=f"judgebias-report-{dataset_id}.html",
+                   mime="text/html", type="primary", icon=":material/download:", on_click="ignore")
+st.caption(f"Sections: {escape_markdown(', '.join(s.title for s in report.sections) or 'none')} · "
+           f"{sum(len(s.figures) for s in report.sections)} charts · "
+           f"{sum(len(s.tables) for s in report.sections)} tables · {len(document) / 1e6:.1f} MB")
 st.subheader("In short")
 for sentence in (s for section in report.sections for s in section.headline):
     st.markdown(f"- {escape_markdown(sentence)}")
@@ -62,8 +68,7 @@ if not report.sections:
     st.info("No judge has results on this selection yet.")
 for note in report.skipped:
     st.caption(escape_markdown(note))
-st.caption(f"Sections: {escape_markdown(', '.join(s.title for s in report.sections) or 'none')} · "
-           f"{sum(len(s.figures) for s in report.sections)} charts · "
-           f"{sum(len(s.tables) for s in report.sections)} tables · {len(document) / 1e6:.1f} MB")
-st.download_button("Download the report (HTML)", data=document, file_name=f"judgebias-report-{dataset_id}.html",
-                   mime="text/html", type="primary", icon=":material/download:", on_click="ignore")
+verdicts = [verdict for section in report.sections for verdict in section.verdicts]
+if verdicts:
+    with st.expander(f"The report's verdicts ({len(verdicts)}), as the analysis pages show them"):
+        verdict_block(verdicts, title="Verdicts")

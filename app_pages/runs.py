@@ -8,10 +8,11 @@ from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.overview import run_parameters, runs_overview
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.run_queries import run_calls_sample, run_record
-from ui.navigation import link_run_analysis
-from ui.run_panel import TERMINAL, launch_runs, show_progress
+from ui.navigation import link_run_analysis, run_analysis_url
+from ui.run_panel import TERMINAL, dollars, launch_runs, show_progress
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop, show_error
+from ui.tables import show_table
 
 st.title("Runs")
 runs = load_or_stop(runs_overview)
@@ -19,12 +20,16 @@ runs = load_or_stop(runs_overview)
 st.caption("completed = calls with a stored reply (unparseable ones included); failed = no reply after every "
            "retry; cost from the providers' reported usage. Simulated runs are marked.")
 shown = runs.assign(judge=runs["judge"].fillna("(several)"),
-                    simulated=runs["simulated"].map({True: "simulated", False: ""}))
-st.dataframe(
-    shown[["run_id", "dataset", "protocol", "provider", "judge", "simulated", "status", "planned", "completed",
-           "failed", "parse_failures", "cost_usd", "created_at"]],
-    hide_index=True, width="stretch",
-    column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")},
+                    simulated=runs["simulated"].map({True: "simulated", False: ""}),
+                    analysis=[run_analysis_url(r.run_id, r.dataset, r.protocol, r.study)
+                              if r.completed and r.status != "running" else None for r in runs.itertuples()])
+show_table(
+    shown[["run_id", "analysis", "dataset", "protocol", "provider", "judge", "simulated", "status", "planned",
+           "completed", "failed", "parse_failures", "cost_usd", "created_at"]],
+    column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f"),
+                   "analysis": st.column_config.LinkColumn(
+                       "open in", display_text=r"^(\w+)_bias", help="The run's analysis page, with its dataset and "
+                       "run chosen: pairwise = Pairwise bias, rubric = Rubric bias.")},
 )
 
 if runs.empty:
@@ -45,7 +50,7 @@ cols = st.columns(4)
 cols[0].metric("Planned calls", f"{int(row['planned'] or 0):,}")
 cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")
 cols[2].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
-cols[3].metric("Cost", f"${float(row['cost_usd']):,.4f}")
+cols[3].metric("Cost", dollars(float(row["cost_usd"])))
 
 if int(row["completed"]) and row["status"] != "running":
     link_run_analysis(run_id, row["dataset"], row["protocol"], row["study"])
@@ -69,4 +74,4 @@ if record and isinstance(record.get("template_text"), str):
         st.text(record["template_text"])
 calls = cached(run_calls_sample, run_id)
 with st.expander(f"First {len(calls):,} stored calls"):
-    st.dataframe(calls, hide_index=True, width="stretch")
+    show_table(calls)

@@ -49,8 +49,9 @@ def run(db: Path) -> None:
           f"({autoj.both_orders_correct_rate:.4f}); position consistency {autoj.position_consistency:.4f}; "
           f"swap-aggregated kappa {autoj.swap_aggregated.kappa:.3f}")
     print(f"gpt-4-0613 leaderboard: top {board.rows[0].candidate} ({board.rows[0].win_rate:.3f}); "
-          f"{sum(r.position_artefact for r in board.rows)} of {len(board.rows)} flagged at flip-rate upper bound "
-          f"{board.flip_rate_ci_high:.3f}")
+          f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders unsure "
+          f"({board.pairs_changing_with_presentation} change with presentation, {board.pairs_not_separated} hold in "
+          f"< 95% of resamples); item-clustered flip-rate upper bound {board.flip_rate_clustered_high:.3f}")
 
 
 def main() -> None:

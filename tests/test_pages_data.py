@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -128,7 +129,10 @@ def test_a_log_uploaded_through_the_panel_links_to_its_analysis(writable_app: Pa
     next(b for b in at.button if b.label == "Write to the store").click().run()
     assert not at.exception
     assert any("now in the analysis pages" in s.value for s in at.success)
-    assert [link.label for link in at.get("page_link")] == ["Open Pairwise bias to analyse the uploaded run"]
+    (link,) = at.get("page_link")
+    assert link.proto.label.startswith("Open `upload:mtbench:") and link.proto.label.endswith("` in Pairwise bias")
+    run_id = link.proto.label.split("`")[1]  # the uploaded run itself is preselected, not just the page
+    assert link.proto.query_string == urlencode({"pw_dataset": "mtbench", "pw_study": run_id})
     assert rows(writable_app, "SELECT classification, winner FROM pair_outcomes WHERE judge = 'panel-judge'") == [
         ("consistent", "gpt-4")]
 
@@ -157,13 +161,13 @@ def test_a_listwise_log_through_the_panel(writable_app: Path) -> None:
     _select(at, "Dataset the log's items belong to", "mtbench")
     assert not at.error
     preview = next(f.value for f in at.dataframe if "verdict" in f.value.columns)
-    assert list(preview["verdict"].fillna("-")) == ["B", "A", "C", "-"]
+    assert list(preview["verdict"]) == ["B", "A", "C", ""]  # a missing verdict shows empty, not "None"
     assert list(preview["parse_status"]) == ["ok", "ok", "ok", "failed"]
     assert any("rotation-k" in c.value for c in at.caption)
     next(b for b in at.button if b.label == "Write to the store").click().run()
     assert not at.exception
     assert any("now in the analysis pages" in s.value for s in at.success)
-    assert [link.label for link in at.get("page_link")] == ["Open Pairwise bias to analyse the uploaded run"]
+    assert [link.proto.label.endswith("in Pairwise bias") for link in at.get("page_link")] == [True]
     assert rows(writable_app, "SELECT order_label, verdict, parser FROM judge_calls WHERE judge = 'panel-lw' "
                               "AND item_id = '81' ORDER BY order_label") == [
         ("original", "B", "listwise"), ("rotation-1", "A", "pre-parsed"), ("rotation-2", "C", "pre-parsed")]

@@ -28,6 +28,22 @@ def test_judges_page_shows_agreement_and_disputed_calls(app_env: Path) -> None:
     assert len(at.text) >= 3
 
 
+def test_judges_page_chance_corrected_agreement(app_env: Path) -> None:
+    """Issue 14: kappa heatmap on demand, alpha and effective judges, leave-one-out ensemble with no-majority share."""
+    at = open_page("judges.py")
+    metrics = _metrics(at)
+    assert "Krippendorff's alpha (all judges, nominal)" in metrics
+    assert metrics["Effective number of judges"].endswith("of 3")
+    pairs = at.dataframe[0].value
+    ensemble = pairs[pairs["judge B"] == "majority-vote"]
+    assert len(ensemble) == 3 and ensemble["no majority among the others"].between(0, 1).all()
+    assert pairs[pairs["judge B"] != "majority-vote"]["kappa"].notna().all()
+    radio = next(r for r in at.radio if r.label == "Heatmap shows")
+    radio.set_value("Cohen's kappa").run()
+    assert not at.exception
+    assert any("leave-one-out" in c.value for c in at.caption)
+
+
 def test_judges_page_compares_nine_judges_on_the_repetition_study(app_env: Path) -> None:
     at = open_page("judges.py")
     studies = next(m for m in at.multiselect if m.label.startswith("Studies"))
@@ -67,5 +83,11 @@ def test_leaderboard_page_flags_positional_orders(app_env: Path) -> None:
     assert metrics["Candidates"] == "31"
     table = at.dataframe[0].value
     assert table["rank"].tolist() == list(range(1, 32))
-    assert table["could be positional"].any()
-    assert at.warning  # neighbours closer than the judge's flip-rate upper bound
+    flagged = table["order with next unsure"]
+    assert flagged.any() and not flagged.all() and not flagged.iloc[-1]  # issue 14: not every row
+    assert (table.loc[flagged, "why unsure"] != "").all() and (table.loc[~flagged, "why unsure"] == "").all()
+    assert any("neighbour orders are unsure" in w.value for w in at.warning)
+    assert any("What the flag fires on" in c.value for c in at.caption)
+    texts = " ".join(m.value for m in at.markdown)
+    assert "Leaderboard by" in texts  # the verdict block opens the page
+    assert "neighbour orders are unsure" in texts

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.app_helpers import open_page
+from ui.navigation import DEFAULT_PAGE, PAGES
 
 
 def test_overview_shows_store_contents(app_env: Path) -> None:
@@ -28,3 +29,9 @@ def test_data_page_opens_a_judge_call(app_env: Path) -> None:
     # The first call on item 81 is shown: its raw reply is verbatim text.
     assert any("[[" in t for t in texts)
     assert any(j.value and "parse_status" in str(j.value) for j in at.json)
+
+
+def test_overview_links_to_every_other_page(app_env: Path) -> None:
+    at = open_page()
+    linked = {link.proto.page for link in at.get("page_link")}
+    assert linked == {page.url_path for page in PAGES if page.file != DEFAULT_PAGE}

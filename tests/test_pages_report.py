@@ -36,3 +36,7 @@ def test_report_page_builds_from_a_permalink(app_env: Path) -> None:
     assert "gpt-4-0613 changes its verdict on about 1 pair in 6 (17.2% of 1,120 pairs)" in summary
     assert "claude-3-haiku" not in summary  # only the chosen judges
     assert any("charts" in c.value and "MB" in c.value for c in at.caption)
+    # The verdict blocks of the report, from the same objects the analysis pages draw.
+    verdicts = next(e for e in at.expander if e.label.startswith("The report's verdicts"))
+    shown = " ".join(m.value.replace("\\", "") for m in verdicts.markdown)
+    assert "What it does:" in shown and "What to do:" in shown and "gpt-4-0613" in shown

@@ -131,3 +131,14 @@ def test_new_run_plan_for_free_judges_hides_tokens_and_time(app_env: Path) -> No
 def test_new_run_preselects_the_dataset_from_the_link(app_env: Path) -> None:
     at = open_page("new_run.py", query={"nr_dataset": "summeval"})
     assert next(box for box in at.selectbox if box.label == "Dataset").value == "summeval"
+
+
+def test_every_listed_run_links_to_its_analysis(app_env: Path) -> None:
+    at = open_page("runs.py")
+    assert not at.exception
+    table = next(f.value for f in at.dataframe if "run_id" in f.value.columns)
+    links = dict(zip(table["run_id"], table["analysis"], strict=True))
+    assert links["bundled:mtbench:full"] == "pairwise_bias?pw_dataset=mtbench&pw_study=full"
+    assert links["demo-summeval-coherence-permutation"] == (
+        "rubric_bias?rb_dataset=summeval&rb_run=demo-summeval-coherence-permutation")
+    assert table.columns[1] == "analysis"  # beside the run id, before the table scrolls sideways

@@ -102,7 +102,7 @@ def test_unmatched_values_get_one_hint_each(writable_app: Path) -> None:
                      "or tie); until then its rows cannot be written."]
     problems = next(f.value for f in at.dataframe if list(f.value.columns) == ["row", "column", "problem"])
     assert len(problems) == 1 and problems.iloc[0]["row"] == "5, 6, 7, 8, 9, 10"
-    assert [e.value for e in at.error] == ["6 problems: nothing can be written until every one is fixed."]
+    assert [e.value for e in at.error] == ["1 problem, on 6 rows: nothing can be written until every one is fixed."]
 
 
 def test_rubrics_are_listed_by_their_criterion(app_env: Path) -> None:

@@ -116,6 +116,9 @@ def test_autoj_calibration_is_against_people(bundled_db_master: Path) -> None:
     calibration = _section(report, "calibration")
     assert calibration.headline[0].startswith("Against people's labels on 1,392 pairs, the verdict of auto-j-13b")
     assert "leaderboard" not in {s.key for s in report.sections}  # response_1 vs response_2 is no ranking
+    ppi = next(s for s in calibration.sentences if s.startswith("What the verdicts of auto-j-13b are worth"))
+    assert "139 random items of 1,392" in ppi and "prediction-powered estimate (PPI++" in ppi
+    assert any("Prediction-powered win rate" in (f.layout.title.text or "") for f in calibration.figures)
 
 
 def test_hostile_text_is_escaped_everywhere(hostile_db: Path) -> None:

@@ -103,8 +103,8 @@ def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,
 def test_calibration_and_rubric_verdicts_name_their_interval(bundled_db_master: Path) -> None:
     report = read(build_report, bundled_db_master, ReportRequest("autoj"))
     (verdict,) = next(s for s in report.sections if s.key == "calibration").verdicts
-    assert verdict.lines[1].text.startswith("95% asymptotic interval") and "1,392 pairs" in verdict.lines[1].text
-    assert verdict.figures["interval_kind"] == "asymptotic"
+    assert verdict.lines[1].text.startswith("95% item-bootstrap interval") and "1,392 pairs" in verdict.lines[1].text
+    assert "whole items" in verdict.lines[1].rule and verdict.figures["interval_kind"] == "item-bootstrap"
 
 
 def test_rubric_verdict_on_the_hand_made_store(fresh_db: Path) -> None:

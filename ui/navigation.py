@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -84,12 +85,22 @@ def link_page(file_name: str, label: str, icon: str | None = None,
                  query_params=dict(query_params) if query_params else None)
 
 
+def _run_analysis_target(run_id: str, dataset_id: str, protocol: str,
+                         study: str | None) -> tuple[str, str, dict[str, str]]:
+    """(page file, page title, query parameters) of the analysis page that shows one run."""
+    if protocol in RUBRIC_PROTOCOLS:
+        return "rubric_bias.py", "Rubric bias", {"rb_dataset": dataset_id, "rb_run": run_id}
+    return "pairwise_bias.py", "Pairwise bias", {"pw_dataset": dataset_id, "pw_study": study or run_id}
+
+
+def run_analysis_url(run_id: str, dataset_id: str, protocol: str, study: str | None = None) -> str:
+    """The address of a run's analysis relative to any page of the app ("pairwise_bias?pw_dataset=...")."""
+    file_name, _, params = _run_analysis_target(run_id, dataset_id, protocol, study)
+    return f"{page_entry(file_name).url_path}?{urlencode(params)}"
+
+
 def link_run_analysis(run_id: str, dataset_id: str, protocol: str, study: str | None = None) -> None:
     """"Open in Pairwise bias / Rubric bias" for one run, with its dataset and run preselected. ``study`` is the
     run's study when it differs from its id (bundled runs: 'full', 'repetition')."""
-    if protocol in RUBRIC_PROTOCOLS:
-        link_page("rubric_bias.py", f"Open {code_span(run_id)} in Rubric bias",
-                  query_params={"rb_dataset": dataset_id, "rb_run": run_id})
-    else:
-        link_page("pairwise_bias.py", f"Open {code_span(run_id)} in Pairwise bias",
-                  query_params={"pw_dataset": dataset_id, "pw_study": study or run_id})
+    file_name, title, params = _run_analysis_target(run_id, dataset_id, protocol, study)
+    link_page(file_name, f"Open {code_span(run_id)} in {title}", query_params=params)

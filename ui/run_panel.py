@@ -28,6 +28,11 @@ NEW_RUN_DATASET_PARAM = "nr_dataset"
 RUN_SCOPES_KEY = "active_run_scopes"
 
 
+def dollars(amount: float) -> str:
+    """A run's cost: "$0.00" when nothing was billed, else to the hundredth of a cent."""
+    return f"${amount:,.4f}" if amount else "$0.00"
+
+
 def parse_position_weights(text: str) -> tuple[float, ...]:
     """The simulated judge's position weights from "0.4,0.2,0.15"; a ValueError says what is wrong with them."""
     parts = [part.strip() for part in text.split(",")]
@@ -115,7 +120,7 @@ def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
                        "ones included.")
         cols[1].metric("Failed", f"{progress.failed:,}", help="No reply after every retry.")
         cols[2].metric("Unparseable", f"{progress.parse_failures:,}", help="Replies no verdict could be read from.")
-        cols[3].metric("Cost so far", f"${progress.cost_usd:,.4f}", help="From the provider's reported usage and "
+        cols[3].metric("Cost so far", dollars(progress.cost_usd), help="From the provider's reported usage and "
                        f"the price table; {progress.cached:,} calls came from the response cache at no cost.")
         left = progress.seconds_left
         cols[4].metric("Time left", "—" if left is None else f"{left:,.0f} s", help="At the rate so far.")

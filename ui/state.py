@@ -15,6 +15,7 @@ import streamlit as st
 from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, ValidationFailed
 from judgebias_core.store.connection import resolve_db_path
 from judgebias_core.store.handle import Store
+from ui.tables import show_table
 from ui.text import counted, escape_markdown
 
 T = TypeVar("T")
@@ -76,6 +77,15 @@ def problems_frame(problems: Sequence[RowProblem]) -> pd.DataFrame:
         columns=["row", "column", "problem"])
 
 
+def problems_count(problems: Sequence[RowProblem]) -> str:
+    """The problems as a person counts them: one per distinct problem, with the rows it is on ("2 problems, on 36
+    rows"), the way ``show_problems`` lists them."""
+    distinct = {(p.column or "", p.reason) for p in problems}
+    rows = {p.row for p in problems if p.row is not None}
+    on_rows = f", on {counted(len(rows), 'row')}" if len(rows) > 1 and len(rows) != len(distinct) else ""
+    return counted(len(distinct), "problem") + on_rows
+
+
 def show_problems(problems: Sequence[RowProblem], headline: str) -> None:
     """An upload's problems under ``headline``: file-level ones as sentences, the rest as a table with their row
     and column."""
@@ -84,13 +94,13 @@ def show_problems(problems: Sequence[RowProblem], headline: str) -> None:
         st.markdown(f"- {escape_markdown(problem.reason)}")
     located = [p for p in problems if p.row is not None or p.column is not None]
     if located:
-        st.dataframe(problems_frame(located), hide_index=True, width="stretch")
+        show_table(problems_frame(located))
 
 
 def show_error(error: Exception) -> None:
     """Turn a named judgebias error into a message a person can act on."""
     if isinstance(error, ValidationFailed):
-        show_problems(error.problems, f"Nothing was written: the file has {counted(len(error.problems), 'problem')}. "
+        show_problems(error.problems, f"Nothing was written: the file has {problems_count(error.problems)}. "
                                       "Fix them and upload again.")
     elif isinstance(error, StoreBusyError):
         st.error(f"The store is busy: {escape_markdown(str(error))}. Try again in a moment.")

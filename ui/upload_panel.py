@@ -5,9 +5,11 @@ Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escap
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
@@ -27,20 +29,20 @@ from judgebias_core.sources.upload_mapping import (
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
 from judgebias_core.store.queries import dataset_summaries
-from ui.navigation import link_page
+from ui.navigation import link_page, link_run_analysis
 from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
-from ui.state import cached, db_path, show_error, show_problems
+from ui.state import cached, db_path, problems_count, show_error, show_problems
+from ui.tables import show_table
 from ui.text import counted
 from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings, rubric_labels
 
 FLASH_KEY = "upload_flash"
 ANALYSIS_KEY = "upload_analysis_page"
 UPLOADED_DATASET_KEY = "upload_dataset"
-# Where an uploaded log's run is analysed.
-ANALYSIS_PAGES: dict[str, tuple[str, str]] = {"pairwise-log": ("pairwise_bias.py", "Pairwise bias"),
-                                              "rubric-log": ("rubric_bias.py", "Rubric bias"),
-                                              "listwise-log": ("pairwise_bias.py", "Pairwise bias")}
+# Where an uploaded log's run is analysed: a protocol that ``link_run_analysis`` sends to that page.
+ANALYSIS_PROTOCOLS: dict[str, str] = {"pairwise-log": "pairwise-swap", "rubric-log": "rubric-permutation",
+                                      "listwise-log": "listwise"}
 # How each log kind labels the orders of its calls, under the preview.
 _ORDER_NOTES: dict[str, str] = {
     "pairwise-log": "Order: the call with the original-order candidate (default: the dataset's baseline) in the first "
@@ -70,7 +72,17 @@ def _readable(rows: pd.DataFrame, table: str) -> pd.DataFrame:
     first = [c for c in _FIRST_COLUMNS.get(table, ()) if c in rows.columns]
     ordered = rows[first + [c for c in rows.columns if c not in first]]
     # Text for display (mixed cells would trip Arrow); missing values stay empty rather than "None".
-    return ordered.map(lambda v: str(v) if isinstance(v, list | dict) or not pd.isna(v) else None)
+    return ordered.map(_cell_text)
+
+
+def _cell_text(value: Any) -> str | None:
+    """A stored value as text: a list (the turns of an answer) one element after the other, a mapping as JSON, no
+    Python brackets or quotes."""
+    if isinstance(value, list | tuple | np.ndarray):
+        return " / ".join(str(part) for part in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return None if pd.isna(value) else str(value)
 
 
 def _slug(file_name: str) -> str:
@@ -147,24 +159,24 @@ def _kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: Any, column
 
 
 def _show_preview(preview: UploadPreview) -> None:
-    counts = ", ".join(f"{table}: {rows:,}" for table, rows in preview.counts.items())
+    counts = table_counts(preview.counts)
     st.text(f"{counted(preview.rows, 'row')} in the file -> {counts or 'nothing'}"
             + (f"; run {preview.run_id}" if preview.run_id else ""))
     if preview.already_stored:
         st.info("This file with these settings is already in the store: writing it again changes nothing.")
     if preview.problems:
-        show_problems(preview.problems, f"{counted(len(preview.problems), 'problem')}: nothing can be written "
+        show_problems(preview.problems, f"{problems_count(preview.problems)}: nothing can be written "
                                         "until every one is fixed.")
     if not preview.stored.empty:
         st.markdown(f"**First rows as they will be stored** (table `{preview.stored_table}`)")
-        st.dataframe(_readable(preview.stored, preview.stored_table), hide_index=True, width="stretch")
+        show_table(_readable(preview.stored, preview.stored_table), spell_out=False)
     others = {table: rows for table, rows in preview.samples.items()
               if table != preview.stored_table and not rows.empty}
     if others:
         with st.expander(f"The other tables this upload writes ({', '.join(others)})"):
             for table, rows in others.items():
                 st.text(f"{table}: first {len(rows)} of {counted(preview.counts[table], 'row')}")
-                st.dataframe(_readable(rows, table), hide_index=True, width="stretch")
+                show_table(_readable(rows, table), spell_out=False)
     if preview.spec.kind in _ORDER_NOTES:
         st.caption(_ORDER_NOTES[preview.spec.kind])
 
@@ -182,8 +194,8 @@ def _write(preview: UploadPreview) -> None:
         + (f" ({table_counts(result.inserted)})" if added else "")
         + (f"; run {result.run_id}, now in the analysis pages" if result.run_id else "")
         + (" - already stored, nothing changed." if not added else "."))
-    if preview.spec.kind in ANALYSIS_PAGES:
-        st.session_state[ANALYSIS_KEY] = preview.spec.kind
+    if preview.spec.kind in ANALYSIS_PROTOCOLS and result.run_id:
+        st.session_state[ANALYSIS_KEY] = (result.run_id, result.dataset_id, ANALYSIS_PROTOCOLS[preview.spec.kind])
     if preview.spec.kind not in LOG_KINDS:  # a new dataset: the next step is judging it
         st.session_state[UPLOADED_DATASET_KEY] = result.dataset_id
     st.rerun()
@@ -209,7 +221,7 @@ def _table_upload(kind: UploadKind) -> None:
         return
     key = f"upload:{kind}:{file.file_id}"
     st.text(f"{file.name}: {counted(len(frame), 'row')}, {counted(len(frame.columns), 'column')}. First rows as read:")
-    st.dataframe(_readable(frame.head(5), ""), hide_index=True, width="stretch")
+    show_table(_readable(frame.head(5), ""), spell_out=False)
     target = _target_dataset(kind, file.name, key)
     try:
         suggested = suggest_spec(frame, kind, target["dataset_id"] or "upload")
@@ -244,8 +256,7 @@ def _rubric_upload() -> None:
         return
     for rubric in rubrics:
         st.text(f"{rubric.rubric_id} (k = {rubric.k}): {rubric.criterion}")
-        st.dataframe(pd.DataFrame([{"level": lv.level, "description": lv.description} for lv in rubric.levels]),
-                     hide_index=True, width="stretch")
+        show_table([{"level": lv.level, "description": lv.description} for lv in rubric.levels])
     datasets = [NONE, *(s.id for s in cached(dataset_summaries))]
     dataset = st.selectbox("Belongs to dataset (optional)", datasets, key="upload:rubric:dataset")
     if st.button("Write rubric(s) to the store", type="primary", key="upload:rubric:write"):
@@ -267,9 +278,9 @@ def render_upload_panel() -> None:
                "reason); nothing is written unless the whole file is valid, and the same file twice changes nothing.")
     if FLASH_KEY in st.session_state:
         st.success(escape_markdown(st.session_state.pop(FLASH_KEY)))
-    page_file, title = ANALYSIS_PAGES.get(st.session_state.pop(ANALYSIS_KEY, ""), ("", ""))
-    if page_file:
-        link_page(page_file, f"Open {title} to analyse the uploaded run", icon=":material/insights:")
+    uploaded_run = st.session_state.pop(ANALYSIS_KEY, None)
+    if uploaded_run:
+        link_run_analysis(*uploaded_run)  # the run preselected, not just the page
     uploaded = st.session_state.pop(UPLOADED_DATASET_KEY, None)
     if uploaded:
         link_page("new_run.py", "Run a judge on this dataset", query_params={NEW_RUN_DATASET_PARAM: uploaded})

@@ -22,9 +22,10 @@ MAX_PREFERENCE_VALUES = 60
 RUBRIC_LABEL_CHARS = 90
 
 
-def rubric_labels() -> dict[str, str]:
-    """Rubric id -> how a person recognises it: its criterion text (shortened), with the id and k beside it."""
-    rubrics = cached(list_rubrics)
+def rubric_labels(dataset_id: str | None = None) -> dict[str, str]:
+    """Rubric id -> how a person recognises it: its criterion text (shortened), with the id and k beside it; the
+    rubrics of ``dataset_id`` only when given."""
+    rubrics = cached(list_rubrics, dataset_id)
     labels = {}
     for rubric_id, criterion, k in rubrics[["rubric_id", "criterion", "k"]].itertuples(index=False):
         text = " ".join(str(criterion or "").split())

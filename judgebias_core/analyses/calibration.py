@@ -17,6 +17,7 @@ from judgebias_core.metrics.calibration import (
     human_ceiling_reading,
     human_rater_agreement,
     pairwise_calibration_from_calls,
+    rater_kappas,
     rubric_calibration_from_trials,
 )
 from judgebias_core.metrics.ppi import PredictionPoweredWinRate, prediction_powered_win_rate
@@ -74,10 +75,16 @@ def calibration(reader: StoreReader, dataset_id: str, judge: str, study: str | N
     rubrics = sorted(trials["rubric_id"].unique())
     result = rubric_calibration_from_trials(trials, rubric_scale(reader, rubrics), dataset_id, judge, study)
     scores = rubric_rater_scores(reader, dataset_id, rubrics)
-    humans = human_rater_agreement(scores[scores["item_id"].isin(trials["item_id"])])  # the items the judge scored
+    scored = scores[scores["item_id"].isin(trials["item_id"])]  # the items the judge scored
+    humans = human_rater_agreement(scored)
     reading = human_ceiling_reading(result.judge_human_alpha, humans) \
         if humans is not None and result.judge_human_alpha is not None else None
-    return replace(result, pooled_runs=pooled, human_agreement=humans, human_agreement_reading=reading)
+    kappas = rater_kappas(trials[trials["score"].notna()], scored, result.levels)
+    kappa_reading = human_ceiling_reading(kappas[1], kappas[0], "mean pairwise Cohen's kappa",
+                                          "judge vs each rater") if kappas is not None else None
+    return replace(result, pooled_runs=pooled, human_agreement=humans, human_agreement_reading=reading,
+                   human_pairwise_kappa=kappas[0] if kappas else None, judge_rater_kappa=kappas[1] if kappas else None,
+                   human_pairwise_kappa_reading=kappa_reading)
 
 
 def disagreeing_pairs(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None) -> pd.DataFrame:

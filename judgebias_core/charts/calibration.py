@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.charts.style import PRIMARY, REFERENCE_LINE, category_rows, named_cells, styled, wrapped_labels
 from judgebias_core.metrics.calibration import Correlation
+from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 
 
 def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[int]], title: str,
@@ -39,11 +40,33 @@ def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
         x=values, y=names, mode="markers", marker={"size": 10, "color": PRIMARY},
         error_x={"type": "data", "symmetric": False, "color": PRIMARY, "array": [c.ci_high - c.statistic for _, c in named],
                  "arrayminus": [c.statistic - c.ci_low for _, c in named]},
-        customdata=[[c.ci_low, c.ci_high, c.method, c.p_value] for _, c in named],
+        customdata=[[c.ci_low, c.ci_high, c.method] for _, c in named],
         hovertemplate="%{y}: %{x:.3f}<br>95%: %{customdata[0]:.3f} to %{customdata[1]:.3f} (%{customdata[2]})"
-                      "<br>p = %{customdata[3]:.2g} (units assumed independent)<extra></extra>",
+                      "<extra></extra>",
     ))
     fig.add_vline(x=0, line_dash="dot", line_color=REFERENCE_LINE)
     fig.update_layout(xaxis={"range": [-1, 1], "title": "correlation with the labels"},
                       yaxis={"autorange": "reversed", "type": "category"})
     return styled(fig, height=130 + category_rows(len(named), minimum=45))
+
+
+def ppi_forest(result: PredictionPoweredWinRate) -> go.Figure:
+    """The prediction-powered, human-only and judge-only win rates with their 95% intervals; a dotted line at what
+    every human label gives (known here only because the dataset is labelled throughout)."""
+    e = result.estimate
+    rows = [("prediction-powered", e.ppi), ("human labels only", e.human_only), ("judge only", e.judge_only)]
+    names = [f"{name} (n={row.n:,})" for name, row in rows]
+    fig = go.Figure(go.Scatter(
+        x=[row.estimate for _, row in rows], y=names, mode="markers", marker={"size": 10, "color": PRIMARY},
+        error_x={"type": "data", "symmetric": False, "color": PRIMARY,
+                 "array": [row.high - row.estimate for _, row in rows],
+                 "arrayminus": [row.estimate - row.low for _, row in rows]},
+        customdata=[[row.low, row.high, plot_label(row.label)] for _, row in rows],
+        hovertemplate="%{y}: %{x:.3f}<br>95%: %{customdata[0]:.3f} to %{customdata[1]:.3f}<br>%{customdata[2]}"
+                      "<extra></extra>",
+    ))
+    fig.add_vline(x=result.all_labels_human_win_rate, line_dash="dot", line_color=REFERENCE_LINE,
+                  annotation_text="all human labels")
+    fig.update_layout(xaxis={"title": f"human win rate of {plot_label(result.candidate)}"},
+                      yaxis={"autorange": "reversed", "type": "category"})
+    return styled(fig, height=130 + category_rows(len(rows), minimum=45))

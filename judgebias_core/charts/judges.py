@@ -95,7 +95,8 @@ def self_preference_heatmap(result: SelfPreference) -> go.Figure:
 
 
 def leaderboard_forest(board: Leaderboard, measure: str = "win_rate") -> go.Figure:
-    """Each candidate's win rate (or Bradley-Terry strength) with its bootstrap interval; flagged ones in red."""
+    """Each candidate's win rate (or Bradley-Terry strength) with its bootstrap interval; red where its order with
+    the next one down is unsure (the ranking-safety check)."""
     frame = board.frame()
     if measure == "strength":
         frame = frame.sort_values("rank_strength")
@@ -103,8 +104,8 @@ def leaderboard_forest(board: Leaderboard, measure: str = "win_rate") -> go.Figu
     fig = go.Figure()
     # One trace per flag (not one trace with a colour array): the error bars take one colour, and the legend says
     # what red means.
-    for flagged, name, colour in ((False, "order clear of the flip-rate bound", PRIMARY),
-                                  (True, "order could be positional", HIGHLIGHT)):
+    for flagged, name, colour in ((False, "order with the next one down holds", PRIMARY),
+                                  (True, "order with the next one down unsure", HIGHLIGHT)):
         part = frame[frame["position_artefact"] == flagged]
         if part.empty:
             continue
@@ -119,8 +120,8 @@ def leaderboard_forest(board: Leaderboard, measure: str = "win_rate") -> go.Figu
         ))
     label = "win rate (inconsistent pairs count as ties)" if measure == "win_rate" \
         else f"Bradley-Terry strength (log-odds against {plot_label(board.reference)})"
-    fig.update_layout(xaxis_title=label, title=f"{plot_label(board.judge)}: red = within the flip-rate upper bound "
-                                               f"({board.flip_rate_ci_high:.3f}) of a neighbour",
+    fig.update_layout(xaxis_title=label, title=f"{plot_label(board.judge)}: red = order with the next one down changes "
+                                               f"with presentation or holds in < 95% of item resamples",
                       yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
                              "categoryarray": list(frame["shown"])})
     return styled(fig, height=max(320, category_rows(len(frame), label_lines(frame["shown"]), minimum=24) + 170),

@@ -36,10 +36,15 @@ def rubric_payload(result: RubricCalibration) -> dict[str, Any]:
 
 def _calibration_text(result: PairwiseCalibration | RubricCalibration) -> str:
     if isinstance(result, RubricCalibration):
-        return (f"{result.judge} on {result.dataset_id} vs {result.label_source} labels: n={result.n} calls "
-                f"({result.items} items), kappa={result.kappa:.3f}, quadratic kappa={result.weighted_kappa:.3f}, "
-                f"pearson={result.pearson.statistic:.3f}, spearman={result.spearman.statistic:.3f}, "
-                f"kendall={result.kendall.statistic:.3f}")
+        readings = [result.human_agreement_reading, result.human_pairwise_kappa_reading]
+        return "\n".join(
+            [f"{result.judge} on {result.dataset_id} vs {result.label_source} labels: n={result.n} calls "
+             f"({result.items} items; runs {', '.join(result.pooled_runs)}), kappa={result.kappa:.3f} "
+             f"[{result.kappa_ci_low:.3f}, {result.kappa_ci_high:.3f}], quadratic kappa={result.weighted_kappa:.3f} "
+             f"[{result.weighted_kappa_ci_low:.3f}, {result.weighted_kappa_ci_high:.3f}], "
+             f"pearson={result.pearson.statistic:.3f}, spearman={result.spearman.statistic:.3f}, "
+             f"kendall={result.kendall.statistic:.3f} (intervals: item-bootstrap)"]
+            + [f"  human ceiling: {reading}" for reading in readings if reading])
     lines = [f"{result.judge} on {result.dataset_id} vs {result.label_source} labels ({result.pairs} pairs)"]
     for name in ("original", "swapped", "swap_aggregated"):
         table = getattr(result, name)
@@ -120,6 +125,10 @@ def _leaderboard(args: argparse.Namespace) -> int:
          + f"\nflip rate {board.flip_rate:.4f}, item-clustered "
            f"upper bound {board.flip_rate_clustered_high:.4f} ({board.flip_bound_method}); top two within it: "
            f"{board.top_two_within_flip_bound}"
+         + f"\nneighbour orders unsure (position_artefact, on the upper row): {board.flagged_pairs} of "
+           f"{board.neighbour_pairs} ({board.pairs_changing_with_presentation} change with presentation, "
+           f"{board.pairs_not_separated} hold in < 95% of resamples; {board.orders_established_holm} established "
+           "after Holm)"
          + (f"\nseparation: {board.separation_note}; strengths rest on the ridge penalty ({board.ridge})"
             if board.separation_note else ""))
     return 0

@@ -14,12 +14,20 @@ from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.stats.agreement import AgreementEstimate, krippendorff_alpha
+from judgebias_core.stats.agreement import (
+    AgreementEstimate,
+    item_bootstrap_correlations,
+    krippendorff_alpha,
+    mean_pairwise_kappa,
+)
 from judgebias_core.stats.agreement import cohens_kappa as clustered_kappa
 
-CALLS_INDEPENDENT = "asymptotic, judge calls assumed independent (several calls per item: too narrow)"
+ITEM_BOOTSTRAP = "item-bootstrap (all calls of an item resampled together)"
+PER_CALL_CORRELATION = ("item-bootstrap percentile interval (all calls of an item resampled together); no p-value: "
+                        "the calls of an item are not independent")
 
 TIE = "tie"
+JUDGE_COLUMN = "__judge__"  # the judge's column among the raters' (a name no rater has)
 ORIGINAL_FIRST, ORIGINAL_SECOND = "first in original order", "second in original order"
 PAIR_KEY = ["study", "item_id", "repetition"]
 
@@ -47,6 +55,7 @@ class AgreementTable:
     labels: list[str]
     confusion: list[list[int]]  # rows: human label, columns: judge label, both in ``labels`` order
     per_class: list[ClassScore]
+    kappa_interval: str = ITEM_BOOTSTRAP
 
 
 @dataclass(frozen=True)
@@ -107,13 +116,19 @@ class RubricCalibration:
     confusion: list[list[int]]
     per_class: list[ClassScore]
     pooled_runs: list[str] = field(default_factory=list)
-    kappa_interval: str = "item-bootstrap (all calls of an item resampled together)"
-    weighted_kappa_interval: str = CALLS_INDEPENDENT
-    correlation_p_values: str = ("p-values and per-call intervals treat the judge calls as independent; the item_* "
-                                 "correlations (one value per item) do not")
+    kappa_interval: str = ITEM_BOOTSTRAP
+    weighted_kappa_interval: str = ITEM_BOOTSTRAP
+    correlation_p_values: str = ("per-call correlations: item-bootstrap intervals and no p-value (the calls of an "
+                                 "item are not independent); the item_* correlations (one value per item) keep "
+                                 "Fisher-z intervals and their p-values")
     judge_human_alpha: AgreementEstimate | None = None
-    human_agreement: AgreementEstimate | None = None
+    human_agreement: AgreementEstimate | None = None  # ordinal Krippendorff's alpha among the human raters
     human_agreement_reading: str | None = None
+    # The human ceiling in kappa: mean Cohen's kappa of every pair of raters, and of the judge with each rater
+    # (like with like: one rater against another, not against the raters' median)
+    human_pairwise_kappa: AgreementEstimate | None = None
+    judge_rater_kappa: AgreementEstimate | None = None
+    human_pairwise_kappa_reading: str | None = None
     rule: str = ("one instance per parsed judge call; kappa and confusion against the raters' median (rounded half "
                  "up), correlations against the raters' mean; item_* correlate each item's mean judge score instead")
 
@@ -141,15 +156,21 @@ def _per_class(table: np.ndarray, labels: list) -> list[ClassScore]:
             for label, p, r, h, j in zip(labels, precision, recall, human_counts, judge_counts, strict=True)]
 
 
-def agreement_table(human: pd.Series, judge: pd.Series, labels: list) -> AgreementTable:
-    """Confusion, accuracy, unweighted Cohen's kappa and per-class scores of two aligned label series."""
+def agreement_table(human: pd.Series, judge: pd.Series, labels: list,
+                    item_ids: pd.Series | None = None) -> AgreementTable:
+    """Confusion, accuracy, unweighted Cohen's kappa and per-class scores of two aligned label series; the kappa
+    interval resamples whole items (``item_ids``; default: every instance its own item)."""
     table = _confusion(human, judge, labels)
     n = int(table.sum())
-    kappa, low, high = _kappa(table)
+    kappa, _, _ = _kappa(table)
+    clustered = clustered_kappa(human.tolist(), judge.tolist(),
+                                item_ids.astype(str).tolist() if item_ids is not None else None)
     return AgreementTable(
-        n=n, accuracy=float(np.trace(table) / n) if n else float("nan"), kappa=kappa, kappa_ci_low=low,
-        kappa_ci_high=high, labels=[str(label) for label in labels], confusion=table.tolist(),
-        per_class=_per_class(table, labels),
+        n=n, accuracy=float(np.trace(table) / n) if n else float("nan"), kappa=kappa,
+        kappa_ci_low=clustered.low, kappa_ci_high=clustered.high, labels=[str(label) for label in labels],
+        confusion=table.tolist(), per_class=_per_class(table, labels),
+        kappa_interval=f"{clustered.method} (all calls of an item resampled together)"
+        if not clustered.degenerate else f"none: {clustered.degenerate_reason}",
     )
 
 
@@ -202,9 +223,11 @@ def pairwise_calibration_from_calls(calls: pd.DataFrame, dataset_id: str, judge:
     correct_both = int(((first == pairs["human"]) & (second == pairs["human"])).sum())
     return PairwiseCalibration(
         dataset_id=dataset_id, judge=judge, study=study, label_source=str(calls["label_source"].iloc[0]),
-        original=agreement_table(by_order["original"]["human"], by_order["original"]["judge_label"], labels),
-        swapped=agreement_table(by_order["swapped"]["human"], by_order["swapped"]["judge_label"], labels),
-        swap_aggregated=agreement_table(parsed["human"], aggregated, labels),
+        original=agreement_table(by_order["original"]["human"], by_order["original"]["judge_label"], labels,
+                                 by_order["original"]["item_id"]),
+        swapped=agreement_table(by_order["swapped"]["human"], by_order["swapped"]["judge_label"], labels,
+                                by_order["swapped"]["item_id"]),
+        swap_aggregated=agreement_table(parsed["human"], aggregated, labels, parsed["item_id"]),
         pairs=len(pairs), failed_pairs=len(pairs) - len(parsed), both_orders_correct=correct_both,
         both_orders_correct_rate=correct_both / len(pairs) if len(pairs) else float("nan"),
         consistent_pairs=int(consistent.sum()),
@@ -241,6 +264,19 @@ def correlations(judge: pd.Series, human: pd.Series) -> tuple[Correlation, Corre
     )
 
 
+def clustered_correlations(judge: pd.Series, human: pd.Series,
+                           item_ids: pd.Series) -> tuple[Correlation, Correlation, Correlation]:
+    """Per-call Pearson, Spearman and Kendall with item-bootstrap percentile intervals and no p-value."""
+    point = correlations(judge, human)
+    if point[0].method == "undefined":
+        return point
+    bounds = item_bootstrap_correlations(judge.to_numpy(dtype=float), human.to_numpy(dtype=float),
+                                         item_ids.astype(str).tolist())
+    return tuple(  # type: ignore[return-value]
+        Correlation(c.statistic, *bounds[name], float("nan"), c.n, PER_CALL_CORRELATION)
+        for c, name in zip(point, ("pearson", "spearman", "kendall"), strict=True))
+
+
 def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], dataset_id: str, judge: str,
                                    study: str | None) -> RubricCalibration:
     """Kappa (plain and quadratic-weighted), confusion and correlations of rubric trials against labels."""
@@ -250,8 +286,12 @@ def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], data
     clustered = clustered_kappa(parsed["human_median"].astype(int).tolist(), parsed["score"].astype(int).tolist(),
                                 parsed["item_id"].astype(str).tolist())
     low, high = clustered.low, clustered.high
-    weighted, w_low, w_high = _kappa(table, weighted=True)
-    pearson, spearman, kendall = correlations(parsed["score"], parsed["human_mean"])
+    weighted, _, _ = _kappa(table, weighted=True)
+    weighted_clustered = clustered_kappa(parsed["human_median"].astype(int).tolist(),
+                                         parsed["score"].astype(int).tolist(), parsed["item_id"].astype(str).tolist(),
+                                         weights="quadratic", categories=levels)
+    w_low, w_high = weighted_clustered.low, weighted_clustered.high
+    pearson, spearman, kendall = clustered_correlations(parsed["score"], parsed["human_mean"], parsed["item_id"])
     per_item = parsed.groupby(["item_id", "rubric_id"]).agg(score=("score", "mean"), human=("human_mean", "first"))
     item_pearson, item_spearman, item_kendall = correlations(per_item["score"], per_item["human"])
     return RubricCalibration(
@@ -262,6 +302,7 @@ def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], data
         item_pearson=item_pearson, item_spearman=item_spearman, item_kendall=item_kendall, levels=levels,
         confusion=table.tolist(), per_class=_per_class(table, levels),
         kappa_interval=f"{clustered.method} (all calls of an item resampled together)",
+        weighted_kappa_interval=f"{weighted_clustered.method} (all calls of an item resampled together)",
         judge_human_alpha=_judge_human_alpha(parsed),
     )
 
@@ -282,17 +323,31 @@ def human_rater_agreement(scores: pd.DataFrame) -> AgreementEstimate | None:
                               wide.index.get_level_values("item_id").astype(str).tolist())
 
 
-def human_ceiling_reading(judge: AgreementEstimate, humans: AgreementEstimate) -> str:
-    """Plain reading of the judge-human alpha against the human-human alpha, by whether the intervals overlap."""
+def human_ceiling_reading(judge: AgreementEstimate, humans: AgreementEstimate,
+                          coefficient: str = "ordinal alpha", judge_side: str = "judge vs raters' median") -> str:
+    """Plain reading of a judge-human coefficient against the human-human one, by whether the intervals overlap."""
     if judge.degenerate or humans.degenerate:
-        return "no reading: one of the two alphas has no interval"
-    figures = (f"(judge vs raters' median {judge.estimate:.3f} [{judge.low:.3f}, {judge.high:.3f}]; among the raters "
-               f"{humans.estimate:.3f} [{humans.low:.3f}, {humans.high:.3f}], ordinal alpha, item-bootstrap)")
+        return "no reading: one of the two coefficients has no interval"
+    figures = (f"({judge_side} {judge.estimate:.3f} [{judge.low:.3f}, {judge.high:.3f}]; among the raters "
+               f"{humans.estimate:.3f} [{humans.low:.3f}, {humans.high:.3f}], {coefficient}, {humans.method})")
     if judge.high < humans.low:
         return f"this judge agrees with the experts less well than the experts agree with each other {figures}"
     if judge.low > humans.high:
         return f"this judge agrees with the experts better than the experts agree with each other {figures}"
     return f"this judge agrees with the experts about as well as the experts agree with each other {figures}"
+
+
+def rater_kappas(parsed: pd.DataFrame, scores: pd.DataFrame,
+                 levels: list[int]) -> tuple[AgreementEstimate, AgreementEstimate] | None:
+    """Mean pairwise Cohen's kappa among the raters (units item x rubric) and the judge's mean kappa with each rater
+    (units: its calls), both resampled by item; None when no unit has two raters."""
+    if scores.empty or scores.groupby(["item_id", "rubric_id"])["rater"].nunique().max() < 2:
+        return None
+    wide = scores.pivot_table(index=["item_id", "rubric_id"], columns="rater", values="score", aggfunc="first")
+    humans = mean_pairwise_kappa(wide, levels)
+    calls = parsed[["item_id", "rubric_id", "score"]].rename(columns={"score": JUDGE_COLUMN}).merge(
+        wide.reset_index(), on=["item_id", "rubric_id"]).set_index(["item_id", "rubric_id"])
+    return humans, mean_pairwise_kappa(calls, levels, against=JUDGE_COLUMN)
 
 
 def calibration_choices_from_targets(targets: pd.DataFrame) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_count
 from judgebias_core.stats.bradley_terry import RIDGE
 from judgebias_core.stats.bradley_terry import _separation as bradley_terry_separation
 from judgebias_core.stats.clustered import clustered_rate
+from judgebias_core.stats.multiple import correct
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SEED = 0
@@ -39,7 +40,7 @@ class LeaderboardRow:
     rank_win_rate: int
     rank_strength: int
     gap_to_next: float  # win-rate gap to the next candidate down (NaN for the last)
-    position_artefact: bool  # its order with a neighbour changes with presentation or holds in < 95% of resamples
+    position_artefact: bool  # its order with the NEXT one down changes with presentation or holds in < 95% of resamples
     is_reference: bool  # the candidate whose strength is fixed at 0 (the baseline in a baseline design)
     # The same win rate from one call of each pair alone: the swapped call (the candidate shown first) and the
     # original call (shown second); in a baseline design, each candidate shown first or second against it.
@@ -49,6 +50,7 @@ class LeaderboardRow:
     rank_second_slot: int = 0
     order_holds_share: float = float("nan")  # share of item resamples keeping it above the next (ties 1/2)
     order_changes_with_presentation: bool = False  # the next one down ranks above it in a single-slot ranking
+    unsure_reason: str = ""  # why its order with the next one down is flagged, in words ("" when it is not)
 
 
 @dataclass(frozen=True)
@@ -72,9 +74,17 @@ class Leaderboard:
     ridge: float = RIDGE  # penalty on the strengths, the same in the point fit and every resample
     separation_note: str | None = None  # set when some strength exists only because of the ridge penalty
     converged_resamples: int = 0  # resamples whose penalised fit reached a zero gradient
-    rule: str = ("ranking-safety: a neighbour pair is flagged when its order changes in the ranking from one "
+    neighbour_pairs: int = 0  # adjacent pairs of the ranking (candidates - 1)
+    flagged_pairs: int = 0  # neighbour pairs flagged by the ranking-safety check (either reason)
+    pairs_changing_with_presentation: int = 0  # ... whose order changes in a single-slot ranking
+    pairs_not_separated: int = 0  # ... whose order holds in fewer than 95% of item resamples
+    # Neighbour orders that hold in both single-slot rankings and survive Holm's correction over all neighbour
+    # pairs (one-sided bootstrap p = share of resamples reversing the order): the family-wise reading.
+    orders_established_holm: int = 0
+    rule: str = ("ranking-safety: a neighbour pair is flagged (on its upper row) when its order changes in the ranking from one "
                  "presentation alone (candidate shown first, or shown second) or holds in fewer than 95% of item "
-                 "resamples; the top-two rule compares their gap with the item-clustered upper bound of the "
+                 "resamples (per pair; the count established after Holm's correction over the neighbour pairs is "
+                 "given apart); the top-two rule compares their gap with the item-clustered upper bound of the "
                  "judge's flip rate; intervals are bootstrap "
                  "percentiles over items (all pairs of an item resampled together); in a baseline design win "
                  "rates are against the baseline, whose own is 1/2 by definition; the reference (strength 0) is the "
@@ -211,6 +221,23 @@ def _one_hot(labels: pd.Series, players: list[str]) -> np.ndarray:
     return matrix
 
 
+def _unsure_reason(reverses: bool, holds: float) -> str:
+    """Why a neighbour pair is flagged: the presentation check, the resampling check, or both."""
+    reasons = ["the order changes when ranked from one presentation alone"] if reverses else []
+    if holds < ORDER_HOLDS:
+        reasons.append(f"the order holds in {holds:.0%} of item resamples (under {ORDER_HOLDS:.0%})")
+    return "; ".join(reasons)
+
+
+def _established_holm(holds: np.ndarray, reverses: np.ndarray, resamples: int) -> int:
+    """Neighbour orders established family-wise: not reversed by presentation and Holm-significant at 5%, with the
+    one-sided bootstrap p-value 1 - holds (at least 1 / (resamples + 1), the resolution of the bootstrap)."""
+    if len(holds) == 0:
+        return 0
+    p_values = np.maximum(1 - np.nan_to_num(holds, nan=0.0), 1 / (resamples + 1))
+    return int((np.asarray(correct(p_values.tolist()).reject) & ~reverses).sum())
+
+
 def leaderboard_from_outcomes(outcomes: pd.DataFrame, dataset_id: str, studies: list[str], judge: str,
                               resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Leaderboard:
     """Rank the candidates of one judge's classified pairs; bootstrap over items for intervals."""
@@ -279,8 +306,9 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
     holds = np.append(np.nanmean((upper > lower) + 0.5 * (upper == lower), axis=0), np.nan)
     reverses = np.append((table["first_slot"].to_numpy()[:-1] < table["first_slot"].to_numpy()[1:])
                          | (table["second_slot"].to_numpy()[:-1] < table["second_slot"].to_numpy()[1:]), False)
-    unsure = pd.Series(reverses | (holds < ORDER_HOLDS), index=table.index)
-    flagged = unsure | unsure.shift(1, fill_value=False)
+    # A flag belongs to a neighbour pair, shown on its upper row: marking both rows of every unsure pair made the
+    # flag fire on nearly every candidate of a long board (issue 14).
+    flagged = pd.Series(reverses | (holds < ORDER_HOLDS), index=table.index)
     top_two_gap = float(gaps.iloc[0]) if len(table) > 1 else float("nan")
     flips = clustered_rate(counts.groupby("item_id")["flips"].sum().to_numpy(),
                            counts.groupby("item_id")["pairs"].sum().to_numpy(), resamples=resamples, seed=seed)
@@ -295,6 +323,7 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
             strength_ci_high=float(np.nanpercentile(strength_boot[player], 97.5)),
             rank_win_rate=rank, rank_strength=int(row.rank_strength), gap_to_next=float(gaps[player]),
             position_artefact=bool(flagged[player]), is_reference=player == reference,
+            unsure_reason=_unsure_reason(bool(reverses[rank - 1]), float(holds[rank - 1])),
             win_rate_first_slot=float(row.first_slot), win_rate_second_slot=float(row.second_slot),
             rank_first_slot=int(table["first_slot"].rank(ascending=False, method="min")[player]),
             rank_second_slot=int(table["second_slot"].rank(ascending=False, method="min")[player]),
@@ -309,4 +338,7 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
         flip_rate_clustered_high=flips.high, flip_bound_method=flips.method,
         top_two_within_flip_bound=bool(top_two_gap < flips.high), ridge=RIDGE, separation_note=_separation_note(combos, players),
         converged_resamples=int((boot_gradient < CONVERGED_GRADIENT).sum()),
+        neighbour_pairs=len(rows) - 1, flagged_pairs=int(flagged.sum()),
+        pairs_changing_with_presentation=int(reverses.sum()), pairs_not_separated=int((holds[:-1] < ORDER_HOLDS).sum()),
+        orders_established_holm=_established_holm(holds[:-1], reverses[:-1], resamples),
     )

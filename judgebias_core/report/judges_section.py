@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 
-from judgebias_core.analyses.calibration import calibration
+from judgebias_core.analyses.calibration import calibration, prediction_powered
 from judgebias_core.analyses.judges import agreement_report, leaderboard
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.agreement import AgreementResult
-from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
-from judgebias_core.metrics.leaderboard import Leaderboard, LeaderboardRow
+from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.leaderboard import Leaderboard
+from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import count_of, percent
 from judgebias_core.report.verdict import Verdict, agreement_verdict, calibration_verdict
+from judgebias_core.report.verdict_leaderboard import leaderboard_verdict, ranked_rows
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.report_queries import dataset_has_labels
 
@@ -107,6 +110,32 @@ def calibration_sentence(result: PairwiseCalibration | RubricCalibration, who: s
             f"{result.weighted_kappa:.2f}) and Spearman rho = {result.spearman.statistic:.2f}.")
 
 
+def human_ceiling_sentences(result: RubricCalibration) -> list[str]:
+    """The judge's agreement with the experts read against the experts' agreement with each other."""
+    readings = (result.human_agreement_reading, result.human_pairwise_kappa_reading)
+    return [f"Human ceiling: {reading[0].upper()}{reading[1:]}." for reading in readings if reading]
+
+
+def ppi_sentence(ppi: PredictionPoweredWinRate, who: str) -> str:
+    e = ppi.estimate
+    return (f"What the verdicts of {who} are worth: keeping the human labels of {ppi.labelled:,} random items of "
+            f"{ppi.items:,}, the prediction-powered estimate (PPI++, Angelopoulos et al. 2023) of "
+            f"{ppi.candidate}'s human win rate is {_interval(e.ppi.estimate, e.ppi.low, e.ppi.high)}, against "
+            f"{_interval(e.human_only.estimate, e.human_only.low, e.human_only.high)} from those labels alone and "
+            f"{e.judge_only.estimate:.2f} from the judge alone (not an estimate of the human figure); every human "
+            f"label gives {ppi.all_labels_human_win_rate:.2f}.")
+
+
+def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
+                             who: str) -> tuple[str, go.Figure] | None:
+    """The PPI sentence and figure where the labels are people's and name the candidates (Auto-J)."""
+    labels = result.swap_aggregated.labels
+    if result.label_source != "human" or ORIGINAL_FIRST in labels:
+        return None
+    ppi = prediction_powered(reader, result.dataset_id, result.judge, None, result.study)
+    return ppi_sentence(ppi, who), ppi_forest(ppi).update_layout(title=f"Prediction-powered win rate, {who}")
+
+
 def calibration_row(result: PairwiseCalibration | RubricCalibration) -> dict[str, str]:
     if isinstance(result, PairwiseCalibration):
         table = result.swap_aggregated
@@ -148,9 +177,16 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         if isinstance(result, RubricCalibration):
             figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
                                                ("Kendall", result.kendall)]))
-    sentences = [calibration_sentence(r, scope.who(r.judge)) for r in results]
+    headline = [calibration_sentence(r, scope.who(r.judge)) for r in results]
+    sentences = list(headline)
+    for result in results:
+        if isinstance(result, RubricCalibration):
+            sentences += human_ceiling_sentences(result)
+        elif (part := _prediction_powered_part(reader, result, scope.who(result.judge))) is not None:
+            sentences.append(part[0])
+            figures.append(part[1])
     return ReportSection(
-        key="calibration", title="How often the judges agree with people", headline=tuple(sentences),
+        key="calibration", title="How often the judges agree with people", headline=tuple(headline),
         sentences=tuple(sentences), figures=tuple(figures),
         tables=(ReportTable("Agreement with the labels", pd.DataFrame([calibration_row(r) for r in results]),
                             "Human labels are rows of each confusion matrix, judge labels columns."),),
@@ -162,29 +198,12 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
 
 # Leaderboard --------------------------------------------------------------------------------------------------
 
-def ranked_rows(board: Leaderboard) -> list[LeaderboardRow]:
-    """The rows that are ranked: in a baseline design the baseline itself is left out (its win rate is 1/2)."""
-    return [r for r in board.rows if not (board.baseline_design and r.is_reference)]
-
-
 def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
-    rows = ranked_rows(board)
-    if len(rows) < 2:
+    """The verdict's first two lines as one paragraph: the sentence the Leaderboard page opens with."""
+    verdict = leaderboard_verdict(board, who)
+    if verdict is None:
         return None
-    first, second = rows[0], rows[1]
-    against = "against the baseline " + board.reference if board.baseline_design else "overall"
-    text = (f"By the verdicts of {who}, {first.candidate} ranks first (win rate {against} "
-            f"{percent(first.win_rate)} over {first.pairs:,} pairs), ahead of {second.candidate} "
-            f"({percent(second.win_rate)}).")
-    if board.top_two_within_flip_bound:
-        text += (" Their gap is smaller than the item-clustered upper bound of the judge's flip rate "
-                 f"({percent(board.flip_rate_clustered_high)}), so this order could be an artefact of position.")
-    if first.order_changes_with_presentation:
-        text += " Ranked from one presentation order alone, the two change places."
-    if board.separation_note:
-        text += (f" Separation: {board.separation_note}; the Bradley-Terry strengths concerned are set by the "
-                 "ridge penalty, so the win rates are the figures to read.")
-    return text
+    return " ".join(line.text for line in verdict.lines if line.heading in ("What it does", "How sure we are"))
 
 
 def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
@@ -195,8 +214,8 @@ def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
         "wins / ties* / losses": f"{r.wins:,} / {r.ties:,} / {r.losses:,}",
         "win rate (95% item bootstrap)": f"{percent(r.win_rate)} ({percent(r.win_rate_ci_low)}–"
                                          f"{percent(r.win_rate_ci_high)})",
-        "Bradley-Terry strength": f"{r.strength:+.2f}", "order with a neighbour unsure*": "yes" if
-        r.position_artefact else "no",
+        "Bradley-Terry strength": f"{r.strength:+.2f}",
+        "order with the next one down unsure*": r.unsure_reason or ("no" if r is not board.rows[-1] else ""),
     } for r in board.rows])
 
 
@@ -217,8 +236,10 @@ def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         figures=tuple(leaderboard_forest(b).update_layout(title=f"Leaderboard by {b.judge}") for b in boards),
         tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
                                  "*Ties include pairs whose verdict changed with the order, counted as half a win. "
-                                 "An order with a neighbour is unsure when it changes in the ranking from one "
-                                 "presentation order alone or holds in fewer than 95% of item resamples.")
+                                 "A candidate's order with the next one down is unsure when it changes in the "
+                                 "ranking from one presentation order alone or holds in fewer than 95% of item "
+                                 "resamples.")
                      for b in boards),
         metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
+        verdicts=tuple(v for v in (leaderboard_verdict(b, scope.who(b.judge)) for b in boards) if v is not None),
     )

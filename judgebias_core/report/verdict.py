@@ -231,6 +231,16 @@ def agreement_verdict(result: AgreementResult, study: str) -> Verdict | None:
     )
 
 
+def _ceiling_lines(result: PairwiseCalibration | RubricCalibration) -> tuple[VerdictLine, ...]:
+    """The human ceiling, where items have several raters: the judge against the experts' own agreement."""
+    if not isinstance(result, RubricCalibration) or result.human_pairwise_kappa_reading is None:
+        return ()
+    return (VerdictLine("Against the experts", f"{result.human_pairwise_kappa_reading[0].upper()}"
+                                               f"{result.human_pairwise_kappa_reading[1:]}.",
+                        "Mean Cohen's kappa of the judge with each rater against the mean kappa of every pair of "
+                        "raters, both with item-bootstrap intervals: overlapping intervals read 'about as well'."),)
+
+
 def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: str | None = None) -> Verdict:
     """How far a judge agrees with the labels beyond chance (Cohen's kappa and its interval)."""
     name = who or result.judge
@@ -238,6 +248,7 @@ def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: st
     table = result.swap_aggregated if isinstance(result, PairwiseCalibration) else result
     kappa, low, high = table.kappa, table.kappa_ci_low, table.kappa_ci_high
     n = table.n
+    interval = table.kappa_interval.split(" (")[0]  # "item-bootstrap"; the parenthesis is the rule's text
     unit = "pair" if pairwise else "scored call"
     labels = "people's labels" if result.label_source == "human" else "a reference judge's labels (not people's)"
     advice = _first_met(((low >= KAPPA_SUBSTITUTE, f"Usable in place of {labels} for data like this."),
@@ -251,13 +262,15 @@ def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: st
                                         f"{kappa:.2f}: {_kappa_band(kappa)} agreement.",
                         "Kappa is 0 for chance agreement and 1 for perfect; bands of Landis and Koch (1977): "
                         "0.2 fair, 0.4 moderate, 0.6 substantial, 0.8 almost perfect."),
-            VerdictLine("How sure we are", f"95% asymptotic interval {low:.2f} to {high:.2f}, over {n:,} {unit}s.",
-                        "The interval from the asymptotic variance of kappa (statsmodels cohens_kappa); it treats "
-                        "the instances as independent."),
+            VerdictLine("How sure we are", f"95% {interval} interval {low:.2f} to {high:.2f}, over {n:,} "
+                                           f"{unit}s.",
+                        "Percentile interval over resamples of whole items (all calls of an item drawn together), "
+                        "so calls that share an item are not counted as independent evidence."),
+            *_ceiling_lines(result),
             VerdictLine("What to do", advice,
                         f"From the lower end of the interval: {KAPPA_SUBSTITUTE} or more a substitute for the "
                         f"labels, {KAPPA_FIRST_PASS} or more a first pass, less not a substitute."),
         ),
-        figures={"kappa": kappa, "interval_low": low, "interval_high": high, "interval_kind": "asymptotic",
+        figures={"kappa": kappa, "interval_low": low, "interval_high": high, "interval_kind": interval,
                  "instances": n, "label_source": result.label_source},
     )

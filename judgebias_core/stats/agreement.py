@@ -24,10 +24,12 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from scipy import stats as scipy_stats
 
 from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED, item_resample_sums
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
+KappaWeights = Literal["quadratic"] | None
 
 
 @dataclass(frozen=True)
@@ -79,40 +81,87 @@ def _interval(point: float, draws: np.ndarray, n_items: int, n_units: int, confi
                              n_units, confidence)
 
 
-def _kappa_from_tables(tables: np.ndarray) -> np.ndarray:
-    """Cohen's kappa of each contingency table (... x V x V)."""
+def _kappa_from_tables(tables: np.ndarray, weights: KappaWeights = None) -> np.ndarray:
+    """Cohen's kappa of each contingency table (... x V x V); ``quadratic`` weighs a disagreement by the squared
+    distance of the category indices (Cohen 1968; statsmodels ``cohens_kappa(wt="quadratic")``)."""
     total = tables.sum(axis=(-2, -1))
+    v = tables.shape[-1]
+    index = np.arange(v)
+    disagreement = (index[:, None] - index[None, :]) ** 2 if weights == "quadratic" else (
+        index[:, None] != index[None, :]).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = np.trace(tables, axis1=-2, axis2=-1) / total
-        expected = np.sum(tables.sum(axis=-1) * tables.sum(axis=-2), axis=-1) / total**2
-        return (observed - expected) / (1 - expected)
+        observed = np.sum(tables * disagreement, axis=(-2, -1)) / total
+        chance = tables.sum(axis=-1)[..., :, None] * tables.sum(axis=-2)[..., None, :]
+        expected = np.sum(chance * disagreement, axis=(-2, -1)) / total**2
+        return 1 - observed / expected
 
 
-def cohens_kappa(labels_a: Sequence[object], labels_b: Sequence[object], item_ids: Sequence[str] | None = None,
-                 confidence: float = CONFIDENCE, resamples: int = RESAMPLES, seed: int = SEED) -> AgreementEstimate:
-    """Cohen's kappa of two raters' categorical labels on the same units (None marks a missing label, dropped).
-
-    ``item_ids`` groups units into items for the bootstrap (default: every unit its own item).
-    """
+def _per_item_tables(labels_a: Sequence[object], labels_b: Sequence[object], item_ids: Sequence[str] | None,
+                     categories: Sequence[object] | None) -> tuple[np.ndarray, list[str], int]:
+    """Per item, the flattened V x V table of the two raters' labels (units with a missing label dropped)."""
     frame = pd.DataFrame({"a": list(labels_a), "b": list(labels_b),
                           "item": list(item_ids) if item_ids is not None else range(len(labels_a))}).dropna()
-    categories = sorted(set(frame["a"]) | set(frame["b"]), key=str)
-    code = {c: i for i, c in enumerate(categories)}
-    v = len(categories)
+    cats = list(categories) if categories is not None else sorted(set(frame["a"]) | set(frame["b"]), key=str)
+    code = {c: i for i, c in enumerate(cats)}
+    v = len(cats)
     items, item_index = np.unique(frame["item"].astype(str).to_numpy(), return_inverse=True)
     cells = frame["a"].map(code).to_numpy() * v + frame["b"].map(code).to_numpy()
     per_item = np.zeros((len(items), v * v))
     np.add.at(per_item, (item_index, cells.astype(int)), 1)
-    n_items, n_units = len(items), len(frame)
+    return per_item, [str(i) for i in items], v
+
+
+def cohens_kappa(labels_a: Sequence[object], labels_b: Sequence[object], item_ids: Sequence[str] | None = None,
+                 confidence: float = CONFIDENCE, resamples: int = RESAMPLES, seed: int = SEED,
+                 weights: KappaWeights = None, categories: Sequence[object] | None = None) -> AgreementEstimate:
+    """Cohen's kappa of two raters' categorical labels on the same units (None marks a missing label, dropped).
+
+    ``item_ids`` groups units into items for the bootstrap (default: every unit its own item). ``weights``
+    ``quadratic`` gives the weighted kappa of ordered ``categories`` (default: the labels seen, sorted).
+    """
+    per_item, _, v = _per_item_tables(labels_a, labels_b, item_ids, categories)
+    n_items, n_units = len(per_item), int(per_item.sum())
     if n_units == 0:
         return _interval(float("nan"), np.array([]), 0, 0, confidence, "no unit labelled by both raters")
-    point = float(_kappa_from_tables(per_item.sum(axis=0).reshape(v, v)))
+    point = float(_kappa_from_tables(per_item.sum(axis=0).reshape(v, v), weights))
     reason = None if np.isfinite(point) else "both raters gave one and the same label throughout: kappa is undefined"
     if reason is None and n_items < 2:
         reason = "one item: no between-item variation can be estimated"
-    draws = _kappa_from_tables(item_resample_sums(per_item, resamples, seed).reshape(-1, v, v)) if reason is None \
-        else np.array([])
+    draws = _kappa_from_tables(item_resample_sums(per_item, resamples, seed).reshape(-1, v, v), weights) \
+        if reason is None else np.array([])
     return _interval(point, draws, n_items, n_units, confidence, reason)
+
+
+def mean_pairwise_kappa(ratings: pd.DataFrame, categories: Sequence[object], weights: KappaWeights = None,
+                        against: str | None = None, confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
+                        seed: int = SEED) -> AgreementEstimate:
+    """Mean Cohen's kappa over every pair of raters (the columns of ``ratings``; the index level ``item_id`` names
+    each unit's item, NaN = not rated), or with ``against`` over the pairs of that column with each other one.
+    The interval draws the same items for every pair in each resample."""
+    raters = list(ratings.columns)
+    items = ratings.index.get_level_values("item_id").astype(str).tolist()
+    pairs = [(a, b) for i, a in enumerate(raters) for b in raters[i + 1:]] if against is None else [
+        (against, b) for b in raters if b != against]
+    if not pairs:
+        return _interval(float("nan"), np.array([]), 0, 0, confidence, "fewer than two raters")
+    universe = sorted(set(items))
+    tables = []
+    for a, b in pairs:
+        per_item, named, v = _per_item_tables(ratings[a].tolist(), ratings[b].tolist(), items, categories)
+        aligned = np.zeros((len(universe), v * v))
+        aligned[np.searchsorted(universe, named)] = per_item
+        tables.append(aligned)
+    stacked = np.concatenate(tables, axis=1)  # items x (pairs * V * V): one draw of items for every pair
+    v = len(categories)
+    units = int(stacked.sum()) // len(pairs)
+    point = float(np.mean(_kappa_from_tables(stacked.sum(axis=0).reshape(len(pairs), v, v), weights)))
+    reason = None if np.isfinite(point) else "some pair of raters gave one label throughout: kappa is undefined"
+    if reason is None and len(universe) < 2:
+        reason = "one item: no between-item variation can be estimated"
+    # a resample where some pair's kappa is undefined gives NaN, left out of the percentiles
+    draws = np.array([]) if reason else np.mean(_kappa_from_tables(
+        item_resample_sums(stacked, resamples, seed).reshape(-1, len(pairs), v, v), weights), axis=1)
+    return _interval(point, draws, len(universe), units, confidence, reason)
 
 
 def _squared_differences(values: np.ndarray, marginals: np.ndarray, level: Level) -> np.ndarray:
@@ -197,3 +246,35 @@ def effective_judges(errors: pd.DataFrame) -> EffectiveJudges:
     total = float(correlation.sum())
     effective = float(np.clip(k**2 / total, 1, k)) if k > 1 and total > 0 else float(k)
     return EffectiveJudges(effective, tuple(str(j) for j in varying), mean_r, left_out)
+
+
+def item_bootstrap_correlations(x: Sequence[float], y: Sequence[float], item_ids: Sequence[str],
+                                confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
+                                seed: int = SEED) -> dict[str, tuple[float, float]]:
+    """Percentile intervals of Pearson, Spearman and Kendall (tau-b) correlations from resampling whole items (all
+    units of an item together, the same item picks as every other item bootstrap). NaN bounds where a resample
+    leaves either variable constant so often that no interval can be read."""
+    xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    items, item_index = np.unique(np.asarray(item_ids).astype(str), return_inverse=True)
+    order = np.argsort(item_index, kind="stable")
+    starts = np.searchsorted(item_index[order], np.arange(len(items)))
+    sizes = np.diff(np.append(starts, len(order)))
+    counts = item_resample_sums(np.eye(len(items)), resamples, seed).astype(int)  # resamples x items picks
+    draws = np.full((resamples, 3), np.nan)
+    for r, picks in enumerate(counts):
+        chosen = np.repeat(np.arange(len(items)), picks)
+        rows = order[np.concatenate([np.arange(starts[i], starts[i] + sizes[i]) for i in chosen])]
+        a, b = xs[rows], ys[rows]
+        if np.ptp(a) == 0 or np.ptp(b) == 0:
+            continue
+        draws[r] = (np.corrcoef(a, b)[0, 1],
+                    np.corrcoef(scipy_stats.rankdata(a), scipy_stats.rankdata(b))[0, 1],
+                    scipy_stats.kendalltau(a, b).statistic)
+    tail = (1 - confidence) / 2
+    result = {}
+    for k, name in enumerate(("pearson", "spearman", "kendall")):
+        finite = draws[np.isfinite(draws[:, k]), k]
+        enough = len(finite) >= confidence * resamples
+        low, high = np.quantile(finite, [tail, 1 - tail]) if enough else (np.nan, np.nan)
+        result[name] = (float(low), float(high))
+    return result

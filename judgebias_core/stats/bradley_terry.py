@@ -6,7 +6,10 @@ Davidson 1970, "On extending the Bradley-Terry model to accommodate ties in pair
 log pi = beta. Without ties in the data the plain Bradley-Terry model (Bradley & Terry 1952) is fitted. A small ridge
 penalty lambda * sum(beta^2) keeps every estimate finite; without it the MLE exists only when the comparison graph
 (an edge i -> j when i beat or tied j) is strongly connected (Ford 1957; Hunter 2004, Ann. Statist. 32:384-406), which
-is checked and reported. Strengths are centred to mean 0 (log scale); the interval re-fits on item resamples.
+is checked and reported. Strengths are centred to mean 0 (log scale); the interval re-fits on item resamples. With the
+ridge on, the point and every resample come from one estimator, Newton's method on the penalised likelihood, run on a
+batch of resamples at once from the point fit (about 1 s per 100 resamples on MTBench's 31 candidates, against about
+20 s with one L-BFGS run per resample); unpenalised fits keep the pinned L-BFGS run per resample.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from judgebias_core.stats.clustered import CONFIDENCE, SEED, item_resample_sums
 
 RIDGE = 0.01
 BT_RESAMPLES = 500  # each resample is a full re-fit
+BATCH = 50  # resamples fitted together (bounds the batch x pairs x params working arrays)
+CONVERGED_GRADIENT = 1e-6
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,57 @@ def _fit(pairs: np.ndarray, counts: np.ndarray, k: int, ties: bool, ridge: float
     return np.append(beta, fit.x[k]) if ties else beta, float(np.exp(fit.x[k])) if ties else None, bool(fit.success)
 
 
+def _pair_jacobian(pairs: np.ndarray, k: int, ties: bool) -> np.ndarray:
+    """pairs x local x params: the linear map from (beta, theta) to each pair's (a, b[, c = theta + (a + b) / 2])."""
+    local = 3 if ties else 2
+    jacobian = np.zeros((len(pairs), local, k + int(ties)))
+    rows = np.arange(len(pairs))
+    jacobian[rows, 0, pairs[:, 0]] = 1.0
+    jacobian[rows, 1, pairs[:, 1]] = 1.0
+    if ties:
+        jacobian[rows, 2, pairs[:, 0]] += 0.5
+        jacobian[rows, 2, pairs[:, 1]] += 0.5
+        jacobian[:, 2, k] = 1.0
+    return jacobian
+
+
+def _fit_batch(pairs: np.ndarray, counts: np.ndarray, k: int, ties: bool, ridge: float, start: np.ndarray,
+               iterations: int = 50) -> tuple[np.ndarray, np.ndarray]:
+    """Penalised maximum likelihood for a batch of count tables (batch x pairs x 3) at once, by Newton steps from
+    ``start`` (the full-data fit: resamples sit close to it). The penalised log-likelihood is concave in
+    (beta, theta), strictly so in beta for ridge > 0, so Newton's steps (each capped at 2 log units per parameter)
+    reach the same maximum as the point fit's optimiser. Returns the parameters (centred beta, then theta) and
+    each row's largest absolute gradient at them."""
+    jacobian = _pair_jacobian(pairs, k, ties)
+    local = jacobian.shape[1]
+    flat = jacobian.reshape(-1, jacobian.shape[2])  # (pairs * local) x params
+    observed = counts[..., :local]  # wins, losses, ties: the local coordinates' sufficient statistics
+    total = counts.sum(axis=-1, keepdims=True)
+    penalty = np.diag(np.r_[np.full(k, 2 * ridge), np.zeros(int(ties))])
+    params = np.repeat(start[None, :], len(counts), axis=0)
+
+    def score(params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        linear = np.einsum("plq,bq->bpl", jacobian, params)
+        share = np.exp(linear - logsumexp(linear, axis=-1, keepdims=True))
+        gradient = np.einsum("bpl,plq->bq", observed - total * share, jacobian) - params @ penalty
+        return gradient, share
+
+    for _ in range(iterations):
+        gradient, share = score(params)
+        # -d2 LL / du2 per pair: n (diag(p) - p p^T), pushed through the Jacobian as one batched matrix product
+        curvature = total[..., None] * (share[..., :, None] * np.eye(local) - share[..., :, None] * share[..., None, :])
+        spread = (curvature @ jacobian[None]).reshape(len(counts), -1, flat.shape[1])  # batch x (pairs*local) x q
+        hessian = flat.T @ spread + penalty
+        step = np.linalg.solve(hessian, gradient[..., None])[..., 0]
+        step *= np.minimum(1.0, 2.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
+        params = params + step
+        if np.abs(step).max() < 1e-10:
+            break
+    gradient, _ = score(params)
+    params[:, :k] -= params[:, :k].mean(axis=1, keepdims=True)
+    return params, np.abs(gradient).max(axis=1, initial=0.0)
+
+
 def _separation(candidates: Sequence[str], pairs: np.ndarray, counts: np.ndarray) -> str | None:
     k = len(candidates)
     beat_or_tied_i = (counts[:, 0] + counts[:, 2]) > 0
@@ -124,8 +180,16 @@ def bradley_terry(first: Sequence[str], second: Sequence[str], outcome: Sequence
     ties = bool(counts[:, 2].sum() > 0)
     k = len(candidates)
     params, nu, converged = _fit(pairs, counts, k, ties, ridge)
-    draws = np.array([_fit(pairs, drawn.reshape(-1, 3), k, ties, ridge, params)[0][:k]
-                      for drawn in item_resample_sums(per_item, resamples, seed)])
+    resampled = item_resample_sums(per_item, resamples, seed).reshape(resamples, -1, 3)
+    if ridge > 0:
+        # One estimator for the point and every resample: the batched Newton fit, the point started from L-BFGS
+        params, gradient = _fit_batch(pairs, counts[None], k, ties, ridge, params)
+        params, converged = params[0], bool(gradient[0] < CONVERGED_GRADIENT)
+        nu = float(np.exp(params[k])) if ties else None
+        draws = np.concatenate([_fit_batch(pairs, resampled[start:start + BATCH], k, ties, ridge, params)[0][:, :k]
+                                for start in range(0, resamples, BATCH)])
+    else:  # unpenalised: one pinned L-BFGS run per resample (no unique maximum without a pin)
+        draws = np.array([_fit(pairs, drawn, k, ties, ridge, params)[0][:k] for drawn in resampled])
     tail = (1 - confidence) / 2
     low, high = np.quantile(draws, [tail, 1 - tail], axis=0)
     note = _separation(candidates, pairs, counts)

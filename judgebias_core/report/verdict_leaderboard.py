@@ -1,0 +1,101 @@
+"""The verdict on a leaderboard: who ranks first, which neighbour orders are safe, and what may be announced.
+
+The Leaderboard page opens with it (``ui/verdict.verdict_block``) and the report's leaderboard section carries the
+same object, so both say the same sentence. Fractions stay in ``figures``; the sentences give percentages.
+"""
+
+from __future__ import annotations
+
+from judgebias_core.metrics.leaderboard import ORDER_HOLDS, Leaderboard, LeaderboardRow
+from judgebias_core.report.phrasing import percent
+from judgebias_core.report.verdict import Verdict, VerdictLine
+
+
+def ranked_rows(board: Leaderboard) -> list[LeaderboardRow]:
+    """The rows that are ranked: in a baseline design the baseline itself is left out (its win rate is 1/2)."""
+    return [r for r in board.rows if not (board.baseline_design and r.is_reference)]
+
+
+def _ranking_line(board: Leaderboard, who: str) -> VerdictLine:
+    first, second = ranked_rows(board)[:2]
+    against = f"against the baseline {board.reference}" if board.baseline_design else "over all its pairs"
+    return VerdictLine(
+        "What it does",
+        f"By the verdicts of {who}, {first.candidate} ranks first (win rate {against} {percent(first.win_rate)} "
+        f"over {first.pairs:,} pairs), ahead of {second.candidate} ({percent(second.win_rate)} over "
+        f"{second.pairs:,}).",
+        "Win rate: a consistent win counts 1, a consistent tie or a verdict that changed with the order 1/2, a "
+        "loss 0; pairs with a parse failure are left out.")
+
+
+def _safety_line(board: Leaderboard) -> VerdictLine:
+    top_two = ("smaller than" if board.top_two_within_flip_bound else "larger than")
+    return VerdictLine(
+        "How sure we are",
+        f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
+        f"{board.pairs_changing_with_presentation} change when the candidates are ranked from one presentation "
+        f"alone, and {board.pairs_not_separated} hold in fewer than {percent(ORDER_HOLDS, 0)} of "
+        f"{board.resamples:,} item resamples ({board.items:,} items); {board.orders_established_holm} are "
+        f"established after Holm's correction over the {board.neighbour_pairs} neighbour pairs. The gap between the "
+        f"top two is {top_two} the judge's item-clustered flip-rate upper bound "
+        f"({percent(board.flip_rate_clustered_high)}).",
+        "A neighbour pair is unsure when its order reverses in the ranking from the first-slot calls alone or the "
+        f"second-slot calls alone, or holds in fewer than {percent(ORDER_HOLDS, 0)} of item bootstrap resamples "
+        "(all pairs of an item drawn together); the top two are compared with the flip rate's item-bootstrap upper "
+        "95% bound.")
+
+
+def _reportable(board: Leaderboard) -> str:
+    established = board.orders_established_holm
+    if established == 0:
+        return "No neighbour order is established after Holm's correction: read the rest of the board as groups."
+    return (f"Report as orders only the {established} neighbour order{'s' if established != 1 else ''} established "
+            "after Holm's correction; read the others as ties.")
+
+
+def _advice(board: Leaderboard) -> VerdictLine:
+    first, second = ranked_rows(board)[:2]
+    top_unsure = first.position_artefact or board.top_two_within_flip_bound
+    if board.neighbour_pairs and board.flagged_pairs == board.neighbour_pairs:
+        text = ("Read the board as groups of candidates, not as an order: no neighbour order is safe with these "
+                "items. Add items before ranking neighbours.")
+    elif first.position_artefact:
+        text = (f"Do not announce {first.candidate} ahead of {second.candidate} from this judge alone: "
+                f"{first.unsure_reason}. {_reportable(board)}")
+    elif top_unsure:
+        text = (f"Do not announce {first.candidate} ahead of {second.candidate} from this judge alone: their gap "
+                f"({percent(first.win_rate - second.win_rate)}) is smaller than the share of verdicts this judge changes with the "
+                f"order, so a lean that differs between candidates could decide it. {_reportable(board)}")
+    else:
+        text = f"{first.candidate} can be reported first. {_reportable(board)}"
+    return VerdictLine(
+        "What to do", text,
+        "Every order unsure: read as groups; the top pair unsure or within the flip-rate bound: no winner "
+        "announced; otherwise the top may be reported. Orders reported as such: those established after Holm's "
+        "correction over the neighbour pairs.")
+
+
+def leaderboard_verdict(board: Leaderboard, who: str | None = None) -> Verdict | None:
+    """The verdict on one judge's leaderboard; None when fewer than two candidates are ranked."""
+    rows = ranked_rows(board)
+    if len(rows) < 2:
+        return None
+    name = who or board.judge
+    lines = [_ranking_line(board, name), _safety_line(board), _advice(board)]
+    if board.separation_note:
+        lines.insert(2, VerdictLine(
+            "Separation", f"{board.separation_note}; those Bradley-Terry strengths are set by the ridge penalty, so "
+                          "read the win rates.",
+            "The maximum-likelihood strengths exist only when every candidate beat or tied, and lost to or tied, "
+            "some other (Ford 1957; Hunter 2004)."))
+    return Verdict(
+        analysis="leaderboard", subject=f"Leaderboard by {name}", lines=tuple(lines),
+        figures={"first": rows[0].candidate, "first_win_rate": rows[0].win_rate, "second": rows[1].candidate,
+                 "second_win_rate": rows[1].win_rate, "neighbour_pairs": board.neighbour_pairs,
+                 "flagged_pairs": board.flagged_pairs,
+                 "pairs_changing_with_presentation": board.pairs_changing_with_presentation,
+                 "pairs_not_separated": board.pairs_not_separated,
+                 "orders_established_holm": board.orders_established_holm,
+                 "flip_rate_clustered_high": board.flip_rate_clustered_high, "items": board.items,
+                 "resamples": board.resamples},
+    )

@@ -1,0 +1,106 @@
+"""The dashboard's tables: ``show_table`` draws a frame with every header readable.
+
+Streamlit sizes a column to its cells, so a column of short numbers under a long header ("Wilson high") cuts the
+header to "Wilso…". Here each column gets a width that fits its header and (up to a cap) its cells, a label with
+abbreviations spelled out, the full name as hover help, whole numbers with thousands separators, and empty text
+cells instead of "None". A page's own ``column_config`` entries win over these defaults.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from judgebias_core.exports import FULL_COLUMN_NAMES, full_column_name
+
+# Glide's header and cell font (14 px sans) averages about 7.5 px per character; the header adds room for its
+# sort arrow and menu, a cell its padding.
+PX_PER_CHAR = 7.5
+HEADER_PADDING_PX = 40
+CELL_PADDING_PX = 24
+MIN_WIDTH_PX = 60
+MAX_WIDTH_PX = 420
+# Cells measured per column: enough to find the long ones without formatting a long table.
+MEASURED_ROWS = 200
+FLOAT_CHARS = 7  # "0.4531" / "1.2e-05": what a float column shows with the pages' formats
+
+
+def column_label(name: object) -> str:
+    """A header as the table shows it: abbreviations and snake_case spelled out ("PC" -> "position consistency")."""
+    return full_column_name(name)
+
+
+def _cell_chars(column: pd.Series) -> int:
+    sample = column.head(MEASURED_ROWS)
+    if pd.api.types.is_float_dtype(sample.dtype):
+        return FLOAT_CHARS
+    if pd.api.types.is_integer_dtype(sample.dtype):
+        longest = max((abs(int(v)) for v in sample.dropna()), default=0)
+        return len(f"{longest:,}") + 1
+    text = sample.dropna().astype(str)
+    return int(text.str.len().max()) if len(text) else 0
+
+
+def column_width(name: object, column: pd.Series, label: str | None = None) -> int:
+    """Pixels for a column: its whole header and its cells, up to ``MAX_WIDTH_PX`` (longer cells show on hover)."""
+    header = len(label or column_label(name)) * PX_PER_CHAR + HEADER_PADDING_PX
+    cells = _cell_chars(column) * PX_PER_CHAR + CELL_PADDING_PX
+    return math.ceil(min(MAX_WIDTH_PX, max(MIN_WIDTH_PX, header, cells)))
+
+
+def _help(name: object, label: str) -> str:
+    text = str(name)
+    return f"{text}: {FULL_COLUMN_NAMES[text]}" if text in FULL_COLUMN_NAMES else label
+
+
+def readable_column_config(frame: pd.DataFrame, column_config: Mapping[str, Any] | None = None,
+                           spell_out: bool = True) -> dict[str, Any]:
+    """``column_config`` for ``frame``: the page's own entries, completed with a full label (the header as it is
+    without ``spell_out``: a user's own file), help and a width that fits the header; a column the page hides
+    (``None``) stays hidden."""
+    given = dict(column_config or {})
+    config: dict[str, Any] = {}
+    for name in frame.columns:
+        key = str(name)
+        entry = given.pop(key, {})
+        if entry is None:
+            config[key] = None
+            continue
+        # st.column_config.* fill every field they do not set with None: those count as unset here.
+        entry = {"label": entry} if isinstance(entry, str) else {k: v for k, v in entry.items() if v is not None}
+        label = entry.setdefault("label", column_label(name) if spell_out else key)
+        entry.setdefault("help", _help(name, label))
+        shown_text = (entry.get("type_config") or {}).get("display_text")
+        # A link column shows its display text, not the address in its cells.
+        cells = pd.Series([shown_text]) if isinstance(shown_text, str) else frame[name]
+        entry.setdefault("width", column_width(name, cells, label))
+        if pd.api.types.is_integer_dtype(frame[name].dtype) and "type_config" not in entry:
+            entry["type_config"] = {"type": "number", "format": "localized"}  # 20,184 rather than 20184
+        config[key] = entry
+    config.update(given)  # entries for the index or columns not in the frame, as the page gave them
+    return config
+
+
+def without_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """Text columns with empty cells where a value is missing (Streamlit writes "None")."""
+    text_columns = [c for c in frame.columns if (frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c]))
+                    and frame[c].isna().any()]
+    if not text_columns:
+        return frame
+    return frame.assign(**{str(c): frame[c].where(frame[c].notna(), "") for c in text_columns})
+
+
+def show_table(data: pd.DataFrame | list[dict[str, Any]], column_config: Mapping[str, Any] | None = None,
+               spell_out: bool = True, **kwargs: Any) -> None:
+    """``st.dataframe`` with readable headers (see the module doc; ``spell_out=False`` keeps the headers as they
+    are, for a user's own file); other arguments pass through, with ``hide_index=True`` and ``width="stretch"``
+    unless given."""
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("width", "stretch")
+    st.dataframe(without_none(frame), column_config=readable_column_config(frame, column_config, spell_out),
+                 **kwargs)
