@@ -8,7 +8,13 @@ import streamlit as st
 
 from judgebias_core.analyses.calibration import prediction_powered_score
 from judgebias_core.charts.calibration import ppi_forest
-from judgebias_core.metrics.ppi import FEW_LABELS, default_label_fraction, labels_worth_sentence
+from judgebias_core.metrics.ppi import (
+    FEW_LABELS,
+    PredictionPoweredMeanScore,
+    PredictionPoweredWinRate,
+    default_label_fraction,
+    labels_worth_sentence,
+)
 from ui.share import chart_downloads, escape_markdown
 from ui.state import load_or_stop
 from ui.tables import show_table
@@ -30,16 +36,8 @@ def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> 
                         help=f"Below {FEW_LABELS} labelled items the normal interval can cover less often than 95%.")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_score_seed")
     ppi = load_or_stop(prediction_powered_score, dataset, judge, None, scope, float(share), int(seed))
-    figure = ppi_forest(ppi)
-    st.plotly_chart(figure, width="stretch", key="cal-ppi-score")
-    chart_downloads(figure, f"ppi-score-{dataset}-{judge}", key="cal-ppi-score")
+    ppi_estimates(ppi, f"ppi-score-{dataset}-{judge}", "cal-ppi-score")
     e = ppi.estimate
-    show_table([{"estimate": name, "mean score": row.estimate, "95% low": row.low, "95% high": row.high,
-                 "items (n)": row.n, "what it is": row.label}
-                for name, row in (("prediction-powered", e.ppi), ("human labels only", e.human_only),
-                                  ("judge only", e.judge_only))],
-               column_config={c: st.column_config.NumberColumn(format="%.3f")
-                              for c in ("mean score", "95% low", "95% high")})
     if ppi.caveat:
         st.warning(f"Caution: {ppi.caveat}.")
     st.info(labels_worth_sentence(e))
@@ -51,3 +49,17 @@ def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> 
                f"{raters} raters' scores of an item are averaged into its label. PPI++ tuning {e.tuning:.2f} (0: the "
                f"judge adds nothing, 1: full trust in its rectified scores); interval: {e.interval}. All labels give "
                f"{ppi.all_labels_human_mean:.3f}.")
+
+
+def ppi_estimates(ppi: PredictionPoweredWinRate | PredictionPoweredMeanScore, name: str, key: str) -> None:
+    """The forest of the three estimates (with its downloads) and their table: value, 95% bounds, items, meaning."""
+    figure = ppi_forest(ppi)
+    st.plotly_chart(figure, width="stretch", key=key)
+    chart_downloads(figure, name, key=key)
+    value = "mean score" if isinstance(ppi, PredictionPoweredMeanScore) else "win rate"
+    e = ppi.estimate
+    show_table([{"estimate": label, value: row.estimate, "95% low": row.low, "95% high": row.high,
+                 "items (n)": row.n, "what it is": row.label}
+                for label, row in (("prediction-powered", e.ppi), ("human labels only", e.human_only),
+                                   ("judge only", e.judge_only))],
+               column_config={c: st.column_config.NumberColumn(format="%.3f") for c in (value, "95% low", "95% high")})
