@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
+from judgebias_core.cli import main
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.ppi import (
     FEW_LABELS,
@@ -154,3 +155,34 @@ def test_ppi_cli_on_a_rubric_run_equals_a_direct_computation(bundled_db_master: 
     assert payload["all_labels_human_mean"] == pytest.approx(human.mean())
     pooled = run_cli(capsys, bundled_db_master, "metrics", "ppi", "--dataset", "summeval", "--judge", JUDGE)
     assert pooled["runs"] == RUNS and pooled["calls"] == 800 and pooled["label_fraction"] == 0.25
+
+
+def test_labels_as_stored_use_the_items_that_have_a_human_score(bundled_db: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    with duckdb.connect(str(bundled_db)) as con:
+        items = [r[0] for r in con.execute("SELECT DISTINCT item_id FROM judge_calls WHERE study = ? ORDER BY 1",
+                                           [RUNS[0]]).fetchall()]
+        con.execute("DELETE FROM human_labels WHERE dataset_id = 'summeval' AND item_id IN (SELECT unnest(?))",
+                    [items[:25]])
+        human = con.execute("SELECT item_id, avg(score) FROM human_labels WHERE dataset_id = 'summeval' AND "
+                            "rubric_id = 'summeval-coherence' AND item_id IN (SELECT unnest(?)) GROUP BY 1 "
+                            "ORDER BY 1", [items]).df().set_index("item_id").iloc[:, 0]
+        judge = con.execute("SELECT item_id, avg(score) FROM judge_calls WHERE study = ? AND parse_status = 'ok' "
+                            "GROUP BY 1 ORDER BY 1", [RUNS[0]]).df().set_index("item_id").iloc[:, 0]
+    payload = run_cli(capsys, bundled_db, "metrics", "ppi", "--dataset", "summeval", "--judge", JUDGE, "--study",
+                      RUNS[0], "--labels", "stored")
+    labelled = judge.index.isin(human.index)
+    expected = prediction_powered_mean(human.reindex(judge.index)[labelled].to_numpy(), judge[labelled].to_numpy(),
+                                       judge[~labelled].to_numpy())
+    assert (payload["labels"], payload["labelled"], payload["items"]) == ("stored", 15, 40)
+    assert payload["seed"] is None and payload["all_labels_human_mean"] is None
+    assert payload["label_fraction"] == pytest.approx(15 / 40) and payload["sampling"].startswith("the items with")
+    for name in ("ppi", "human_only", "judge_only"):
+        for bound in ("estimate", "low", "high"):
+            assert payload["estimate"][name][bound] == pytest.approx(getattr(getattr(expected, name), bound))
+
+
+def test_labels_as_stored_need_unlabelled_items(bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--db", str(bundled_db_master), "metrics", "ppi", "--dataset", "summeval", "--judge", JUDGE,
+                 "--labels", "stored"]) != 0
+    assert "40 of the 40 items" in capsys.readouterr().err

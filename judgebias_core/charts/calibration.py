@@ -70,7 +70,9 @@ def ppi_forest(result: PredictionPoweredWinRate | PredictionPoweredMeanScore) ->
         hovertemplate="%{y}: %{x:.3f}<br>95%: %{customdata[0]:.3f} to %{customdata[1]:.3f}<br>%{customdata[2]}"
                       "<extra></extra>",
     ))
-    fig.add_vline(x=everything, line_dash="dot", line_color=REFERENCE_LINE, annotation_text=f"all {plot_label(source)} labels")
+    if everything is not None:  # None: labels as stored, so what every label gives is unknown
+        fig.add_vline(x=everything, line_dash="dot", line_color=REFERENCE_LINE,
+                      annotation_text=f"all {plot_label(source)} labels")
     fig.update_layout(xaxis={"title": plot_label(axis)},
                       yaxis={"autorange": "reversed", "type": "category"})
     return styled(fig, height=130 + category_rows(len(rows), minimum=45))

@@ -89,7 +89,7 @@ def _agreement(args: argparse.Namespace) -> int:
 def _ppi(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
         result = prediction_powered_any(reader, args.dataset, args.judge, args.candidate, args.rubric, args.study,
-                                        args.label_fraction, args.seed, args.method)
+                                        args.label_fraction, args.seed, args.method, args.labels == "stored")
     e = result.estimate
     if isinstance(result, PredictionPoweredMeanScore):
         raters = str(result.raters_min) if result.raters_min == result.raters_max \
@@ -97,12 +97,14 @@ def _ppi(args: argparse.Namespace) -> int:
         head = (f"human mean score on {result.rubric_id} ({result.label_source} labels, {raters} raters per item "
                 f"averaged), {result.dataset_id}, judge {result.judge} "
                 f"(runs {', '.join(result.runs)}; {result.calls} parsed calls averaged per item)")
-        everything = f"all labels: {result.all_labels_human_mean:.4f}"
+        everything = (f"all labels: {result.all_labels_human_mean:.4f}" if result.all_labels_human_mean is not None
+                      else f"labels as stored ({result.sampling})")
     else:
         head = f"{result.candidate}'s human win rate on {result.dataset_id}, judge {result.judge}"
         everything = f"all human labels: {result.all_labels_human_win_rate:.4f}"
     text = "\n".join(
-        [f"{head}: {result.labelled} of {result.items} items' labels kept (seed {result.seed})"]
+        [f"{head}: {result.labelled} of {result.items} items' labels "
+         + ("as stored" if result.seed is None else f"kept (seed {result.seed})")]
         + [f"  {row.method:<10} {row.estimate:.4f} [{row.low:.4f}, {row.high:.4f}]  {row.label}"
            for row in (e.ppi, e.human_only, e.judge_only)]
         + [f"  {everything}; PPI++ tuning {e.tuning:.3f}; interval: {e.interval}",
@@ -183,6 +185,10 @@ def register(groups: CommandGroups) -> None:
                         help=f"share of items whose human label is kept (default 0.1; rubric: at least enough for "
                              f"{FEW_LABELS} labelled items)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random choice of labelled items")
+    parser.add_argument("--labels", choices=["subsample", "stored"], default="subsample",
+                        help="subsample: keep a random --label-fraction of the items' labels (default; shows the "
+                             "method on a dataset labelled throughout); stored (rubric): the judged items that have "
+                             "a human score are the labelled ones")
     parser.add_argument("--method", choices=["ppi++", "ppi"], default="ppi++",
                         help="power-tuned PPI++ (default) or plain PPI")
     add_json_flag(parser)

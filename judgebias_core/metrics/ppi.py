@@ -23,6 +23,8 @@ SAMPLING = "items drawn uniformly without replacement (numpy default_rng(seed));
 # Below this many labelled items the normal (CLT) interval is unreliable: on the 40-item SummEval demo (both runs),
 # PPI++ with 4 labelled items covers the all-labels mean for 74 of seeds 0-99, with 10 for 96 (METHODS.md 8).
 FEW_LABELS = 10
+STORED_SAMPLING = ("the items with a human score as stored; valid when they are a uniform random sample of the "
+                   "judged items")
 DEFAULT_LABEL_FRACTION = 0.1
 
 
@@ -90,7 +92,10 @@ def labelled_sample(items: int, label_fraction: float, seed: int) -> np.ndarray:
 class PredictionPoweredMeanScore:
     """The human mean score on ``rubric_id`` by PPI from ``labelled`` of ``items`` items' labels, next to the
     human-only and judge-only means; ``all_labels_human_mean`` is what every label gives (shown to judge the
-    estimate on a dataset labelled throughout, never used by it). ``caveat`` names a too-small labelled sample."""
+    estimate on a dataset labelled throughout, never used by it). ``caveat`` names a too-small labelled sample.
+
+    ``labels`` is "subsample" (every item has a label and a random ``label_fraction`` are kept, to show the method)
+    or "stored" (the items that have a label are the labelled ones; ``seed`` and ``all_labels_human_mean`` None)."""
 
     dataset_id: str
     judge: str
@@ -99,7 +104,7 @@ class PredictionPoweredMeanScore:
     rubric_id: str
     label_source: str
     label_fraction: float
-    seed: int
+    seed: int | None
     items: int
     labelled: int
     calls: int
@@ -107,8 +112,9 @@ class PredictionPoweredMeanScore:
     raters_min: int
     raters_max: int
     estimate: PredictionPoweredEstimate
-    all_labels_human_mean: float
+    all_labels_human_mean: float | None
     caveat: str | None
+    labels: str = "subsample"
     kind: str = "rubric mean score"
     unit: str = ("item: the judge's parsed scores on it averaged (every ordering, repeat and run together), the "
                  "human value the mean of its raters' scores; items with no parsed call are left out")
@@ -137,22 +143,48 @@ def prediction_powered_mean_score(trials: pd.DataFrame, dataset_id: str, judge: 
                                   method: PPIMethod = "ppi++") -> PredictionPoweredMeanScore:
     """PPI estimate of the human mean score keeping ``label_fraction`` (default ``default_label_fraction``) of the
     items' labels; the judge's calls of an item are averaged first, so items are the units."""
-    on_rubric = trials[trials["rubric_id"] == rubric_id]
     values = rubric_item_values(trials, rubric_id)
     if values.empty:
         raise InvalidArgument(f"judge {judge!r} has no parsed score on rubric {rubric_id!r} of a labelled item")
     fraction = default_label_fraction(len(values)) if label_fraction is None else label_fraction
     labelled = labelled_sample(len(values), fraction, seed)
+    return _mean_score(trials, values, labelled, (dataset_id, judge, study, rubric_id), fraction, seed, method,
+                       "subsample")
+
+
+def prediction_powered_mean_score_stored(trials: pd.DataFrame, dataset_id: str, judge: str, study: str | None,
+                                         rubric_id: str, method: PPIMethod = "ppi++") -> PredictionPoweredMeanScore:
+    """PPI estimate of the human mean score from the labels as stored: the judge's items with a human score are
+    the labelled ones, the others unlabelled (``store.ppi_queries.rubric_trials_all_items`` rows). Valid when the
+    labelled items are a uniform random sample of the judged ones, which only the user can vouch for."""
+    values = rubric_item_values(trials, rubric_id)
+    labelled = values["human"].notna().to_numpy()
+    if labelled.sum() < 2 or (~labelled).sum() < 2:
+        raise InvalidArgument(f"{int(labelled.sum())} of the {len(values)} items judge {judge!r} scored on "
+                              f"{rubric_id!r} have a human score: PPI with the labels as stored needs at least two "
+                              "labelled and two unlabelled items (a dataset labelled throughout: leave out --labels "
+                              "stored to keep a random share)")
+    return _mean_score(trials, values, labelled, (dataset_id, judge, study, rubric_id), float(labelled.mean()), None,
+                       method, "stored")
+
+
+def _mean_score(trials: pd.DataFrame, values: pd.DataFrame, labelled: np.ndarray,
+                where: tuple[str, str, str | None, str], fraction: float, seed: int | None, method: PPIMethod,
+                labels: str) -> PredictionPoweredMeanScore:
+    dataset_id, judge, study, rubric_id = where
+    on_rubric = trials[trials["rubric_id"] == rubric_id]
     human, judged = values["human"].to_numpy(dtype=float), values["judge"].to_numpy(dtype=float)
     estimate = prediction_powered_mean(human[labelled], judged[labelled], judged[~labelled], method=method)
     keep = int(labelled.sum())
     caveat = (f"only {keep} labelled items: below {FEW_LABELS} the normal interval can cover less often than "
               "95%; keep a larger share") if keep < FEW_LABELS else None
+    raters = values["raters"][labelled]
     return PredictionPoweredMeanScore(
         dataset_id, judge, study, tuple(sorted(on_rubric["study"].unique())), rubric_id,
-        str(on_rubric["label_source"].iloc[0]), fraction, seed, len(values), keep, int(values["calls"].sum()),
-        int(on_rubric["score"].isna().sum()), int(values["raters"].min()), int(values["raters"].max()), estimate,
-        float(human.mean()), caveat)
+        str(on_rubric["label_source"].dropna().iloc[0]), fraction, seed, len(values), keep,
+        int(values["calls"].sum()), int(on_rubric["score"].isna().sum()), int(raters.min()), int(raters.max()),
+        estimate, float(human.mean()) if labels == "subsample" else None, caveat, labels,
+        sampling=SAMPLING if labels == "subsample" else STORED_SAMPLING)
 
 
 def labels_worth_sentence(estimate: PredictionPoweredEstimate) -> str:
