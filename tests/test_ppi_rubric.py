@@ -9,6 +9,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import norm
 
 from judgebias_core.cli import main
@@ -90,6 +92,19 @@ def test_synthetic_interval_covers_the_known_human_mean(method: str) -> None:
         assert not e.judge_only.low <= truth <= e.judge_only.high  # the lenient judge alone misses the truth
     assert covered >= 93, covered
     assert narrower >= 90, narrower  # the judge (r about 0.8 with people) is worth something
+
+
+@settings(max_examples=25, deadline=None)
+@given(shift=st.floats(-2, 2), seed=st.integers(0, 10_000), method=st.sampled_from(["ppi", "ppi++"]))
+def test_a_constant_judge_bias_moves_nothing(shift: float, seed: int, method: str) -> None:
+    """The rectifier absorbs a judge lenient or harsh by a constant: the estimate and interval stay put."""
+    trials, _ = _synthetic(np.random.default_rng(seed), 60, calls=2)
+    base = prediction_powered_mean_score(trials, "d", "j", None, "r", 0.3, seed, method=method).estimate  # type: ignore[arg-type]
+    moved = prediction_powered_mean_score(trials.assign(score=trials["score"] + shift), "d", "j", None, "r", 0.3,
+                                          seed, method=method).estimate  # type: ignore[arg-type]
+    assert (moved.ppi.estimate, moved.ppi.low, moved.ppi.high) == pytest.approx(
+        (base.ppi.estimate, base.ppi.low, base.ppi.high))
+    assert moved.judge_only.estimate == pytest.approx(base.judge_only.estimate + shift)
 
 
 @pytest.fixture(scope="module")
