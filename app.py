@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core import __version__
-from judgebias_core.errors import JudgebiasError
-from judgebias_core.store.integrity import damage_error
-from judgebias_core.store.queries import store_overview
-from ui.first_launch import ensure_store_ready_once
-from ui.navigation import navigation_sections
-from ui.share import code_span
-from ui.state import cached, db_path, show_error
+from judgebias_core.store.connection import resolve_db_path
+from ui.first_launch import begin_store_ready
+
+# First: the store's first-launch load runs (in C++, off the GIL) while the imports below run.
+begin_store_ready(resolve_db_path(None))
+
+from judgebias_core import __version__  # noqa: E402
+from judgebias_core.errors import JudgebiasError  # noqa: E402
+from judgebias_core.store.integrity import damage_error  # noqa: E402
+from judgebias_core.store.queries import store_overview  # noqa: E402
+from ui.first_launch import ensure_store_ready_once  # noqa: E402
+from ui.navigation import navigation_sections  # noqa: E402
+from ui.share import code_span  # noqa: E402
+from ui.state import cached, db_path, show_error  # noqa: E402
+from ui.verdict import overview_verdict_block  # noqa: E402, F401 - the first page's heaviest import, during the load
 
 st.set_page_config(page_title="judgebias", page_icon="⚖️", layout="wide")
 

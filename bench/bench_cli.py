@@ -88,10 +88,15 @@ def main() -> None:
             "metrics pairwise --json": [*cli, "metrics", "pairwise", "--json"],
             "python -c pass (floor)": [sys.executable, "-c", "pass"],
         }
+        times: dict[str, tuple[float, float]] = {}
         for name, command in commands.items():
             wall, cpu, code = _time(command, env, args.repeat)
+            times[name] = wall, cpu
             print(f"{name:<28} wall {wall:5.2f} s  cpu {cpu:5.2f} s  exit {code}", flush=True)
-        if args.judgekit:
+        if not args.judgekit or not (args.judgekit / "judgekit").is_dir():
+            print("judgekit not compared: not installed (install it outside requirements, e.g. `pip install "
+                  "--target /tmp/judgekit judgekit==0.2.1`, then pass --judgekit /tmp/judgekit)")
+        else:
             verdicts = Path(folder) / "judgekit.jsonl"
             calls = _judgekit_verdicts(store, verdicts)
             jk_env = {**os.environ, "PYTHONPATH": str(args.judgekit), "MPLBACKEND": "Agg"}
@@ -99,6 +104,9 @@ def main() -> None:
             wall, cpu, code = _time(command, jk_env, args.repeat)
             print(f"{'judgekit report (' + str(calls) + ' calls)':<28} wall {wall:5.2f} s  cpu {cpu:5.2f} s  "
                   f"exit {code}")
+            gate_wall, gate_cpu = times["gate"]
+            print(f"{'gate / judgekit report':<28} wall {gate_wall / wall:5.2f}  cpu {gate_cpu / cpu:5.2f} "
+                  "(below 1: gate is faster)")
             import_only = [sys.executable, "-c", "import judgekit.cli"]
             wall, cpu, code = _time(import_only, jk_env, args.repeat)
             print(f"{'judgekit import only':<28} wall {wall:5.2f} s  cpu {cpu:5.2f} s  exit {code}")

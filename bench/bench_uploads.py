@@ -3,12 +3,14 @@
 Generates, in a temporary fresh store, and times reading + validation (prepare_upload) and the write of
 - a 200,000-row pointwise items CSV (the row limit),
 - a pairwise judge log of about 50 MB (the size limit) on a generated 1,000-prompt pairwise dataset,
-- a YAML file of 500 rubrics (5 levels each).
+- a YAML file of 500 rubrics (5 levels each),
+and row validation of the items file alone, fast path vs every row through pydantic.
 Run: python bench/bench_uploads.py
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -21,9 +23,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from judgebias_core.sources import upload, upload_validate
 from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import prepare_upload, suggest_spec, write_upload
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, read_table
+from judgebias_core.sources.upload_validate import validate_rows
 from judgebias_core.store.schema import migrate
 
 ITEM_ROWS = 200_000
@@ -71,6 +75,23 @@ def _pairs_and_log(rng: np.random.Generator) -> tuple[bytes, bytes]:
     return pairs.to_csv(index=False).encode(), log.to_csv(index=False).encode()
 
 
+def _validation_side_by_side(data: bytes, name: str, kind: str, dataset_id: str) -> None:
+    """Row validation alone, the column-wise fast path against every row through the pydantic row model (the code
+    before it), on the same records in the same run; both must give the same rows and problems."""
+    spec = suggest_spec(read_table(data, name), kind, dataset_id)  # type: ignore[arg-type]
+    records = upload._records(read_table(data, name), spec)
+    model, column_of = upload.ROW_MODELS[kind], upload._column_locator(spec)
+    fast_s = time.perf_counter()
+    frame, problems = validate_rows(records, model, column_of)
+    fast_s = time.perf_counter() - fast_s
+    full_s = time.perf_counter()
+    valid, errors = upload_validate._validate(records, model)
+    full_s = time.perf_counter() - full_s
+    assert len(valid) == len(frame) and len(errors) == len(problems)
+    print(f"  validate_rows {len(records):,} rows: {fast_s:.2f} s; every row through pydantic {full_s:.2f} s "
+          f"({full_s / fast_s:.1f}x); load {os.getloadavg()[0]:.1f}")
+
+
 def _rubrics_yaml() -> bytes:
     parts = ["rubrics:"]
     for n in range(RUBRICS):
@@ -84,7 +105,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = Path(folder) / "bench.duckdb"
         migrate(store)
-        _upload(store, _items_csv(rng), "items_200k.csv", "items", "bench-items")
+        items = _items_csv(rng)
+        _upload(store, items, "items_200k.csv", "items", "bench-items")
+        _validation_side_by_side(items, "items_200k.csv", "items", "bench-items-2")
         pairs, log = _pairs_and_log(rng)
         _upload(store, pairs, "pairs.csv", "pairs", "bench-pairs", baseline_candidate="alpha")
         _upload(store, log, "pairwise_log.csv", "pairwise-log", "bench-pairs")

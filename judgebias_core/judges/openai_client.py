@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
+from openai._models import FinalRequestOptions
 
 from judgebias_core.errors import JudgeCallError
 from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
 from judgebias_core.judges.geval import JSON_SCORE_MARKER, RESULT_MARKER, score_token_logprobs
 from judgebias_core.judges.sdk_errors import call_error, malformed
+from judgebias_core.judges.sdk_transport import DirectPost
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
@@ -38,9 +40,9 @@ class OpenAIJudge(JudgeClient):
     Serves every provider of the OpenAI API: ``openai`` and the local-server presets (``vllm``, ``ollama``),
     which take their default endpoint, key variable (none) and price (free) from the registry.
 
-    Requests go through the client's ``post`` with the plain JSON body, parsed into the SDK's ``ChatCompletion``:
-    ``chat.completions.create`` would first walk the body through its typed-dict transform, about 2 ms of CPU
-    per call, which is what limits throughput on a small machine (see bench/bench_engine.py).
+    Requests go out through ``DirectPost`` (the SDK's connection pool, headers and retry rules, without its
+    per-call request building and typed response objects) and the reply is read as plain JSON: the SDK's
+    per-call Python work is what kept the engine below the raw-HTTP ceiling (see bench/bench_engine.py).
     """
 
     provider = "openai"
@@ -57,6 +59,7 @@ class OpenAIJudge(JudgeClient):
         self._key = api_key(spec.provider, key) if entry.key_variable else KEYLESS_SERVER_KEY
         self._client = openai.AsyncOpenAI(api_key=self._key, base_url=self._base_url, timeout=settings.timeout_s,
                                           max_retries=settings.sdk_max_retries)
+        self._post = DirectPost(self._client, "/chat/completions", openai, FinalRequestOptions)
 
     def request_params(self, call: PlannedCall) -> dict[str, Any]:
         messages = ([{"role": "system", "content": call.system}] if call.system else []) + [
@@ -74,25 +77,27 @@ class OpenAIJudge(JudgeClient):
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         try:
-            completion = await self._client.post("/chat/completions", cast_to=ChatCompletion, body=params)
+            body = await self._post.send(params)
         except Exception as error:  # noqa: BLE001 - classified, and the key is redacted
             raise call_error(error, openai, self._key) from None
         try:
-            text = completion.choices[0].message.content
-        except (AttributeError, IndexError, TypeError) as error:
+            completion = json.loads(body)
+            choice = completion["choices"][0]
+            text = choice["message"]["content"]
+            usage = completion.get("usage") or {}
+            score_logprobs = self._score_logprobs(choice.get("logprobs"))
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
             raise malformed(error) from None
-        if text is None:
+        if not isinstance(text, str):
             raise JudgeCallError("malformed reply body: the completion has no message content", retryable=True)
-        usage = completion.usage
-        return JudgeReply(text=text, input_tokens=usage.prompt_tokens if usage else None,
-                          output_tokens=usage.completion_tokens if usage else None,
-                          score_logprobs=self._score_logprobs(completion))
+        return JudgeReply(text=text, input_tokens=_count(usage.get("prompt_tokens")),
+                          output_tokens=_count(usage.get("completion_tokens")), score_logprobs=score_logprobs)
 
-    def _score_logprobs(self, completion: ChatCompletion) -> dict[str, float] | None:
-        logprobs = completion.choices[0].logprobs if self._spec.logprobs else None
-        if logprobs is None or not logprobs.content:
+    def _score_logprobs(self, logprobs: dict[str, Any] | None) -> dict[str, float] | None:
+        if not self._spec.logprobs or not logprobs or not logprobs.get("content"):
             return None
-        tokens = [(t.token, [(alt.token, alt.logprob) for alt in t.top_logprobs]) for t in logprobs.content]
+        tokens = [(t["token"], [(alt["token"], float(alt["logprob"])) for alt in t.get("top_logprobs") or []])
+                  for t in logprobs["content"]]
         return score_token_logprobs(tokens, JSON_SCORE_MARKER if self._spec.structured_output else RESULT_MARKER)
 
     async def aclose(self) -> None:
@@ -101,3 +106,8 @@ class OpenAIJudge(JudgeClient):
     def describe(self) -> str:
         where = f" at {self._base_url}" if self._base_url else ""
         return f"{self._api}, model {self.model}{where}"
+
+
+def _count(value: object) -> int | None:
+    """A usage count as the SDK would type it (an int, or None when missing)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

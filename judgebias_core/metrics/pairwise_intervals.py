@@ -7,11 +7,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import binomtest
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.proportion import proportion_confint
 
 from judgebias_core.stats.clustered import clustered_rate
+from judgebias_core.stats.wilson import wilson_bounds
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -30,8 +28,8 @@ def wilson_interval(successes: int, trials: int, confidence: float = CONFIDENCE)
     """Wilson score interval of successes / trials (NaN bounds when there are no trials)."""
     if trials <= 0:
         return Interval(float("nan"), float("nan"))
-    low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
-    return Interval(float(low), float(high))
+    low, high = wilson_bounds(successes, trials, alpha=1 - confidence)
+    return Interval(low, high)
 
 
 BoundRule = Literal["clustered", "wilson"]
@@ -146,6 +144,8 @@ def first_slot_test(primacy: int, recency: int, expected: float = 0.5) -> tuple[
     n = primacy + recency
     if n == 0:
         return float("nan"), float("nan")
+    from scipy.stats import binomtest  # noqa: PLC0415 - on demand: a CLI gate never tests the first slot
+
     return primacy / n, float(binomtest(primacy, n, expected).pvalue)
 
 
@@ -161,5 +161,7 @@ def mcnemar_slots(wins_both: int, wins_first_only: int, wins_second_only: int, w
     """Exact McNemar test: does a candidate win more often in the first slot than in the second?"""
     if wins_first_only + wins_second_only == 0:
         return McNemarResult(float("nan"), 1.0, wins_first_only, wins_second_only)
+    from statsmodels.stats.contingency_tables import mcnemar  # noqa: PLC0415 - on demand: a gate needs none
+
     result = mcnemar([[wins_both, wins_first_only], [wins_second_only, wins_neither]], exact=True)
     return McNemarResult(float(result.statistic), float(result.pvalue), wins_first_only, wins_second_only)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, Valida
 from pydantic_core import PydanticCustomError
 
 from judgebias_core.errors import RowProblem
+from judgebias_core.sources.upload_fast_rows import fast_checks, split_rows
 from judgebias_core.sources.upload_read import MAX_NESTING
 
 _INTEGER = re.compile(r"^[+-]?\d+(?:\.0*)?$")
@@ -24,6 +25,8 @@ _MAX_DIGITS = 30  # longer digit strings are refused before int() reads them (it
 
 def clean_cell(value: Any) -> Any:
     """A file's cell as validation sees it: blanks and NaN become None, 4.0 becomes 4, arrays become lists."""
+    if type(value) is str:  # most cells: answered first
+        return value if value.strip() else None
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, np.generic):
@@ -266,30 +269,55 @@ class ListwiseCallRow(_LogRow):
 ColumnOf = Callable[[tuple[Any, ...]], str | None]
 
 
+_FAST_CHECKS = fast_checks({"Text": Text, "Ident": Ident, "OptText": OptText, "OptIdent": OptIdent,
+                            "OptInt": OptInt, "Repetition": Repetition}, MAX_STORE_INTEGER)
+
+
 def validate_rows(records: Sequence[dict[str, Any]], model: type[_Row],
                   column_of: ColumnOf) -> tuple[pd.DataFrame, list[RowProblem]]:
     """Validate every record; return the valid rows (with their 1-based ``row``) and one problem per error.
 
-    ``column_of`` turns an error's location inside a record (field, key, ...) into the file's column.
+    ``column_of`` turns an error's location inside a record (field, key, ...) into the file's column. Rows that
+    pass the column-wise validation of ``upload_fast_rows`` skip pydantic; the others are validated (and their
+    problems reported) by ``model`` itself.
     """
-    adapter: TypeAdapter[list[_Row]] = TypeAdapter(list[model])  # type: ignore[valid-type]  # a model class chosen at run time
-    problems: list[RowProblem] = []
+    columns, ok = split_rows(records, model, _FAST_CHECKS)
+    slow_index = np.flatnonzero(~ok).tolist()
+    slow_valid, errors = _validate([records[i] for i in slow_index], model)
+    problems = []
+    for position, detail in errors:
+        index, inner = slow_index[position], list(detail["loc"][1:])
+        if not inner and "field" in detail.get("ctx", {}):  # a whole-row check that concerns one field
+            inner = [detail["ctx"]["field"]]
+        problems.append(RowProblem(row=index + 1, column=column_of(tuple(inner)), reason=detail["msg"]))
+    for position, row in slow_valid.items():
+        ok[slow_index[position]] = True
+        for name, value in row.items():
+            columns[name][slow_index[position]] = value
+    kept = np.flatnonzero(ok).tolist()
+    whole = len(kept) == len(records)
+    frame = pd.DataFrame({name: values if whole else [values[i] for i in kept] for name, values in columns.items()},
+                         columns=list(model.model_fields)) if kept else pd.DataFrame.from_records(
+                             [], columns=list(model.model_fields))  # object columns, as before
+    frame.insert(0, "row", [i + 1 for i in kept])
+    return frame, sorted(problems, key=lambda p: (p.row or 0, p.column or ""))
+
+
+def _validate(records: Sequence[dict[str, Any]], model: type[BaseModel]) -> tuple[
+        dict[int, dict[str, Any]], list[tuple[int, Any]]]:
+    """The dumped valid rows by position, and (position, error detail) per error; ``errors`` rows are left out."""
+    adapter: TypeAdapter[list[BaseModel]] = TypeAdapter(list[model])  # type: ignore[valid-type]  # a model class chosen at run time
+    errors: list[tuple[int, Any]] = []
     bad: set[int] = set()
     try:
         valid = adapter.validate_python(list(records))
     except ValidationError as error:
         for detail in error.errors(include_url=False):
-            index, *inner = detail["loc"]
-            if not inner and "field" in detail.get("ctx", {}):  # a whole-row check that concerns one field
-                inner = [detail["ctx"]["field"]]
-            bad.add(int(index))
-            problems.append(RowProblem(row=int(index) + 1, column=column_of(tuple(inner)), reason=detail["msg"]))
-        kept = [record for i, record in enumerate(records) if i not in bad]
-        valid = adapter.validate_python(kept)
-    rows = [i + 1 for i in range(len(records)) if i not in bad]
-    frame = pd.DataFrame.from_records(adapter.dump_python(valid), columns=list(model.model_fields))
-    frame.insert(0, "row", rows)
-    return frame, sorted(problems, key=lambda p: (p.row or 0, p.column or ""))
+            errors.append((int(detail["loc"][0]), detail))
+            bad.add(int(detail["loc"][0]))
+        valid = adapter.validate_python([r for i, r in enumerate(records) if i not in bad])
+    kept = [i for i in range(len(records)) if i not in bad]
+    return dict(zip(kept, adapter.dump_python(valid), strict=True)), errors
 
 
 def duplicate_problems(frame: pd.DataFrame, keys: list[str], column: str | None, what: str) -> list[RowProblem]:

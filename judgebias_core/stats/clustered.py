@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
-from scipy.stats import beta
-from statsmodels.stats.proportion import proportion_confint
+
+from judgebias_core.stats.wilson import wilson_bounds
 
 CONFIDENCE = 0.95
 RESAMPLES = 2000
@@ -105,8 +105,8 @@ def wilson_iid(events: float, pairs: float, confidence: float = CONFIDENCE) -> I
     """Wilson score interval of events / pairs (statsmodels ``proportion_confint(method="wilson")``)."""
     if pairs <= 0:
         return IidInterval(float("nan"), float("nan"))
-    low, high = proportion_confint(events, pairs, alpha=1 - confidence, method="wilson")
-    return IidInterval(float(low), float(high))
+    low, high = wilson_bounds(events, pairs, alpha=1 - confidence)
+    return IidInterval(low, high)
 
 
 def design_effect(events: np.ndarray, trials: np.ndarray) -> float:
@@ -164,10 +164,10 @@ def clustered_rate(events: np.ndarray, trials: np.ndarray, confidence: float = C
         return result(float("nan"), float("nan"), "no-pairs", "no pairs", 0.0)
     alpha_tail = (1 - confidence) / 2
     if total_events == 0:
-        return result(0.0, float(beta.ppf(1 - alpha_tail, 1, effective_n)), "exact-zero-events",
+        return result(0.0, float(_beta().ppf(1 - alpha_tail, 1, effective_n)), "exact-zero-events",
                       f"no {event_word} {over}; the upper bound is the exact (Clopper-Pearson) bound")
     if total_events == n_pairs:
-        return result(float(beta.ppf(alpha_tail, effective_n, 1)), 1.0, "exact-all-events",
+        return result(float(_beta().ppf(alpha_tail, effective_n, 1)), 1.0, "exact-all-events",
                       f"only {event_word} {over}; the lower bound is the exact (Clopper-Pearson) bound")
     if n_items == 1:
         low, high = _wilson_on_effective_n(total_events / n_pairs, 1.0, confidence)
@@ -186,6 +186,12 @@ def clustered_rate(events: np.ndarray, trials: np.ndarray, confidence: float = C
     return result(float(low), float(high), "item-bootstrap", None)
 
 
+def _beta() -> Any:
+    """scipy's beta distribution, imported only for the exact bounds (a CLI gate usually needs none)."""
+    from scipy.stats import beta  # noqa: PLC0415 - on demand (start-up of a CLI gate)
+
+    return beta
+
+
 def _wilson_on_effective_n(rate: float, effective_n: float, confidence: float) -> tuple[float, float]:
-    low, high = proportion_confint(rate * effective_n, effective_n, alpha=1 - confidence, method="wilson")
-    return float(low), float(high)
+    return wilson_bounds(rate * effective_n, effective_n, alpha=1 - confidence)

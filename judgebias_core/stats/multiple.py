@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
 ALPHA = 0.05
 Correction = Literal["holm", "fdr_bh", "none"]
@@ -68,6 +67,7 @@ def correct(p_values: Sequence[float], labels: Sequence[str] | None = None, meth
             corrected[tested] = raw[tested]
             reject[tested] = raw[tested] < alpha
         else:
+            from statsmodels.stats.multitest import multipletests  # noqa: PLC0415 - on demand: a CLI gate never needs it
             rejected, adjusted, _, _ = multipletests(raw[tested], alpha=alpha, method=method)
             corrected[tested] = adjusted
             reject[tested] = rejected

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import t as student_t
 
 from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED, item_resample_sums
 
@@ -100,6 +99,7 @@ def rate_difference(a: ItemCounts, b: ItemCounts, confidence: float = CONFIDENCE
         return result(difference, difference, nan, "cluster-robust-t",
                       "the difference is the same in every item, so it has no item-to-item variation to test")
     df = n_items - 1
+    from scipy.stats import t as student_t  # noqa: PLC0415 - on demand: a CLI gate never needs it
     p_value = float(2 * student_t.sf(abs(difference) / standard_error, df))
     if n_items < min_bootstrap_items:
         half = float(student_t.ppf(0.5 + confidence / 2, df)) * standard_error

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import binomtest
-from scipy.stats import t as student_t
 
 from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED, item_resample_sums
 
@@ -114,6 +112,9 @@ def position_test_from_item_sums(score_sums: np.ndarray, squared_sums: np.ndarra
                       f"no position-dependent verdicts in {n_pairs} pairs over {n_items} items")
     if n_items < 2:
         return result(share, nan, nan, nan, nan, "none", "one item: no between-item variation can be estimated")
+    from scipy.stats import binomtest  # noqa: PLC0415 - on demand: a CLI gate never needs it
+    from scipy.stats import t as student_t  # noqa: PLC0415 - on demand: a CLI gate never needs it
+
     item_means = sums / sizes
     if np.ptp(item_means) < 1e-12:
         # Every item leans the same way by the same amount: the exact sign test on items still respects clustering.
