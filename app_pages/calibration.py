@@ -36,7 +36,7 @@ from ui.share import (
     table_downloads,
 )
 from ui.state import cached, load_or_stop
-from ui.tables import show_record, show_table
+from ui.tables import float_columns, show_record, show_table
 from ui.text import counted
 from ui.verdict import verdict_block
 
@@ -233,7 +233,8 @@ elif isinstance(result, RubricCalibration):
         st.caption("Per call against the raters' mean; the item-mean rows average the judge's calls on each item "
                    f"first. Method named on hover: {result.correlation_p_values}.")
     explain("pearson")
-    show_table(pd.DataFrame([c.__dict__ for c in result.per_class]))
+    per_class = pd.DataFrame([c.__dict__ for c in result.per_class])
+    show_table(per_class, column_config=float_columns(per_class))
     if label_source == "human":  # the estimate is of a human mean; a reference judge's scores are no such thing
         ppi_score_block(dataset, judge, scope, result.items)
     geval_block(result.pooled_runs)
