@@ -183,10 +183,10 @@ st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)}. Counts are 
            "says when no proper interval exists). Wilson = 95% interval treating pairs as independent, beside the "
            "design effect. Position p = the position test (symmetric in the two answers, a tie half a pick for each "
            f"slot, items as clusters); corrected = {correction_words(family)} (position test of "
-           "every row, excess over the floor where measured). PF raw = mean over (candidate, task) units of "
+           "every row, excess over the floor where measured). Preference fairness (PF) raw = mean over (candidate, task) units of "
            "(recency - primacy) / the unit's pairs (judgebias); PF scaled = Shi et al.'s min-max scaling per judge "
            "and task; units whose every pair failed are left out of both and counted. Excess = flip rate - "
-           "repetition floor with its paired item-clustered interval. RS and the floor ignore the task and candidate "
+           "repetition floor with its paired item-clustered interval. Repetition stability (RS) and the floor ignore the task and candidate "
            "filters.")
 table_downloads(table, f"pairwise-{dataset}-{study}", key="pw_table")
 report_button(dataset, judges, key="pw-report")

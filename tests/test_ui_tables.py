@@ -105,3 +105,12 @@ def test_a_table_that_scrolls_anyway_keeps_its_cells_whole() -> None:
     widths = {"task": 120, **{f"h{i}": 200 for i in range(6)}}
     headers = {"task": 60, **{f"h{i}": 200 for i in range(6)}}
     assert fit_widths(widths, headers) == widths
+
+
+def test_a_leading_abbreviation_is_spelled_out_too() -> None:
+    from ui.tables import column_label
+
+    assert column_label("PC low") == "position consistency low"
+    assert column_label("PF scaled (Shi et al.)") == "preference fairness scaled (Shi et al.)"
+    assert column_label("judge B") == "judge B" and column_label("AIC before") == "AIC before"
+    assert readable_column_config(pd.DataFrame({"PF raw": [0.1]}))["PF raw"]["help"] == "PF raw: preference fairness raw"

@@ -35,8 +35,13 @@ FLOAT_CHARS = 7  # "0.4531" / "1.2e-05": what a float column shows with the page
 
 
 def column_label(name: object) -> str:
-    """A header as the table shows it: abbreviations and snake_case spelled out ("PC" -> "position consistency")."""
-    return full_column_name(name)
+    """A header as the table shows it: abbreviations and snake_case spelled out ("PC" -> "position consistency",
+    "PF raw" -> "preference fairness raw")."""
+    label = full_column_name(name)
+    first, _, rest = label.partition(" ")
+    if rest and first.isupper() and first in FULL_COLUMN_NAMES:
+        return f"{FULL_COLUMN_NAMES[first]} {rest}"
+    return label
 
 
 def _cell_chars(column: pd.Series) -> int:
@@ -76,7 +81,7 @@ def fit_widths(widths: Mapping[str, int], headers: Mapping[str, int], budget: in
 
 def _help(name: object, label: str) -> str:
     text = str(name)
-    return f"{text}: {FULL_COLUMN_NAMES[text]}" if text in FULL_COLUMN_NAMES else label
+    return f"{text}: {label}" if text in FULL_COLUMN_NAMES or label == column_label(name) != text else label
 
 
 def readable_column_config(frame: pd.DataFrame, column_config: Mapping[str, Any] | None = None,
