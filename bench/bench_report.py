@@ -52,7 +52,9 @@ def main() -> None:
                   f"{len(report.sections)} sections  {charts:2d} charts  {len(document) / 1e6:4.1f} MB  "
                   f"({summary.judge_calls:,} judge calls)")
             slowest = sorted(sections.items(), key=lambda pair: -pair[1])[:3]
-            print(" " * 23 + "slowest sections: " + ", ".join(f"{title} {seconds:.1f} s" for title, seconds in slowest))
+            if report.sections:
+                print(" " * 23 + "slowest sections: "
+                      + ", ".join(f"{title} {seconds:.1f} s" for title, seconds in slowest))
         if first_figure is not None and chrome_path():
             for fmt in ("png", "svg"):
                 started = time.perf_counter()
