@@ -24,6 +24,7 @@ from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.stats.agreement import AgreementEstimate
 from judgebias_core.store.calibration_queries import item_texts
 from ui.geval import geval_block
+from ui.ppi_block import ppi_score_block
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -233,6 +234,8 @@ elif isinstance(result, RubricCalibration):
                    f"first. Method named on hover: {result.correlation_p_values}.")
     explain("pearson")
     st.dataframe(pd.DataFrame([c.__dict__ for c in result.per_class]), hide_index=True, width="stretch")
+    if label_source == "human":  # the estimate is of a human mean; a reference judge's scores are no such thing
+        ppi_score_block(dataset, judge, scope, result.items)
     geval_block(result.pooled_runs)
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, scope)

@@ -45,6 +45,7 @@ def run(db: Path) -> None:
                   "gpt-4-0613")
     timed("leaderboard, mtbench full majority vote (2,000 resamples)", leaderboard, db, "mtbench", ["full"],
           ENSEMBLE_JUDGE)
+    davidson_bootstrap()
     print(f"Auto-J: correct in both orders {autoj.both_orders_correct} of {autoj.pairs} "
           f"({autoj.both_orders_correct_rate:.4f}); position consistency {autoj.position_consistency:.4f}; "
           f"swap-aggregated kappa {autoj.swap_aggregated.kappa:.3f}")
@@ -52,6 +53,28 @@ def run(db: Path) -> None:
           f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders unsure "
           f"({board.pairs_changing_with_presentation} change with presentation, {board.pairs_not_separated} hold in "
           f"< 95% of resamples); item-clustered flip-rate upper bound {board.flip_rate_clustered_high:.3f}")
+
+
+def davidson_bootstrap() -> None:
+    """The Davidson (ties) Bradley-Terry fit at MTBench size: 31 candidates, 4,000 comparisons, 100 item resamples."""
+    import numpy as np
+
+    from judgebias_core.stats.bradley_terry import bradley_terry
+
+    rng = np.random.default_rng(5)
+    strengths = np.linspace(-2, 2, 31)
+    first_index, second_index = rng.integers(0, 31, 4000), rng.integers(0, 31, 4000)
+    keep = first_index != second_index
+    first_index, second_index = first_index[keep], second_index[keep]
+    p_first = 1 / (1 + np.exp(strengths[second_index] - strengths[first_index]))
+    draw = rng.random(first_index.size)
+    outcome = np.where(draw < 0.15, "tie", np.where(draw < 0.15 + 0.85 * p_first, "first", "second"))
+    first, second = [f"c{k}" for k in first_index], [f"c{k}" for k in second_index]
+    items = [f"q{n % 80}" for n in range(first_index.size)]
+    start = time.perf_counter()
+    fit = bradley_terry(first, second, list(outcome), item_ids=items, resamples=100)
+    print(f"{'Davidson Bradley-Terry, 31 candidates (100 item resamples)':<58} "
+          f"{time.perf_counter() - start:7.3f} s (converged: {fit.converged})")
 
 
 def main() -> None:

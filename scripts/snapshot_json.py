@@ -64,6 +64,13 @@ def store_scope(db: Path) -> tuple[list[tuple[str, str, str, list[str]]], list[t
         ("", d, "") for d in datasets]
 
 
+def preference_labelled(db: Path) -> set[str]:
+    """Datasets with human pairwise preferences (where `metrics ppi` estimates a win rate)."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {row[0] for row in con.execute(
+            "SELECT DISTINCT dataset_id FROM human_labels WHERE preference IS NOT NULL").fetchall()}
+
+
 def commands(db: Path, out_dir: Path) -> list[list[str]]:
     studies, runs = store_scope(db)
     pairwise = [(d, s, j) for d, s, k, j in studies if k == "pairwise"]
@@ -109,6 +116,8 @@ def commands(db: Path, out_dir: Path) -> list[list[str]]:
         first_judges = next(j for d, _, j in pairwise if d == dataset)
         cmds.append(["metrics", "leaderboard", "--dataset", dataset, "--judge", first_judges[0], "--json"])
         cmds.append(["metrics", "calibration", "--dataset", dataset, "--judge", first_judges[0], "--json"])
+        if dataset in preference_labelled(db):
+            cmds.append(["metrics", "ppi", "--dataset", dataset, "--judge", first_judges[0], "--json"])
     rubric_runs = [(r, d, p) for r, d, p in runs if p.startswith("rubric")]
     repeat = next((r for r, _, p in rubric_runs if p == "rubric-repeat"), None)
     for run_id, dataset, protocol in rubric_runs:
@@ -121,6 +130,9 @@ def commands(db: Path, out_dir: Path) -> list[list[str]]:
             cmds.append(["metrics", "calibration", "--dataset", dataset, "--judge", judge, "--json"])
             cmds.append(["metrics", "calibration", "--dataset", dataset, "--judge", judge, "--study", run_id,
                          "--json"])
+            cmds.append(["metrics", "ppi", "--dataset", dataset, "--judge", judge, "--json"])
+            cmds.append(["metrics", "ppi", "--dataset", dataset, "--judge", judge, "--study", run_id,
+                         "--label-fraction", "0.5", "--seed", "3", "--method", "ppi", "--json"])
         cmds.append(["export", "trials", "--run-id", run_id, "--format", "csv",
                      "--out", str(out_dir / f"{run_id}.csv"), "--json"])
     for dataset in all_datasets:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -314,14 +313,11 @@ def test_a_clear_order_that_reverses_with_presentation_is_flagged_for_position_o
     assert board.orders_established_holm == 1
 
 
-def test_bootstrap_speed_is_fit_for_a_page(bundled_db_master: Path) -> None:
-    """The MTBench board (31 candidates, 80 items) with 2,000 resamples: measured about 0.1 s per 100 resamples."""
+def test_mtbench_board_converges_on_every_resample(bundled_db_master: Path) -> None:
+    """The MTBench board (31 candidates, 80 items) with 2,000 resamples (timed in bench/bench_judges.py)."""
     counts = read(item_score_counts, bundled_db_master, "mtbench", ["full"], "gpt-4-0613")
-    started = time.perf_counter()
     board = leaderboard_from_counts(counts, "mtbench", ["full"], "gpt-4-0613", resamples=2000)
-    seconds_per_100 = 100 * (time.perf_counter() - started) / 2000
     assert board.converged_resamples == 2000
-    assert seconds_per_100 < 1.0
 
 
 @settings(max_examples=25, deadline=None)

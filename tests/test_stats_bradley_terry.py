@@ -93,13 +93,9 @@ def test_batched_newton_is_the_penalised_maximum_of_every_resample() -> None:
             assert row == pytest.approx(reference, abs=1e-4)
 
 
-def test_mtbench_sized_bootstrap_runs_in_about_a_second_per_100_resamples() -> None:
-    """31 candidates, 465 pairs, ties: one L-BFGS run per resample took about 20 s per 100; batched Newton ~1 s."""
-    import time
-
+def test_mtbench_sized_bootstrap_converges_and_brackets_every_strength() -> None:
+    """31 candidates, 465 pairs, ties, 100 item resamples in one batched Newton run (timed in bench/bench_judges.py)."""
     first, second, outcome = _comparisons(np.linspace(-2, 2, 31), 4000, 0.15, seed=5)
     items = [f"q{n % 80}" for n in range(4000)]
-    started = time.perf_counter()
     fit = bradley_terry(first, second, outcome, item_ids=items, resamples=100)
-    assert time.perf_counter() - started < 8.0
     assert fit.converged and all(lo <= s <= hi for lo, s, hi in zip(fit.low, fit.strengths, fit.high))

@@ -20,7 +20,14 @@ from judgebias_core.metrics.calibration import (
     rater_kappas,
     rubric_calibration_from_trials,
 )
-from judgebias_core.metrics.ppi import PredictionPoweredWinRate, prediction_powered_win_rate
+from judgebias_core.metrics.ppi import (
+    DEFAULT_LABEL_FRACTION,
+    PredictionPoweredMeanScore,
+    PredictionPoweredWinRate,
+    prediction_powered_mean_score,
+    prediction_powered_mean_score_stored,
+    prediction_powered_win_rate,
+)
 from judgebias_core.stats.ppi import PPIMethod
 from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
 from judgebias_core.store.calibration_queries import (
@@ -32,6 +39,7 @@ from judgebias_core.store.calibration_queries import (
     rubric_trials_with_labels,
 )
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.store.ppi_queries import rubric_trials_all_items
 
 
 def labelled_pair_calls(reader: StoreReader, dataset_id: str, judge: str, study: str | None = None) -> pd.DataFrame:
@@ -98,7 +106,7 @@ def disagreeing_trials(reader: StoreReader, dataset_id: str, judge: str, study: 
 
 
 def prediction_powered(reader: StoreReader, dataset_id: str, judge: str, candidate: str | None = None,
-                       study: str | None = None, label_fraction: float = 0.1, seed: int = 0,
+                       study: str | None = None, label_fraction: float = DEFAULT_LABEL_FRACTION, seed: int = 0,
                        method: PPIMethod = "ppi++") -> PredictionPoweredWinRate:
     """The prediction-powered human win rate of a candidate (default: the first by name) from a judge's pairwise
     verdicts and a random ``label_fraction`` of the items' human labels."""
@@ -108,3 +116,43 @@ def prediction_powered(reader: StoreReader, dataset_id: str, judge: str, candida
                             + (f" in study {study!r}" if study else ""))
     chosen = candidate or sorted(set(calls["first_candidate"]) | set(calls["second_candidate"]))[0]
     return prediction_powered_win_rate(calls, dataset_id, judge, study, chosen, label_fraction, seed, method)
+
+
+def prediction_powered_score(reader: StoreReader, dataset_id: str, judge: str, rubric: str | None = None,
+                             study: str | None = None, label_fraction: float | None = None, seed: int = 0,
+                             method: PPIMethod = "ppi++") -> PredictionPoweredMeanScore:
+    """The prediction-powered human mean score on a rubric (default: the first by name) from a judge's rubric
+    scores on every labelled item of ``study`` (None: every run) and a random ``label_fraction`` of the labels."""
+    trials = rubric_trials_with_labels(reader, dataset_id, judge, study)
+    if trials.empty:
+        raise NotFoundError(f"judge {judge!r} has no rubric call on labelled items of {dataset_id!r}"
+                            + (f" in study {study!r}" if study else ""))
+    chosen = rubric or sorted(trials["rubric_id"].unique())[0]
+    return prediction_powered_mean_score(trials, dataset_id, judge, study, chosen, label_fraction, seed, method)
+
+
+def prediction_powered_score_stored(reader: StoreReader, dataset_id: str, judge: str, rubric: str | None = None,
+                                    study: str | None = None, method: PPIMethod = "ppi++") -> PredictionPoweredMeanScore:
+    """The prediction-powered human mean score with the labels as stored: the judge's scored items that have a
+    human score are the labelled ones, the rest unlabelled."""
+    trials = rubric_trials_all_items(reader, dataset_id, judge, study)
+    if trials["human_mean"].isna().all():
+        raise NotFoundError(f"judge {judge!r} has no rubric call on labelled items of {dataset_id!r}"
+                            + (f" in study {study!r}" if study else ""))
+    chosen = rubric or sorted(trials["rubric_id"].unique())[0]
+    return prediction_powered_mean_score_stored(trials, dataset_id, judge, study, chosen, method)
+
+
+def prediction_powered_any(reader: StoreReader, dataset_id: str, judge: str, candidate: str | None = None,
+                           rubric: str | None = None, study: str | None = None, label_fraction: float | None = None,
+                           seed: int = 0, method: PPIMethod = "ppi++", stored_labels: bool = False
+                           ) -> PredictionPoweredWinRate | PredictionPoweredMeanScore:
+    """The human win rate when the judge made pairwise calls on labelled items, else the human mean score (the
+    rule ``calibration`` follows); the pairwise default share is 10%. ``stored_labels`` (rubric only): the labels
+    as stored instead of a random share of them."""
+    if stored_labels:
+        return prediction_powered_score_stored(reader, dataset_id, judge, rubric, study, method)
+    if not labelled_pair_calls(reader, dataset_id, judge, study).empty:
+        return prediction_powered(reader, dataset_id, judge, candidate, study,
+                                  DEFAULT_LABEL_FRACTION if label_fraction is None else label_fraction, seed, method)
+    return prediction_powered_score(reader, dataset_id, judge, rubric, study, label_fraction, seed, method)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.charts.style import PRIMARY, REFERENCE_LINE, category_rows, named_cells, styled, wrapped_labels
 from judgebias_core.metrics.calibration import Correlation
-from judgebias_core.metrics.ppi import PredictionPoweredWinRate
+from judgebias_core.metrics.ppi import PredictionPoweredMeanScore, PredictionPoweredWinRate
 
 
 def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[int]], title: str,
@@ -50,10 +50,15 @@ def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
     return styled(fig, height=130 + category_rows(len(named), minimum=45))
 
 
-def ppi_forest(result: PredictionPoweredWinRate) -> go.Figure:
-    """The prediction-powered, human-only and judge-only win rates with their 95% intervals; a dotted line at what
-    every human label gives (known here only because the dataset is labelled throughout)."""
+def ppi_forest(result: PredictionPoweredWinRate | PredictionPoweredMeanScore) -> go.Figure:
+    """The prediction-powered, human-only and judge-only win rates (or mean scores) with their 95% intervals; a
+    dotted line at what every human label gives (known here only because the dataset is labelled throughout)."""
     e = result.estimate
+    if isinstance(result, PredictionPoweredMeanScore):
+        everything, axis = result.all_labels_human_mean, f"{result.label_source} mean score on {result.rubric_id}"
+        source = result.label_source
+    else:
+        everything, axis, source = result.all_labels_human_win_rate, f"human win rate of {result.candidate}", "human"
     rows = [("prediction-powered", e.ppi), ("human labels only", e.human_only), ("judge only", e.judge_only)]
     names = [f"{name} (n={row.n:,})" for name, row in rows]
     fig = go.Figure(go.Scatter(
@@ -65,8 +70,9 @@ def ppi_forest(result: PredictionPoweredWinRate) -> go.Figure:
         hovertemplate="%{y}: %{x:.3f}<br>95%: %{customdata[0]:.3f} to %{customdata[1]:.3f}<br>%{customdata[2]}"
                       "<extra></extra>",
     ))
-    fig.add_vline(x=result.all_labels_human_win_rate, line_dash="dot", line_color=REFERENCE_LINE,
-                  annotation_text="all human labels")
-    fig.update_layout(xaxis={"title": f"human win rate of {plot_label(result.candidate)}"},
+    if everything is not None:  # None: labels as stored, so what every label gives is unknown
+        fig.add_vline(x=everything, line_dash="dot", line_color=REFERENCE_LINE,
+                      annotation_text=f"all {plot_label(source)} labels")
+    fig.update_layout(xaxis={"title": plot_label(axis)},
                       yaxis={"autorange": "reversed", "type": "category"})
     return styled(fig, height=130 + category_rows(len(rows), minimum=45))

@@ -47,7 +47,8 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
     ("metrics", "agreement", "judges_commands",
      "agreement of every pair of judges on the same judge calls, with and without ties"),
     ("metrics", "ppi", "judges_commands",
-     "prediction-powered human win rate of a candidate: judge verdicts plus a fraction of human labels"),
+     "prediction-powered estimate from judge calls plus a fraction of human labels: a candidate's human win rate "
+     "(pairwise) or the human mean score (rubric)"),
     ("metrics", "verbosity", "judges_commands",
      "does a judge prefer the longer answer (swap pairs): longer-answer share by length bin and a logistic slope, "
      "item-clustered, Holm-corrected over the judges"),

@@ -6,17 +6,20 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from judgebias_core.analyses.calibration import calibration, prediction_powered
+from judgebias_core.analyses.calibration import calibration, prediction_powered_any
 from judgebias_core.analyses.judges import agreement_report, leaderboard
 from judgebias_core.analyses.other_biases import verbosity
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
+from judgebias_core.metrics.ppi import FEW_LABELS, PredictionPoweredMeanScore, labels_worth_sentence
 from judgebias_core.metrics.verbosity import CLUSTERS, CONTROLS, verbosity_frame
 from judgebias_core.store.agreement_queries import pairwise_studies
 from judgebias_core.store.handle import Store, StoreReader
 
+PPI_HELP = ("prediction-powered estimate from judge calls plus a fraction of human labels: a candidate's human win "
+            "rate (pairwise) or the human mean score (rubric)")
 CORRELATIONS = ("pearson", "spearman", "kendall", "item_pearson", "item_spearman", "item_kendall")
 
 
@@ -85,15 +88,29 @@ def _agreement(args: argparse.Namespace) -> int:
 
 def _ppi(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = prediction_powered(reader, args.dataset, args.judge, args.candidate, args.study,
-                                    args.label_fraction, args.seed, args.method)
+        result = prediction_powered_any(reader, args.dataset, args.judge, args.candidate, args.rubric, args.study,
+                                        args.label_fraction, args.seed, args.method, args.labels == "stored")
     e = result.estimate
+    if isinstance(result, PredictionPoweredMeanScore):
+        raters = str(result.raters_min) if result.raters_min == result.raters_max \
+            else f"{result.raters_min}-{result.raters_max}"
+        head = (f"human mean score on {result.rubric_id} ({result.label_source} labels, {raters} raters per item "
+                f"averaged), {result.dataset_id}, judge {result.judge} "
+                f"(runs {', '.join(result.runs)}; {result.calls} parsed calls averaged per item)")
+        everything = (f"all labels: {result.all_labels_human_mean:.4f}" if result.all_labels_human_mean is not None
+                      else f"labels as stored ({result.sampling})")
+    else:
+        head = f"{result.candidate}'s human win rate on {result.dataset_id}, judge {result.judge}"
+        everything = f"all human labels: {result.all_labels_human_win_rate:.4f}"
     text = "\n".join(
-        [f"{result.candidate}'s human win rate on {result.dataset_id}, judge {result.judge}: "
-         f"{result.labelled} of {result.items} items' human labels kept (seed {result.seed})"]
+        [f"{head}: {result.labelled} of {result.items} items' labels "
+         + ("as stored" if result.seed is None else f"kept (seed {result.seed})")]
         + [f"  {row.method:<10} {row.estimate:.4f} [{row.low:.4f}, {row.high:.4f}]  {row.label}"
            for row in (e.ppi, e.human_only, e.judge_only)]
-        + [f"  all human labels: {result.all_labels_human_win_rate:.4f}; PPI++ tuning {e.tuning:.3f}"])
+        + [f"  {everything}; PPI++ tuning {e.tuning:.3f}; interval: {e.interval}",
+           f"  {labels_worth_sentence(e)}"]
+        + ([f"  caution: {result.caveat}"] if isinstance(result, PredictionPoweredMeanScore) and result.caveat
+           else []))
     emit(args, result, text)
     return 0
 
@@ -155,13 +172,23 @@ def register(groups: CommandGroups) -> None:
     parser.set_defaults(handler=_agreement)
 
     parser = groups.metrics.add_parser(
-        "ppi", help="prediction-powered human win rate of a candidate: judge verdicts plus a fraction of human labels")
-    parser.add_argument("--dataset", required=True, help="pairwise dataset with human preferences (e.g. autoj)")
+        "ppi", help=PPI_HELP)
+    parser.add_argument("--dataset", required=True,
+                        help="dataset with human labels: pairwise preferences (e.g. autoj) or rubric scores "
+                             "(e.g. summeval)")
     parser.add_argument("--judge", required=True, help=f"judge name, or '{ENSEMBLE_JUDGE}' for the ensemble")
-    parser.add_argument("--candidate", help="candidate whose win rate is estimated (default: the first by name)")
+    parser.add_argument("--candidate", help="pairwise: candidate whose win rate is estimated (default: the first "
+                                            "by name)")
+    parser.add_argument("--rubric", help="rubric: rubric whose mean score is estimated (default: the first by name)")
     parser.add_argument("--study", help="study or run id (default: every study of the judge on the dataset)")
-    parser.add_argument("--label-fraction", type=float, default=0.1, help="share of items whose human label is kept")
+    parser.add_argument("--label-fraction", type=float,
+                        help=f"share of items whose human label is kept (default 0.1; rubric: at least enough for "
+                             f"{FEW_LABELS} labelled items)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random choice of labelled items")
+    parser.add_argument("--labels", choices=["subsample", "stored"], default="subsample",
+                        help="subsample: keep a random --label-fraction of the items' labels (default; shows the "
+                             "method on a dataset labelled throughout); stored (rubric): the judged items that have "
+                             "a human score are the labelled ones")
     parser.add_argument("--method", choices=["ppi++", "ppi"], default="ppi++",
                         help="power-tuned PPI++ (default) or plain PPI")
     add_json_flag(parser)

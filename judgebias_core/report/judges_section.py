@@ -16,6 +16,7 @@ from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import count_of, percent
+from judgebias_core.report.ppi_part import prediction_powered_score_part
 from judgebias_core.report.verdict import Verdict, agreement_verdict, calibration_verdict
 from judgebias_core.report.verdict_leaderboard import leaderboard_verdict, ranked_rows
 from judgebias_core.store.handle import StoreReader
@@ -182,6 +183,9 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
     for result in results:
         if isinstance(result, RubricCalibration):
             sentences += human_ceiling_sentences(result)
+            if (score_part := prediction_powered_score_part(reader, result, scope.who(result.judge))) is not None:
+                sentences.append(score_part[0])
+                figures.append(score_part[1])
         elif (part := _prediction_powered_part(reader, result, scope.who(result.judge))) is not None:
             sentences.append(part[0])
             figures.append(part[1])

@@ -50,6 +50,8 @@ class PredictionPoweredEstimate:
     labelled: int
     unlabelled: int
     confidence: float
+    interval: str = ("normal (CLT) interval over independent units (items), the rectifier's variance over the "
+                     "labelled items plus the judge's over the unlabelled ones")
 
 
 def _clt(values_mean: float, variance: float, n: int, confidence: float, method: str, label: str) -> MeanInterval:
@@ -78,7 +80,7 @@ def prediction_powered_mean(human_labelled: np.ndarray, judge_labelled: np.ndarr
     estimate = float(y.mean() + tuning * (f_unlabelled.mean() - f_labelled.mean()))
     variance = float(np.var(y - tuning * f_labelled, ddof=1)) / n + tuning**2 * float(np.var(f_unlabelled, ddof=1)) / big_n
     ppi = _clt(estimate, variance, n + big_n, confidence, method,
-               "prediction-powered estimate of the human mean (judge verdicts rectified by the human labels)")
+               "prediction-powered estimate of the human mean (judge predictions rectified by the human labels)")
     human = _clt(float(y.mean()), float(np.var(y, ddof=1)) / n, n, confidence, "human-only",
                  "human labels only")
     judge_all = np.concatenate([f_labelled, f_unlabelled])
