@@ -18,8 +18,10 @@ from judgebias_core.analyses.judges import leaderboard, load_outcomes
 from judgebias_core.cli import main
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.leaderboard import (
+    _bt_design,
     _bt_fit,
     _bt_fit_resamples,
+    _HessianCells,
     flip_rate_bound,
     item_score_counts_from_outcomes,
     leaderboard_from_counts,
@@ -316,3 +318,19 @@ def test_mtbench_board_converges_on_every_resample(bundled_db_master: Path) -> N
     counts = read(item_score_counts, bundled_db_master, "mtbench", ["full"], "gpt-4-0613")
     board = leaderboard_from_counts(counts, "mtbench", ["full"], "gpt-4-0613", resamples=2000)
     assert board.converged_resamples == 2000
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 7), st.integers(0, 10_000))
+def test_hessian_from_nonzero_cells_equals_the_einsum(players: int, seed: int) -> None:
+    """The Newton step's Hessians from each combo's nonzero cells equal the dense einsum, star or round robin."""
+    rng = np.random.default_rng(seed)
+    pairs = [(a, b) for a in range(players) for b in range(players) if a != b]
+    combos = pd.DataFrame(pairs, columns=["candidate", "opponent"]).astype(str)
+    design = _bt_design(combos, sorted(map(str, range(players))), "0")
+    weight = rng.uniform(0, 5, size=(7, len(combos)))
+    dense = np.einsum("bm,mi,mj->bij", weight, design, design)
+    assert np.allclose(_HessianCells(design)(weight), dense, rtol=1e-13, atol=0)
+    star = design[combos["opponent"].to_numpy() == "0"]
+    assert np.array_equal(_HessianCells(star)(weight[:, :len(star)]),
+                          np.einsum("bm,mi,mj->bij", weight[:, :len(star)], star, star))

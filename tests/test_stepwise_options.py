@@ -14,8 +14,8 @@ import statsmodels.formula.api as smf
 from judgebias_core.analyses.stepwise import stepwise_units
 from judgebias_core.cli import main
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.stepwise import formula, stepwise_select
-from judgebias_core.metrics.stepwise_baseline import bound_baseline, quality_margin
+from judgebias_core.metrics.stepwise import _DesignBlocks, formula, stepwise_select
+from judgebias_core.metrics.stepwise_baseline import _GapFits, bound_baseline, quality_margin
 from judgebias_core.metrics.stepwise_validation import cross_validate
 from tests.store_helpers import read
 
@@ -109,3 +109,26 @@ def test_cross_validation_equals_refits_on_each_fold() -> None:
     assert validation.selected_mse == pytest.approx(squared / total)
     assert validation.selected_mse < validation.intercept_mse
     assert validation.earns_its_place("quality_gap")  # a real quality effect predicts held-out units
+
+
+@pytest.mark.filterwarnings("ignore:The design matrix is rank-deficient")
+@pytest.mark.parametrize("weights", ["none", "pairs"])
+def test_each_shuffled_fit_equals_a_statsmodels_refit(weights: str) -> None:
+    """The baseline's one-factorisation fits (Frisch-Waugh-Lovell) give the AIC and R² of refitting the whole
+    model with statsmodels, for the real gap, a shuffled one and one that lies in the other factors' span."""
+    units = unit_table(4, quality_effect=0.2)
+    others = ["judge", "input_length"]  # input length is fixed by the task: a gap equal to it adds nothing
+    design = _DesignBlocks(units, "position_consistency", others, weights)
+    fits = _GapFits(design, others)
+    shuffled = np.random.default_rng(0).permutation(units["quality_gap"].to_numpy())
+    for gap in (units["quality_gap"].to_numpy(), shuffled, units["input_length"].to_numpy() * 2.0):
+        data = units.assign(quality_gap=gap)
+        kwargs = {"weights": data["classified"]} if weights == "pairs" else {}
+        model = smf.wls if weights == "pairs" else smf.ols
+        whole = model(formula("position_consistency", [*others, "quality_gap"]), data=data, **kwargs).fit()
+        alone = model(formula("position_consistency", ["quality_gap"]), data=data, **kwargs).fit()
+        aic, r_squared = fits.with_gap(gap)
+        assert aic == pytest.approx(whole.aic, rel=1e-12, abs=1e-9)
+        assert r_squared == pytest.approx(alone.rsquared, rel=1e-12, abs=1e-12)
+    without = model(formula("position_consistency", others), data=units, **kwargs).fit()
+    assert fits.aic(fits.ssr_without, fits.rank) == pytest.approx(without.aic, rel=1e-12)

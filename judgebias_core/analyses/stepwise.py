@@ -38,6 +38,21 @@ def stepwise_bound_baseline(reader: StoreReader, dataset_id: str, study: str, ta
     return bound_baseline(units, result, permutations, seed)
 
 
+def stepwise_with_baselines(reader: StoreReader, dataset_id: str, study: str, targets: tuple[str, ...],
+                            start: Start = "empty", weights: str = "none"
+                            ) -> list[tuple[StepwiseResult, BoundBaseline | None]]:
+    """For each target, the selection and its bound baseline (:func:`stepwise_analysis` and
+    :func:`stepwise_bound_baseline`) from one unit table and one selection per target, as the report shows them."""
+    for target in targets:
+        check_target(target)
+    units, left_out = stepwise_units(reader, dataset_id, study)
+    pairs = []
+    for target in targets:
+        result = stepwise_select(units, target, start=start, units_left_out=left_out, weights=weights)
+        pairs.append((result, bound_baseline(units, result)))
+    return pairs
+
+
 def stepwise_cross_validation(reader: StoreReader, dataset_id: str, study: str, target: str,
                               start: Start = "empty", weights: str = "none") -> CrossValidated | None:
     """Five-fold cross-validated error of the selected model, of the intercept alone, and without each factor."""

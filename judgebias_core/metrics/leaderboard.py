@@ -141,6 +141,30 @@ def _bt_design(combos: pd.DataFrame, players: list[str], reference: str) -> np.n
     return design
 
 
+class _HessianCells:
+    """sum_m weight[b, m] * outer(design[m], design[m]) for every row b of ``weight``, from the nonzero cells only:
+    a Bradley-Terry design row holds at most two nonzeros (+1 and -1), so its outer product at most four. The sums
+    run over the combos in order, as ``np.einsum("bm,mi,mj->bij", ...)`` runs them with its zero terms."""
+
+    def __init__(self, design: np.ndarray) -> None:
+        self.size = design.shape[1]
+        combos, cells, signs = [], [], []
+        for m, row in enumerate(design):
+            for i in np.flatnonzero(row):
+                for j in np.flatnonzero(row):
+                    combos.append(m)
+                    cells.append(i * self.size + j)
+                    signs.append(row[i] * row[j])
+        self.combos, self.cells = np.asarray(combos, dtype=np.int64), np.asarray(cells, dtype=np.int64)
+        self.signs = np.asarray(signs, dtype=float)
+
+    def __call__(self, weight: np.ndarray) -> np.ndarray:
+        rows, cells = len(weight), self.size * self.size
+        index = (np.arange(rows, dtype=np.int64)[:, None] * cells + self.cells[None, :]).ravel()
+        values = (weight[:, self.combos] * self.signs).ravel()
+        return np.bincount(index, weights=values, minlength=rows * cells).reshape(rows, self.size, self.size)
+
+
 def _bt_fit_resamples(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, ridge: float = RIDGE,
                       iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """Ridge-penalised Bradley-Terry log-odds strengths for every row of ``wins`` / ``totals`` at once.
@@ -152,11 +176,12 @@ def _bt_fit_resamples(design: np.ndarray, wins: np.ndarray, totals: np.ndarray, 
     """
     beta = np.zeros((len(wins), design.shape[1]))
     penalty = 2 * ridge * np.eye(design.shape[1])
+    hessian_of = _HessianCells(design)
     for _ in range(iterations):
         share = 1 / (1 + np.exp(-(beta @ design.T)))
         gradient = (wins - totals * share) @ design - 2 * ridge * beta
         weight = totals * share * (1 - share)
-        hessian = np.einsum("bm,mi,mj->bij", weight, design, design) + penalty
+        hessian = hessian_of(weight) + penalty
         step = np.linalg.solve(hessian, gradient[..., None])[..., 0]
         step *= np.minimum(1.0, 2.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
         beta = beta + step

@@ -104,6 +104,7 @@ class _DesignBlocks:
         self.y = data[target].to_numpy(dtype=float)
         self.weights = data[WEIGHT_COLUMN].to_numpy(dtype=float) if weights == "pairs" else None
         self.blocks: dict[str, np.ndarray] = {}
+        self._fits: dict[tuple[str, ...], RegressionResultsWrapper] = {}
         for name in predictors:
             if name in CATEGORICAL:
                 levels = sorted(data[name].astype(str).unique())
@@ -113,12 +114,18 @@ class _DesignBlocks:
                 self.blocks[name] = data[[name]].to_numpy(dtype=float)
 
     def fit(self, variables: Sequence[str]) -> RegressionResultsWrapper:
-        columns = [np.ones((len(self.y), 1)), *(self.blocks[v] for v in variables)]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if self.weights is not None:
-                return sm.WLS(self.y, np.hstack(columns), weights=self.weights).fit()
-            return sm.OLS(self.y, np.hstack(columns)).fit()
+        """The fit of ``variables`` (in that column order), made once: a search meets the same model again (the
+        move back to the previous step, the single-factor checks, the final model without each factor)."""
+        key = tuple(variables)
+        if key not in self._fits:
+            columns = [np.ones((len(self.y), 1)), *(self.blocks[v] for v in variables)]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if self.weights is not None:
+                    self._fits[key] = sm.WLS(self.y, np.hstack(columns), weights=self.weights).fit()
+                else:
+                    self._fits[key] = sm.OLS(self.y, np.hstack(columns)).fit()
+        return self._fits[key]
 
 
 def _allowed_aic(result: RegressionResultsWrapper) -> float:

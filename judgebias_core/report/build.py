@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -60,8 +61,10 @@ def _builder(module: str, function: str) -> Callable[[StoreReader, ReportScope],
         return None
 
 
-def build_report(reader: StoreReader, request: ReportRequest) -> Report:
-    """Every section that has something to show for the request, plus provenance, all from one snapshot."""
+def build_report(reader: StoreReader, request: ReportRequest,
+                 on_section: Callable[[str, float], None] | None = None) -> Report:
+    """Every section that has something to show for the request, plus provenance, all from one snapshot;
+    ``on_section`` is told each section's title and build time in seconds (bench/bench_report.py)."""
     scope = resolve_scope(reader, request)
     sections: list[ReportSection] = []
     skipped: list[str] = []
@@ -70,11 +73,15 @@ def build_report(reader: StoreReader, request: ReportRequest) -> Report:
         if builder is None:
             skipped.append(f"{title}: not available in this build of judgebias.")
             continue
+        started = time.perf_counter()
         try:
             section = builder(reader, scope)
         except JudgebiasError as error:  # a metric that cannot be computed on this data says why; the rest stands
             skipped.append(f"{title}: could not be computed ({error}).")
             continue
+        finally:
+            if on_section is not None:
+                on_section(title, time.perf_counter() - started)
         if section is not None:
             sections.append(section)
     provenance = Provenance(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_bound_baseline
+from judgebias_core.analyses.stepwise import stepwise_with_baselines
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.stepwise import POST_SELECTION_NOTE, QUALITY_GAP_CAVEAT, StepwiseResult, plain_summary
@@ -32,13 +32,12 @@ def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | 
     if "pairwise" not in scope.kinds or not scope.studies:
         return None
     study = "full" if "full" in scope.studies else scope.studies[0]
-    results = []
-    for target in TARGETS:
-        try:
-            results.append(stepwise_analysis(reader, scope.dataset.id, study, target))
-        except NotFoundError:  # no classified pair in the study: nothing to explain
-            return None
-    baselines = [stepwise_bound_baseline(reader, scope.dataset.id, study, result.target) for result in results]
+    try:  # one unit table and one selection per target, shared by the figures, the table and the baselines
+        analysed = stepwise_with_baselines(reader, scope.dataset.id, study, TARGETS)
+    except NotFoundError:  # no classified pair in the study: nothing to explain
+        return None
+    results = [result for result, _ in analysed]
+    baselines = [baseline for _, baseline in analysed]
     verdicts = [factors_verdict(result, baseline) for result, baseline in zip(results, baselines, strict=True)]
     # The summary sentence, then the verdict's sentence on the quality gap's bound (the same words as the page).
     sentences = [text for result, verdict in zip(results, verdicts, strict=True)

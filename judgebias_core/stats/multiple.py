@@ -2,7 +2,9 @@
 
 Holm's step-down procedure controls the family-wise error rate (Holm 1979, "A simple sequentially rejective multiple
 test procedure", Scand. J. Statist. 6:65-70) and is the default; Benjamini-Hochberg controls the false discovery rate
-(Benjamini & Hochberg 1995, JRSS B 57:289-300) as an option. Both through statsmodels ``multipletests``.
+(Benjamini & Hochberg 1995, JRSS B 57:289-300) as an option. Benjamini-Hochberg through statsmodels
+``multipletests``; Holm with the same operations as ``multipletests`` (tests check they agree exactly), because
+statsmodels runs a full garbage collection on every Holm call (0.1-0.3 s each in a report holding its figures).
 """
 
 from __future__ import annotations
@@ -52,6 +54,21 @@ class CorrectedTests:
         return f"could be chance after {over} (corrected p = {p:.3g})"
 
 
+def holm(p_values: np.ndarray, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's step-down rejections and adjusted p-values, in the order given (statsmodels' arithmetic)."""
+    order = np.argsort(p_values)
+    ranked = np.take(p_values, order)
+    steps = np.arange(len(ranked), 0, -1)
+    not_rejected = ranked > alpha / steps
+    first_kept = int(np.nonzero(not_rejected)[0].min()) if not_rejected.any() else len(ranked)
+    not_rejected[first_kept:] = True
+    adjusted = np.maximum.accumulate(ranked * steps)
+    adjusted[adjusted > 1] = 1
+    rejected_in_order, adjusted_in_order = np.empty_like(not_rejected), np.empty_like(adjusted)
+    rejected_in_order[order], adjusted_in_order[order] = ~not_rejected, adjusted
+    return rejected_in_order, adjusted_in_order
+
+
 def correct(p_values: Sequence[float], labels: Sequence[str] | None = None, method: Correction = "holm",
             alpha: float = ALPHA) -> CorrectedTests:
     """Correct a family of p-values with Holm (default), Benjamini-Hochberg (``fdr_bh``) or none."""
@@ -66,6 +83,10 @@ def correct(p_values: Sequence[float], labels: Sequence[str] | None = None, meth
         if method == "none":
             corrected[tested] = raw[tested]
             reject[tested] = raw[tested] < alpha
+        elif method == "holm":
+            rejected, adjusted = holm(raw[tested], alpha)
+            corrected[tested] = adjusted
+            reject[tested] = rejected
         else:
             from statsmodels.stats.multitest import multipletests  # noqa: PLC0415 - on demand: a CLI gate never needs it
             rejected, adjusted, _, _ = multipletests(raw[tested], alpha=alpha, method=method)
