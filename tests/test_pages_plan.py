@@ -39,7 +39,7 @@ def test_swap_plan_next_to_the_cost(app_env: Path) -> None:
     next(box for box in at.selectbox if box.label == "Judge provider").set_value("replay").run()
     next(m for m in at.multiselect if m.label == "Recorded judge(s)").set_value(["gpt-4-0613"]).run()
     assert not at.exception  # the recorded gpt-4-0613 judged MTBench before: 443 flips in 2,400 pairs
-    assert any(c.startswith("Estimated from gpt-4-0613 (full on mtbench): 443 flips in 2400 pairs")
+    assert any(c.startswith("Estimated from gpt-4-0613 (full on mtbench): 443 flips in 2,400 pairs")
                for c in _captions(at))
     assert _number(at, "Expected flip rate").value == round(443 / 2400, 3)
     metrics = _metrics(at)
