@@ -5,12 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.stepwise import (
-    stepwise_analysis,
-    stepwise_bound_baseline,
-    stepwise_cross_validation,
-    stepwise_units,
-)
+from judgebias_core.analyses.stepwise import factors_analysis
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart, coefficient_chart, fitted_effect_chart
 from judgebias_core.metrics.stepwise import (
     CLUSTERS,
@@ -69,10 +64,8 @@ with options[1]:
 permalink_hint()
 
 with stop_on_error():
-    result = cached(stepwise_analysis, dataset, study, target, start, weights, cluster)
-    units, _ = cached(stepwise_units, dataset, study)
-    baseline = cached(stepwise_bound_baseline, dataset, study, target, start, weights)
-    validation = cached(stepwise_cross_validation, dataset, study, target, start, weights)
+    analysis = cached(factors_analysis, dataset, study, target, start, weights, cluster)
+result, units, baseline, validation = analysis.result, analysis.units, analysis.baseline, analysis.validation
 
 verdict_block([factors_verdict(result, baseline)])
 st.info(plain_summary(result))  # names predictors and counts only, no data text

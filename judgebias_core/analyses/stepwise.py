@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from judgebias_core.metrics.pairwise import unit_metrics_from_counts
@@ -53,10 +55,21 @@ def stepwise_with_baselines(reader: StoreReader, dataset_id: str, study: str, ta
     return pairs
 
 
-def stepwise_cross_validation(reader: StoreReader, dataset_id: str, study: str, target: str,
-                              start: Start = "empty", weights: str = "none") -> CrossValidated | None:
-    """Five-fold cross-validated error of the selected model, of the intercept alone, and without each factor."""
+@dataclass(frozen=True)
+class FactorsAnalysis:
+    """What the Factors page shows for one target: the selection, its unit table, bound baseline and validation."""
+
+    result: StepwiseResult
+    units: pd.DataFrame
+    baseline: BoundBaseline | None
+    validation: CrossValidated | None
+
+
+def factors_analysis(reader: StoreReader, dataset_id: str, study: str, target: str, start: Start = "empty",
+                     weights: str = "none", cluster: str = "none") -> FactorsAnalysis:
+    """One unit table and one selection for the selection, the bound baseline and the cross-validation (neither
+    depends on ``cluster``, which only changes the final model's standard errors)."""
     check_target(target)
     units, left_out = stepwise_units(reader, dataset_id, study)
-    return cross_validate(units, stepwise_select(units, target, start=start, units_left_out=left_out,
-                                                 weights=weights))
+    result = stepwise_select(units, target, start=start, units_left_out=left_out, weights=weights, cluster=cluster)
+    return FactorsAnalysis(result, units, bound_baseline(units, result), cross_validate(units, result))

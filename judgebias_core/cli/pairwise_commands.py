@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from typing import Any
 
 import pandas as pd
 
@@ -39,18 +40,23 @@ def _text_table(rows: list[dict], columns: list[str] | None = None) -> str:
     return frame[columns or list(frame.columns)].to_string(index=False, float_format=lambda v: f"{v:.4f}")
 
 
+def _scoped_results(args: argparse.Namespace, compute: Callable[..., Sequence[Any]]) -> Sequence[Any]:
+    """``compute(reader, dataset, judges, study)`` on one reader; an unknown dataset is a NotFoundError (exit 2)."""
+    path = db_path(args)
+    migrate(path)
+    with Store(path).reader() as reader:
+        if args.dataset:
+            dataset_summary(reader, args.dataset)
+        return compute(reader, args.dataset, args.judge, args.study)
+
+
 def _metric_handler(compute: Callable[..., Sequence[object]],
                     columns: list[str] | None = None) -> Callable[[argparse.Namespace], int]:
     """A handler that prints one row per result of ``compute(reader, dataset, judges, study)``."""
 
     def handler(args: argparse.Namespace) -> int:
-        path = db_path(args)
-        migrate(path)
-        with Store(path).reader() as reader:
-            if args.dataset:
-                dataset_summary(reader, args.dataset)  # NotFoundError (exit 2) for an unknown dataset
-            results = compute(reader, args.dataset, args.judge, args.study)
-        rows = [asdict(r) for r in results]  # type: ignore[call-overload]
+        results = _scoped_results(args, compute)
+        rows = [asdict(r) for r in results]
         emit(args, rows, _text_table(rows, columns))
         return 0
 
@@ -59,12 +65,7 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
 
 def _pairwise(args: argparse.Namespace) -> int:
     """metrics pairwise: every row, with its position test corrected over the family of rows printed."""
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
-        if args.dataset:
-            dataset_summary(reader, args.dataset)  # NotFoundError (exit 2) for an unknown dataset
-        results = pairwise_metrics(reader, args.dataset, args.judge, args.study)
+    results = _scoped_results(args, pairwise_metrics)
     family = pairwise_family(results, _CORRECTIONS[args.correction])
     position, excess = corrected_column(results, family), corrected_column(results, family, "excess")
     rows = [asdict(r) | {"position_p_corrected": p, "flip_rate_excess_p_corrected": e,

@@ -148,21 +148,16 @@ def position_share(trials: pd.DataFrame, k: int) -> PositionShare:
 
 def score_position_table(trials: pd.DataFrame, scores: Sequence[int]) -> ScorePositionTable:
     """Among parsed trials where score s was chosen, the share chosen at each position."""
-    usable = parsed_trials(trials)
-    options = np.asarray(sorted(scores), dtype=int)
+    options = sorted(int(s) for s in scores)
     k = len(options)
-    chosen = usable["score"].to_numpy(dtype=int)
-    row = np.searchsorted(options, chosen)
-    known = (row < k) & (options[np.minimum(row, k - 1)] == chosen)
-    cells = row[known] * k + usable["chosen_position"].to_numpy(dtype=int)[known] - 1
-    counts = np.bincount(cells, minlength=k * k)[: k * k].reshape(k, k)
+    counts = item_score_position_counts(trials, options).sum(axis=0, dtype=int).reshape(k, k)
     totals = counts.sum(axis=1)
     rows = tuple(
         tuple(float(c / total) for c in count_row) if total else None
         for count_row, total in zip(counts, totals, strict=True)
     )
     return ScorePositionTable(
-        scores=tuple(int(s) for s in options), counts=tuple(tuple(int(c) for c in r) for r in counts), rows=rows
+        scores=tuple(options), counts=tuple(tuple(int(c) for c in r) for r in counts), rows=rows
     )
 
 
