@@ -9,7 +9,7 @@ from judgebias_core.engine.overview import run_parameters, runs_overview
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.run_queries import run_calls_sample, run_record
 from ui.navigation import link_run_analysis, run_analysis_url
-from ui.run_panel import TERMINAL, dollars, launch_runs, show_progress
+from ui.run_panel import dollars, launch_runs, show_progress
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop, show_error
 from ui.tables import show_table
@@ -18,15 +18,18 @@ st.title("Runs")
 runs = load_or_stop(runs_overview)
 
 st.caption("completed = calls with a stored reply (unparseable ones included); failed = no reply after every "
-           "retry; cost from the providers' reported usage. Simulated runs are marked.")
+           "retry; cost from the providers' reported usage, plus an estimate for requests an interruption cut off "
+           "after sending. A run marked complete whose stored calls fall short of its plan reads incomplete. "
+           "Simulated runs are marked.")
 shown = runs.assign(judge=runs["judge"].fillna("(several)"),
                     simulated=runs["simulated"].map({True: "simulated", False: ""}),
                     analysis=[run_analysis_url(r.run_id, r.dataset, r.protocol, r.study)
                               if r.completed and r.status != "running" else None for r in runs.itertuples()])
 show_table(
-    shown[["run_id", "analysis", "dataset", "protocol", "provider", "judge", "simulated", "status", "planned",
+    shown[["run_id", "analysis", "dataset", "protocol", "provider", "judge", "simulated", "summary", "planned",
            "completed", "failed", "parse_failures", "cost_usd", "created_at"]],
     column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f"),
+                   "summary": st.column_config.TextColumn("status"),
                    "analysis": st.column_config.LinkColumn(
                        "open in", display_text=r"^(\w+)_bias", help="The run's analysis page, with its dataset and "
                        "run chosen: pairwise = Pairwise bias, rubric = Rubric bias.")},
@@ -43,23 +46,31 @@ if row["simulated"]:
     st.warning("**Simulated judge**: these judgments were made by a simulated judge, not a language model. "
                + escape_markdown(str(params.get("judge_description", "")).removeprefix("simulated judge: ")))
 
-st.markdown(f"**Status:** {escape_markdown(row['status'])} · dataset {code_span(row['dataset'])} · protocol "
+st.markdown(f"**Status:** {escape_markdown(row['summary'])} · dataset {code_span(row['dataset'])} · protocol "
             f"{code_span(row['protocol'])} · judge "
             f"{code_span(row['judge'] if isinstance(row['judge'], str) else '(several)')}")
 cols = st.columns(4)
 cols[0].metric("Planned calls", f"{int(row['planned'] or 0):,}")
 cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")
 cols[2].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
-cols[3].metric("Cost", dollars(float(row["cost_usd"])))
+estimated = float(row["cost_estimated_usd"])
+cols[3].metric("Cost", dollars(float(row["cost_usd"])), help=(
+    f"Includes {dollars(estimated)} estimated for {int(row['unanswered_sends']):,} requests an interruption cut "
+    "off after sending (billed by the provider, reply never received; sent again on resume)." if estimated else
+    "From the providers' reported usage and the price table."))
 
 if int(row["completed"]) and row["status"] != "running":
     link_run_analysis(run_id, row["dataset"], row["protocol"], row["study"])
 if row["origin"] == "engine":
     if row["status"] == "running":
         show_progress(run_id, (row["dataset"], row["protocol"]))
-    elif row["status"] not in ("complete",) and row["status"] in TERMINAL and "spec" in params:
+    elif row["resumable"] and "spec" in params:
         spec = RunSpec.model_validate(params["spec"])
-        st.button("Resume run", help="Sends only the calls with no stored reply.", key=f"resume-{run_id}",
+        if row["summary"].startswith("incomplete"):
+            st.warning("This run was marked complete, but the store holds fewer of its calls than planned. Resume "
+                       "stores the missing replies from the run's journal (no request is sent for them).")
+        st.button("Resume run", help="Stores journaled replies the store lacks, then sends only the calls with no "
+                  "stored reply.", key=f"resume-{run_id}",
                   on_click=launch_runs, args=(spec.provider, [spec],
                                               RunSettings.model_validate(params.get("settings") or {}), [run_id],
                                               BatchSettings.model_validate(params["batch"]) if params.get("batch")

@@ -27,6 +27,17 @@ class StoreError(JudgebiasError):
     """The store file cannot be used: it is not a judgebias store, or it is damaged (truncated, overwritten)."""
 
 
+class StoreWriteError(StoreError):
+    """A run's store writer could not write a batch of replies within its retry budget (a full disk, a damaged or
+    unavailable store): the run stopped as interrupted; the replies are safe in its journal and a resume stores
+    them."""
+
+
+class ForeignRunFolder(JudgebiasError):
+    """A run folder (journals, progress) was written for another store than the one a run was started on: its
+    replies are not adopted silently (``adopt-run-folder`` imports them deliberately)."""
+
+
 class NotFoundError(JudgebiasError):
     """A dataset, judge, run or item that was asked for is not in the store."""
 

@@ -40,6 +40,19 @@ class RunStatus(StrEnum):
         return self is not RunStatus.RUNNING
 
 
+def status_summary(status: str, planned: int | None, completed: int, failed: int) -> str:
+    """A run's status with what it leaves out: "complete, 2 failed" (no reply after every retry; a resume sends those
+    again), and "incomplete, 54 of 2,400 not stored" for a run marked complete whose store falls short of its plan
+    (a resume stores them from the journal). A bare "complete" means every planned call has a reply."""
+    failures = f", {failed:,} failed" if failed else ""
+    if status == RunStatus.RUNNING or planned is None:
+        return str(status)
+    missing = planned - completed - failed
+    if status == RunStatus.COMPLETE and missing > 0:
+        return f"incomplete, {missing:,} of {planned:,} not stored{failures}"
+    return f"{status}{failures}"
+
+
 @dataclass(frozen=True)
 class ParsedVerdict:
     """What a parser read from a reply. ``value`` is None when nothing could be read."""

@@ -11,9 +11,9 @@ import streamlit as st
 from judgebias_core.engine import read_progress, request_cancel
 from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.batch import BatchSettings
+from judgebias_core.engine.folder_identity import claim_run_folder
 from judgebias_core.engine.progress import read_batch_line
-from judgebias_core.errors import MissingApiKey
-from judgebias_core.models import RunStatus
+from judgebias_core.errors import JudgebiasError, MissingApiKey
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import key_variables
 from ui.navigation import link_run_analysis
@@ -21,7 +21,6 @@ from ui.share import code_span
 from ui.state import db_path
 from ui.text import counted
 
-TERMINAL = tuple(status for status in RunStatus if status.terminal)
 # Query parameter of the New run page that preselects a dataset.
 NEW_RUN_DATASET_PARAM = "nr_dataset"
 # st.session_state key: run id -> (dataset id, protocol) of the runs launched in this session, for their links.
@@ -92,6 +91,11 @@ def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, 
     variable = key_variables().get(provider)
     if variable and not key_available(provider):
         st.session_state["launch_error"] = MissingApiKey(variable)
+        return
+    try:
+        claim_run_folder(db_path())  # a run folder written for another store is refused here, not in the child
+    except JudgebiasError as error:
+        st.session_state["launch_error"] = error
         return
     keys = provider_keys()
     for spec, run_id in zip(specs, run_ids, strict=True):

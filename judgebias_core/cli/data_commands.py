@@ -45,13 +45,14 @@ def _runs(args: argparse.Namespace) -> int:
     frame = runs_overview(path)  # a run whose process died reads as 'interrupted', not 'running'
     rows = [
         {"run_id": r.run_id, "dataset": r.dataset, "study": r.study, "protocol": r.protocol, "provider": r.provider,
-         "model": r.model, "simulated": bool(r.simulated), "status": r.status,
+         "model": r.model, "simulated": bool(r.simulated), "status": r.status, "summary": r.summary,
          "planned": int(r.planned) if r.planned == r.planned and r.planned is not None else None,
          "completed": int(r.completed), "failed": int(r.failed), "parse_failures": int(r.parse_failures),
-         "cost_usd": float(r.cost_usd)}
+         "cost_usd": float(r.cost_usd), "cost_estimated_usd": float(r.cost_estimated_usd),
+         "unanswered_sends": int(r.unanswered_sends)}
         for r in frame.itertuples()
     ]
-    emit(args, rows, frame.drop(columns=["created_at"]).to_string(index=False))
+    emit(args, rows, frame.drop(columns=["created_at", "status", "resumable"]).to_string(index=False))
     return 0
 
 

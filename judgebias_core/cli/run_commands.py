@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import asdict
 
 from pydantic import ValidationError
 
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
 from judgebias_core.engine import RunProgress, start_run
 from judgebias_core.engine.batch import BatchSettings, batch_provider, describe_batches, start_batch_run
+from judgebias_core.engine.folder_identity import adopt_run_folder
+from judgebias_core.engine.journal import run_folder
+from judgebias_core.engine.launch import RunOutcome
 from judgebias_core.errors import InvalidArgument, invalid_argument
 from judgebias_core.protocols.spec import PROTOCOLS, RunSettings, RunSpec, SimulatedParams
 from judgebias_core.providers import all_providers, batch_provider_names, key_variables, provider_names
+from judgebias_core.store.schema import migrate
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -82,10 +87,28 @@ def _run(args: argparse.Namespace) -> int:
                                   resubmit=args.resubmit)
     else:
         outcome = start_run(db_path(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
-    emit(args, outcome, f"run {outcome.run_id}: {outcome.status}; {outcome.completed} of {outcome.planned} calls "
-                        f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
-                        f"${outcome.cost_usd:.4f}{_left_note(outcome.left_without_reply)}")
+    emit(args, asdict(outcome) | {"summary": outcome.summary},
+         f"run {outcome.run_id}: {outcome.summary}; {outcome.completed} of {outcome.planned} calls "
+         f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
+         f"${outcome.cost_usd:.4f}{_estimate_note(outcome)}{_left_note(outcome.left_without_reply)}")
     return 0 if outcome.status.ended_cleanly else 1
+
+
+def _estimate_note(outcome: RunOutcome) -> str:
+    if not outcome.unanswered_sends:
+        return ""
+    return (f" (of which ${outcome.cost_estimated_usd:.4f} estimated for {outcome.unanswered_sends} requests an "
+            "interruption cut off after sending)")
+
+
+def _adopt_run_folder(args: argparse.Namespace) -> int:
+    path = db_path(args)
+    migrate(path)
+    journals = adopt_run_folder(path)
+    emit(args, {"run_folder": str(run_folder(path)), "journals": journals},
+         f"the run folder {run_folder(path)} now belongs to the store {path} ({journals} journals): the same `run` "
+         "command (or Resume) stores each run's journaled replies here")
+    return 0
 
 
 def _left_note(left: tuple[tuple[str, int], ...]) -> str:
@@ -102,6 +125,13 @@ def _having(capability: str) -> str:
 
 
 def register(groups: CommandGroups) -> None:
+    adopt = groups.root.add_parser(
+        "adopt-run-folder", help="let this store replay a run folder written for another store",
+        description="A run folder (runs/<store name>/ beside the store: journals, progress) records the store it "
+        "was written for, and a run on another store refuses it. This makes the folder this store's on purpose "
+        "(e.g. the store was rebuilt from a backup): the next session of each run replays its journal here.")
+    add_json_flag(adopt)
+    adopt.set_defaults(handler=_adopt_run_folder)
     batch_names = ", ".join(batch_provider_names())
     parser = groups.root.add_parser(
         "run", help="launch a judge run (the same --run-id resumes it)",

@@ -11,6 +11,7 @@ asked; the response cache still applies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import uuid
@@ -21,9 +22,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgebias_core.engine.batch_adoption import adopt_intents, check_adopted, create_or_adopt
 from judgebias_core.engine.batch_types import BatchBackend, BatchRequest, BatchState
+from judgebias_core.engine.folder_identity import claim_run_folder
 from judgebias_core.engine.journal import Journal, journal_path
 from judgebias_core.engine.landing import ReplyLanding
-from judgebias_core.engine.launch import RunOutcome, check_same_run, finish_session, open_session, register_run
+from judgebias_core.engine.launch import (
+    RunOutcome,
+    abandon_session,
+    check_same_run,
+    end_session,
+    finish_session,
+    open_session,
+    register_run,
+)
 from judgebias_core.engine.progress import (
     RunLock,
     RunProgress,
@@ -117,6 +127,7 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
     settings, batch = settings or RunSettings(), batch or BatchSettings()
     batch_provider(spec)
     migrate(db_path)
+    claim_run_folder(db_path)  # never replay another store's journals (ForeignRunFolder)
     run_id = run_id or spec.default_run_id()
     check_same_run(db_path, spec, run_id)
     plan = build_plan(db_path, spec, run_id)
@@ -180,7 +191,13 @@ class BatchRunner:
     # ---- the session ----
     async def execute(self) -> RunOutcome:
         run_id = self.plan.run_id
-        session = open_session(self.db_path, self.spec, self.settings, self.plan, self.client)
+        try:
+            session = open_session(self.db_path, self.spec, self.settings, self.plan, self.client)
+        except BaseException:
+            await self.client.aclose()
+            await self.backend.aclose()
+            abandon_session(self.db_path, run_id)
+            raise
         self.writer, self.answered, pending = session.writer, set(session.answered), session.pending
         self.cache_keys = {c.call_id: cache_key(self.spec, c) for c in pending}
         self.base = run_queries.run_counts(self.db_path, run_id)
@@ -192,16 +209,18 @@ class BatchRunner:
         journal = Journal(journal_path(self.db_path, run_id))
         self.landing = ReplyLanding(journal, self.writer)
         self.writer.start()
-        status = RunStatus.INTERRUPTED
+        status, failure = RunStatus.INTERRUPTED, None
         try:
             status = await self._run(self._answer_from_cache(pending, found), earlier, intents)
         finally:
             await self.client.aclose()
             await self.backend.aclose()
             journal.close()
-            self.writer.close()
-            run_queries.set_run_status(self.db_path, run_id, status, finished=status is not RunStatus.INTERRUPTED)
-            self._report(status)
+            status, failure = end_session(self.db_path, self.plan, self.writer, status)
+            with contextlib.suppress(OSError):  # a full disk: the stored status is written, the file may not be
+                self._report(status)
+        if failure is not None:
+            raise failure
         return finish_session(self.db_path, self.plan, status, self.submitted_now + self.landing.counts.sent,
                               session.replayed, tuple(sorted(self.left.items())))
 

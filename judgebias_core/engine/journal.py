@@ -13,6 +13,7 @@ from pathlib import Path
 from judgebias_core.engine.records import ReplyRecord
 
 RUNS_FOLDER = "runs"
+JOURNAL_SUFFIX = ".journal.jsonl"
 
 
 def run_folder(db_path: str | os.PathLike[str]) -> Path:
@@ -31,7 +32,7 @@ def run_file(db_path: str | os.PathLike[str], run_id: str, suffix: str) -> Path:
 
 
 def journal_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_file(db_path, run_id, ".journal.jsonl")
+    return run_file(db_path, run_id, JOURNAL_SUFFIX)
 
 
 def progress_path(db_path: str | os.PathLike[str], run_id: str) -> Path:

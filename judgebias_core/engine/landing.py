@@ -1,12 +1,15 @@
 """The one path a reply takes, live or batch: its journal line first (what a resume trusts), then the store
-writer, then the session's counts."""
+writer, then the session's counts. Also where a request is marked as sent (the send ledger, engine/in_flight.py)
+and where senders wait while the store writer cannot write."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Set
 from dataclasses import dataclass, field
 
+from judgebias_core.engine.in_flight import SendLedger
 from judgebias_core.engine.journal import Journal
 from judgebias_core.engine.records import ReplyRecord
 from judgebias_core.engine.writer import StoreWriter
@@ -29,11 +32,26 @@ class SessionCounts:
 class ReplyLanding:
     """Lands every reply of one session; ``earlier_failures`` are calls an earlier session stored with no reply."""
 
-    def __init__(self, journal: Journal, writer: StoreWriter, earlier_failures: Set[str] = frozenset()) -> None:
+    def __init__(self, journal: Journal, writer: StoreWriter, earlier_failures: Set[str] = frozenset(),
+                 ledger: SendLedger | None = None) -> None:
         self.journal = journal
         self.writer = writer
         self.earlier_failures = earlier_failures
+        self.ledger = ledger
         self.counts = SessionCounts()
+
+    def mark_sent(self, call_id: str) -> None:
+        """A request for ``call_id`` is about to go out: counted, and its ledger line flushed first."""
+        self.counts.sent += 1
+        if self.ledger is not None:
+            self.ledger.append(call_id)
+
+    async def store_ready(self) -> bool:
+        """Wait while the store writer's last write was refused (it retries with backoff; sending more would only
+        pile replies up); False once it gave up, and the run must stop."""
+        while self.writer.stalled and self.writer.failure is None:
+            await asyncio.sleep(0.05)
+        return self.writer.failure is None
 
     def land(self, record: ReplyRecord) -> None:
         record = scrub_record(record)  # no key reaches the journal, the store or the cache (judges/redact.py)

@@ -1,12 +1,15 @@
 """Start or resume a run: plan it, register it, replay its journal, send what is missing, finish it.
 
 Running the same run id again after any interruption (SIGKILL included) first moves the journal into the store,
-then sends only the calls with no reply: nothing lost, no duplicate rows, no received reply requested again.
+then sends only the calls with no reply: nothing lost, no duplicate rows, no received reply requested again. A run
+ends "complete" only when the store holds every planned call (a reply or a stored failure); a session that could
+not store its replies ends "interrupted" with a named error, and the next session stores them from the journal.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import time
@@ -16,19 +19,21 @@ from dataclasses import dataclass
 import pandas as pd
 from pydantic import BaseModel
 
+from judgebias_core.engine.folder_identity import claim_run_folder
+from judgebias_core.engine.in_flight import SendLedger, sent_path, settle_unanswered_sends
 from judgebias_core.engine.journal import Journal, journal_path, read_journal
 from judgebias_core.engine.landing import ReplyLanding
 from judgebias_core.engine.progress import RunLock, RunProgress, begin_session, cancel_requested, write_progress
 from judgebias_core.engine.records import ReplyRecord, RunContext, cache_key, cached_records
 from judgebias_core.engine.runner import Budget, RunExecutor
 from judgebias_core.engine.writer import StoreWriter
-from judgebias_core.errors import InvalidArgument
+from judgebias_core.errors import InvalidArgument, StoreError, StoreWriteError
 from judgebias_core.identity import model_family
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import price_of
 from judgebias_core.judges.redact import scrub_record
-from judgebias_core.models import NO_REPLY, RunStatus
+from judgebias_core.models import NO_REPLY, RunStatus, status_summary
 from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
@@ -51,6 +56,13 @@ class RunOutcome:
     sent_this_session: int  # calls sent to the judge or submitted in a batch this session
     replayed_from_journal: int
     left_without_reply: tuple[tuple[str, int], ...] = ()  # batch runs: (why, how many) this session left unanswered
+    cost_estimated_usd: float = 0.0  # part of cost_usd: requests a kill cut off after sending (an estimate)
+    unanswered_sends: int = 0  # those requests
+
+    @property
+    def summary(self) -> str:
+        """The status in words: "complete, 2 failed" when calls got no reply after every retry."""
+        return status_summary(self.status, self.planned, self.completed, self.failed)
 
 
 def run_params(spec: RunSpec, plan: Plan, client: JudgeClient, settings: RunSettings | None = None,
@@ -106,6 +118,7 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
     if not provider.capabilities.live:
         raise InvalidArgument(f"provider {spec.provider!r} has no live calls: use batch mode")
     migrate(db_path)
+    claim_run_folder(db_path)  # never replay another store's journals (ForeignRunFolder)
     run_id = run_id or spec.default_run_id()
     check_same_run(db_path, spec, run_id)
     if settings.max_cost_usd is not None and provider.paid and price_of(spec.model) is None:
@@ -140,8 +153,10 @@ def open_session(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSe
     stored = run_queries.stored_call_status(db_path, plan.run_id)
     no_reply_ids = set(stored.loc[stored["parse_status"] == NO_REPLY, "call_id"])
     writer = StoreWriter(db_path, calls, context, spec.provider, spec.model, no_reply_ids,
-                         settings.flush_every, settings.flush_interval_s)
+                         settings.flush_every, settings.flush_interval_s, settings.store_retry_s)
     journaled = read_journal(journal_path(db_path, plan.run_id))
+    settle_unanswered_sends(db_path, plan.run_id, calls, journaled, price_of(spec.model) if client.paid else None,
+                            spec.max_tokens)
     replayed = replay_journal(journaled, set(stored["call_id"]), no_reply_ids, calls, writer)
     writer.parse_failures = 0  # the replayed lines are in the stored counts
     answered = set(stored.loc[stored["parse_status"] != NO_REPLY, "call_id"]) | {
@@ -155,19 +170,64 @@ def finish_session(db_path: str | os.PathLike[str], plan: Plan, status: RunStatu
     """The run's stored counts after a session (its status is already written)."""
     counts = run_queries.run_counts(db_path, plan.run_id)
     return RunOutcome(plan.run_id, status, len(plan.calls), int(counts["completed"]), int(counts["failed"]),
-                      int(counts["parse_failures"]), counts["cost_usd"], sent, replayed, left)
+                      int(counts["parse_failures"]), counts["cost_usd"], sent, replayed, left,
+                      counts["cost_estimated_usd"], int(counts["unanswered_sends"]))
+
+
+def status_from_store(db_path: str | os.PathLike[str], plan: Plan, status: RunStatus) -> RunStatus:
+    """What the session's status is as the store shows it: "complete" only when every planned call is stored (a
+    reply or a stored failure), else "interrupted" (a resume stores the rest). Other statuses stay."""
+    if status is not RunStatus.COMPLETE:
+        return status
+    stored = set(run_queries.stored_call_status(db_path, plan.run_id)["call_id"])
+    return RunStatus.COMPLETE if all(c.call_id in stored for c in plan.calls) else RunStatus.INTERRUPTED
+
+
+def end_session(db_path: str | os.PathLike[str], plan: Plan, writer: StoreWriter,
+                status: RunStatus) -> tuple[RunStatus, StoreError | None]:
+    """Store what the writer still holds, then the run's status as the store shows it; never leaves the run
+    "running". Returns the status and the error that stopped the session's writes (the caller raises it)."""
+    failure: StoreError | None = None
+    try:
+        writer.close()
+    except StoreWriteError as error:
+        failure = error
+    failure = failure or writer.failure
+    try:
+        status = RunStatus.INTERRUPTED if failure else status_from_store(db_path, plan, status)
+        run_queries.set_run_status(db_path, plan.run_id, status, finished=status is not RunStatus.INTERRUPTED)
+    except Exception as error:  # noqa: BLE001 - the store is unusable now: the progress file says interrupted
+        status = RunStatus.INTERRUPTED
+        failure = failure or StoreWriteError(f"run {plan.run_id}: its status could not be written to the store "
+                                             f"{db_path} ({type(error).__name__}: {error}); every reply is in "
+                                             f"its journal {journal_path(db_path, plan.run_id)}: free the store, "
+                                             "then run the same command again to store them")
+    return status, failure
+
+
+def abandon_session(db_path: str | os.PathLike[str], run_id: str) -> None:
+    """A session that failed before sending (a journal that could not be replayed): the run is not left
+    "running" (best effort: the store may be what failed)."""
+    with contextlib.suppress(Exception):
+        run_queries.set_run_status(db_path, run_id, RunStatus.INTERRUPTED, finished=False)
 
 
 async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,
                    client: JudgeClient, on_progress: ProgressCallback | None) -> RunOutcome:
-    session = open_session(db_path, spec, settings, plan, client)
+    try:
+        session = open_session(db_path, spec, settings, plan, client)
+    except BaseException:
+        await client.aclose()
+        abandon_session(db_path, plan.run_id)
+        raise
     writer, pending = session.writer, session.pending
     cache_keys = {c.call_id: cache_key(spec, c) for c in pending} if client.paid else {}
     cached = cached_records(run_queries.cached_replies(db_path, list(cache_keys.values())))
     budget = Budget(settings.max_cost_usd, price_of(spec.model) if client.paid else None, spec.max_tokens)
     base = run_queries.run_counts(db_path, plan.run_id)
     journal = Journal(journal_path(db_path, plan.run_id))
-    landing = ReplyLanding(journal, writer, session.earlier_failures)
+    ledger = SendLedger(sent_path(db_path, plan.run_id))
+    landing = ReplyLanding(journal, writer, session.earlier_failures, ledger)
     executor = RunExecutor(client, settings, landing, budget, cache_keys, cached,
                            should_cancel=lambda: cancel_requested(db_path, plan.run_id))
     budget.spent = base["cost_usd"]
@@ -179,15 +239,18 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
             on_progress(progress)
 
     writer.start()
-    status = RunStatus.INTERRUPTED
+    status, failure = RunStatus.INTERRUPTED, None
     try:
         status = await executor.run(pending, on_tick=report)
     finally:
         await client.aclose()
         journal.close()
-        writer.close()
-        run_queries.set_run_status(db_path, plan.run_id, status, finished=status is not RunStatus.INTERRUPTED)
-        report(status)
+        ledger.close()
+        status, failure = end_session(db_path, plan, writer, status)
+        with contextlib.suppress(OSError):  # a full disk: the stored status is written, the file may not be
+            report(status)
+    if failure is not None:
+        raise failure
     return finish_session(db_path, plan, status, landing.counts.sent, session.replayed)
 
 
@@ -196,7 +259,7 @@ def replay_journal(journal: Mapping[str, ReplyRecord], stored_ids: set[str], no_
     """Move journal lines the store does not hold yet (or holds only as 'no reply') into the store."""
     missing = [r for cid, r in journal.items() if cid in calls and (
         cid not in stored_ids or (cid in no_reply_ids and r.text is not None))]
-    writer.write([scrub_record(r) for r in missing])  # journals written before scrubbing existed
+    writer.write_now([scrub_record(r) for r in missing])  # journals written before scrubbing existed
     return len(missing)
 
 

@@ -8,18 +8,29 @@ import os
 import pandas as pd
 
 from judgebias_core.engine.progress import read_progress
-from judgebias_core.models import RunStatus
+from judgebias_core.models import RunStatus, status_summary
 from judgebias_core.store.queries import list_runs
 
 
 def runs_overview(db_path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Every run with status, counts and cost; an engine run marked running whose process died is 'interrupted'."""
+    """Every run with status, counts and cost; an engine run marked running whose process died is 'interrupted'.
+
+    ``summary`` says the status with what it leaves out ("complete, 2 failed"; "incomplete, 54 of 2,400 not stored"
+    for a run marked complete whose stored calls fall short of its plan), and ``resumable`` whether a resume has
+    something to do: an engine run that is not running and not complete with every planned call replied to."""
     frame = list_runs(db_path)
-    statuses = []
-    for run_id, origin, status in frame[["run_id", "origin", "status"]].itertuples(index=False):
-        live = read_progress(db_path, run_id) if origin == "engine" and status == RunStatus.RUNNING else None
-        statuses.append(live.status.value if live else status)
-    return frame.assign(status=statuses)
+    statuses, summaries, resumable = [], [], []
+    for run in frame.itertuples(index=False):
+        status = str(run.status)
+        if run.origin == "engine" and status == RunStatus.RUNNING:
+            live = read_progress(db_path, run.run_id)
+            status = live.status.value if live else status
+        planned = int(run.planned) if run.planned is not None and run.planned == run.planned else None
+        summary = status_summary(status, planned, int(run.completed), int(run.failed))
+        statuses.append(status)
+        summaries.append(summary)
+        resumable.append(run.origin == "engine" and status != RunStatus.RUNNING and summary != RunStatus.COMPLETE)
+    return frame.assign(status=statuses, summary=summaries, resumable=resumable)
 
 
 def run_parameters(params_json: str | None) -> dict[str, object]:

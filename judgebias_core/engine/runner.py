@@ -96,6 +96,11 @@ class RunExecutor:
 
     async def _worker(self) -> None:
         while self._queue and self.stop_reason is RunStatus.COMPLETE:
+            if not await self.landing.store_ready():  # the store refused replies for too long: stop, interrupted
+                self.stop_reason = RunStatus.INTERRUPTED
+                return
+            if self.stop_reason is not RunStatus.COMPLETE or not self._queue:
+                return
             call = self._queue.popleft()
             reserved = self.budget.reserve(call) if self.client.paid else 0.0
             if reserved is None:
@@ -127,7 +132,7 @@ class RunExecutor:
 
     async def _send(self, call: PlannedCall, key: str | None) -> ReplyRecord:
         params = self.client.request_params(call)
-        self.counts.sent += 1
+        self.landing.mark_sent(call.call_id)
         started = time.perf_counter()
         error: JudgeCallError | None = None
         for attempt in range(1, self.settings.max_attempts + 1):

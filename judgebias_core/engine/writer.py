@@ -1,24 +1,34 @@
 """A thread that parses replies and moves them into DuckDB in small batches, off the event loop.
 
 Each batch is one short transaction (``write_batch``); nothing holds the store open between batches, so the
-dashboard and the CLI can read while a run writes. A batch the store refuses (busy) is kept and tried again.
+dashboard and the CLI can read while a run writes. A batch the store refuses, for any reason (busy, a full disk, a
+damaged or vanished file), is kept and tried again with backoff; the run waits meanwhile (``stalled``). A batch still
+refused after ``retry_s`` becomes ``failure`` (``StoreWriteError``): the run stops as interrupted and ``close``
+raises it. Nothing is ever dropped: every record stays pending until a write of it succeeded.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import threading
+import time
 from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from judgebias_core.engine.journal import journal_path
 from judgebias_core.engine.records import ReplyRecord, RunContext, call_row
-from judgebias_core.errors import StoreBusyError
+from judgebias_core.errors import StoreWriteError
 from judgebias_core.models import NO_REPLY, PARSE_FAILED
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.store import run_queries
 from judgebias_core.store.writes import StoreBatch, write_batch
+from judgebias_core.text import counted
+
+FIRST_RETRY_DELAY_S = 0.05
+LONGEST_RETRY_DELAY_S = 2.0
 
 
 def rows_frame(calls: Mapping[str, PlannedCall], records: Iterable[ReplyRecord],
@@ -42,7 +52,7 @@ class StoreWriter(threading.Thread):
 
     def __init__(self, db_path: str | os.PathLike[str], calls: Mapping[str, PlannedCall], context: RunContext,
                  provider: str, model: str, replace_ids: set[str], flush_every: int = 50,
-                 flush_interval_s: float = 0.5) -> None:
+                 flush_interval_s: float = 0.5, retry_s: float = 120.0) -> None:
         super().__init__(name=f"judgebias-writer-{context.run_id}", daemon=True)
         self.db_path = db_path
         self.calls = calls
@@ -51,25 +61,36 @@ class StoreWriter(threading.Thread):
         self.replace_ids = replace_ids  # calls stored earlier with no reply, to be replaced by a reply
         self.flush_every = flush_every
         self.flush_interval_s = flush_interval_s
+        self.retry_s = retry_s  # how long a refused batch is tried again before the run stops
         self.parse_failures = 0
         self.written = 0
         self.last_error: str | None = None
+        self.failure: StoreWriteError | None = None  # set once a batch stayed unwritable for retry_s
+        self._failing_since: float | None = None  # first refusal of the current streak (None: writes succeed)
+        self._next_try = 0.0
+        self._delay = FIRST_RETRY_DELAY_S
         self._lock = threading.Lock()
         self._inbox: list[ReplyRecord] = []
         self._closing = threading.Event()
         self._pending: list[ReplyRecord] = []
+
+    @property
+    def stalled(self) -> bool:
+        """The last write was refused and the records are waiting for the next try (the run pauses its sends)."""
+        return self._failing_since is not None
 
     def put(self, record: ReplyRecord) -> None:
         with self._lock:
             self._inbox.append(record)
 
     def close(self) -> None:
-        """Write everything still pending and stop the thread."""
+        """Write everything still pending (retrying within the budget) and stop the thread; raises
+        ``StoreWriteError`` when a batch could not be written."""
         self._closing.set()
-        self.join()
+        if self.ident is not None:  # started (a writer that never started still writes what it holds)
+            self.join()
         self._take()
-        if self._pending:
-            self.flush(raise_errors=True)
+        self._drain()
 
     def _take(self) -> None:
         with self._lock:
@@ -81,6 +102,8 @@ class StoreWriter(threading.Thread):
         step = min(0.05, self.flush_interval_s)
         while not self._closing.wait(step):
             waited += step
+            if self.failure is not None or time.monotonic() < self._next_try:
+                continue  # given up (the run is stopping; close tries once more), or backing off
             with self._lock:
                 waiting = len(self._inbox)
             if waiting + len(self._pending) >= self.flush_every or (waited >= self.flush_interval_s and (
@@ -89,18 +112,53 @@ class StoreWriter(threading.Thread):
                 self.flush()
                 waited = 0.0
 
-    def flush(self, raise_errors: bool = False) -> None:
+    def flush(self) -> bool:
+        """Try to write every pending record; False (and the records kept) when the store refused them."""
         batch, self._pending = self._pending, []
         try:
             self.write(batch)
-        except StoreBusyError as error:  # held by another process, or DuckDB's thread race (store.writes)
-            self.last_error = str(error)
+        except Exception as error:  # noqa: BLE001 - any refusal (busy, disk full, damaged file) keeps the batch
             self._pending = batch + self._pending
-            if raise_errors:
-                raise
+            self._refused(error)
+            return False
+        self._failing_since, self._delay, self.last_error = None, FIRST_RETRY_DELAY_S, None
+        return True
+
+    def _refused(self, error: Exception) -> None:
+        """Back off (exponential, with jitter) and give up once the streak of refusals is ``retry_s`` long."""
+        now = time.monotonic()
+        self.last_error = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:300]
+        if self._failing_since is None:
+            self._failing_since = now
+        if now - self._failing_since >= self.retry_s and self.failure is None:
+            waiting = len(self._pending)
+            self.failure = StoreWriteError(
+                f"run {self.context.run_id}: the store {self.db_path} refused to write "
+                f"{counted(waiting, 'reply', 'replies')} for {self.retry_s:.0f} s ({self.last_error}); the run "
+                f"stopped as interrupted and every reply is kept in its journal "
+                f"{journal_path(self.db_path, self.context.run_id)}: free the store (disk space, another process "
+                "holding it, a damaged file), then run the same command again or Resume it on the Runs page to "
+                "store them")
+            self.failure.__cause__ = error
+        self._next_try = now + self._delay * (0.5 + random.random())
+        self._delay = min(self._delay * 2, LONGEST_RETRY_DELAY_S)
+
+    def write_now(self, records: list[ReplyRecord]) -> None:
+        """Store records at once, retrying refusals within the budget (a journal replayed on resume)."""
+        self._pending.extend(records)
+        self._drain()
+
+    def _drain(self) -> None:
+        """Write the pending records, backing off between refusals, until they are stored or the budget is out."""
+        while self._pending:
+            if self.flush():
+                return
+            if self.failure is not None:
+                raise self.failure
+            time.sleep(max(0.0, self._next_try - time.monotonic()))
 
     def write(self, records: list[ReplyRecord]) -> None:
-        """Parse and store records now (also used to replay a journal on resume)."""
+        """Parse and store records now (one attempt; ``flush`` and ``write_now`` retry)."""
         if not records:
             return
         frame = rows_frame(self.calls, records, self.context)

@@ -102,3 +102,5 @@ class RunSettings(BaseModel):
     backoff_base_s: float = 1.0
     flush_every: int = 200  # replies that trigger a store write before the interval is up
     flush_interval_s: float = 1.0  # at most this long between a reply and its store write
+    # how long the store writer retries a batch the store refuses (busy, disk full) before the run stops interrupted
+    store_retry_s: float = Field(120.0, gt=0)

@@ -27,8 +27,8 @@ from judgebias_core.store.schema import SCHEMA_VERSION, migrate
 PREBUILT_DIR = PROJECT_ROOT / "data" / "prebuilt"
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
-# Tables the schema keeps for itself, not part of the snapshot.
-_SKIPPED_TABLES = ("schema_version",)
+# Tables the schema keeps for itself, not part of the snapshot (each store makes its own identity when migrated).
+_SKIPPED_TABLES = ("schema_version", "store_identity")
 
 
 @dataclass(frozen=True)

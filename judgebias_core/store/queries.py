@@ -173,7 +173,8 @@ def list_rubrics(reader: StoreReader, dataset_id: str | None = None) -> pd.DataF
 
 
 def list_runs(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Every run with its stored and failed call counts."""
+    """Every run with its stored and failed call counts and its cost: the replies' cost plus the estimate for
+    requests a kill cut off after they were sent (``cost_estimated_usd``, ``unanswered_sends``)."""
     with connect(path, read_only=True) as con:
         return con.execute(
             "SELECT r.run_id, r.dataset_id AS dataset, r.study, r.origin, r.protocol, r.provider, r.judge, r.model, "
@@ -181,6 +182,12 @@ def list_runs(path: str | os.PathLike[str]) -> pd.DataFrame:
             "count(j.call_id) FILTER (WHERE j.parse_status <> 'no_reply') AS completed, "
             "count(j.call_id) FILTER (WHERE j.parse_status = 'no_reply') AS failed, "
             "count(j.call_id) FILTER (WHERE j.parse_status = 'failed') AS parse_failures, "
-            "coalesce(sum(j.cost_usd), 0) AS cost_usd, r.created_at "
-            "FROM runs r LEFT JOIN judge_calls j USING (run_id) GROUP BY ALL ORDER BY r.created_at, r.run_id"
+            "coalesce(sum(j.cost_usd), 0) + coalesce(any_value(u.estimated), 0) AS cost_usd, "
+            "coalesce(any_value(u.estimated), 0) AS cost_estimated_usd, "
+            "coalesce(any_value(u.sends), 0) AS unanswered_sends, r.created_at "
+            "FROM runs r LEFT JOIN judge_calls j USING (run_id) "
+            "LEFT JOIN (SELECT run_id, count(*) AS sends, sum(cost_usd_estimate) AS estimated FROM unanswered_sends "
+            "GROUP BY run_id) u USING (run_id) "
+            "GROUP BY r.run_id, r.dataset_id, r.study, r.origin, r.protocol, r.provider, r.judge, r.model, "
+            "r.simulated, r.status, r.planned, r.created_at ORDER BY r.created_at, r.run_id"
         ).df()

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from judgebias_core.errors import NotFoundError
-from judgebias_core.store.connection import connect, transaction
+from judgebias_core.store.connection import connect, scalar, transaction
 
 _ITEMS_SQL = """
 SELECT item_id, seq, task, question, response, candidate, reference_answer, rubric_id
@@ -136,7 +136,8 @@ def cached_replies(path: str | os.PathLike[str], keys: Sequence[str]) -> pd.Data
 
 
 def run_counts(path: str | os.PathLike[str], run_id: str) -> dict[str, float]:
-    """Stored counts of one run: completed (a reply, parsed or not), failed (no reply), parse failures, cost."""
+    """Stored counts of one run: completed (a reply, parsed or not), failed (no reply), parse failures, cost (the
+    replies' cost plus the estimate for requests a kill cut off: ``cost_estimated_usd`` of ``unanswered_sends``)."""
     with connect(path, read_only=True) as con:
         rows = con.execute(
             "SELECT count(*) FILTER (WHERE parse_status <> 'no_reply'), count(*) FILTER (WHERE parse_status = "
@@ -144,9 +145,25 @@ def run_counts(path: str | os.PathLike[str], run_id: str) -> dict[str, float]:
             "FROM judge_calls WHERE run_id = ?",
             [run_id],
         ).fetchall()
+        lost = con.execute("SELECT count(*), coalesce(sum(cost_usd_estimate), 0) FROM unanswered_sends "
+                           "WHERE run_id = ?", [run_id]).fetchall()
     completed, failed, parse_failures, cost = rows[0]
+    sends, estimated = lost[0]
     return {"completed": int(completed), "failed": int(failed), "parse_failures": int(parse_failures),
-            "cost_usd": float(cost)}
+            "cost_usd": float(cost) + float(estimated), "cost_estimated_usd": float(estimated),
+            "unanswered_sends": int(sends)}
+
+
+def store_id(path: str | os.PathLike[str]) -> str:
+    """The store's identity (made once, by the migration that added it)."""
+    with connect(path, read_only=True) as con:
+        return str(scalar(con, "SELECT min(store_id) FROM store_identity"))
+
+
+def run_ids(path: str | os.PathLike[str]) -> list[str]:
+    """Every run id the store holds."""
+    with connect(path, read_only=True) as con:
+        return [row[0] for row in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
 
 
 def run_calls_sample(path: str | os.PathLike[str], run_id: str, limit: int = 200) -> pd.DataFrame:

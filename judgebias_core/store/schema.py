@@ -211,7 +211,28 @@ CREATE TABLE batch_intents (
 );
 ALTER TABLE run_batches ADD COLUMN adopted_by VARCHAR;  -- NULL, or how a resume matched it: metadata | input file | window
 """
-MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5]
+# Issue 27. The store's identity (a random id made once, when the store is created or first migrated here), which
+# its run folder records: journals written for another store are never replayed into this one silently. And the
+# requests a kill cut off after they were sent (engine/in_flight.py): paid for, most likely, so counted in the run's
+# cost as an estimate.
+MIGRATION_6 = """
+CREATE TABLE store_identity (
+    store_id VARCHAR PRIMARY KEY,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+INSERT INTO store_identity (store_id) SELECT gen_random_uuid()::VARCHAR;
+CREATE TABLE unanswered_sends (
+    run_id VARCHAR NOT NULL,
+    call_id VARCHAR NOT NULL,
+    sent_at DOUBLE NOT NULL,           -- epoch seconds the request left (the run's send ledger)
+    input_tokens_estimate INTEGER,     -- characters / 4 of the prompt
+    output_tokens_estimate INTEGER,    -- the run's mean reply length then (max tokens before any reply)
+    cost_usd_estimate DOUBLE NOT NULL, -- an estimate: the provider's usage of a cut-off request is never seen
+    recorded_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (run_id, call_id, sent_at)
+);
+"""
+MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
