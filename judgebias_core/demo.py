@@ -39,7 +39,20 @@ def ensure_demo_runs(path: str | os.PathLike[str]) -> list[str]:
             continue
         from judgebias_core.engine import start_run  # noqa: PLC0415 - the engine only when a run is missing
 
+        _claim_or_set_aside(path)
         start_run(path, demo_spec(protocol), RunSettings(concurrency=16, flush_every=500, flush_interval_s=5.0),
                   run_id=run_id)
         ran.append(run_id)
     return ran
+
+
+def _claim_or_set_aside(path: str | os.PathLike[str]) -> None:
+    """A run folder left by an earlier store of the same file name is set aside (kept, renamed), not replayed: the
+    demo runs of a new store start from nothing, and the first launch is not blocked by another store's journals."""
+    from judgebias_core.engine.folder_identity import claim_run_folder, set_aside_run_folder  # noqa: PLC0415
+    from judgebias_core.errors import ForeignRunFolder  # noqa: PLC0415
+
+    try:
+        claim_run_folder(path)
+    except ForeignRunFolder:
+        set_aside_run_folder(path)

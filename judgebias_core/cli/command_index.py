@@ -56,6 +56,7 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
      "candidates ranked by win rate and Bradley-Terry strength, with ranking-safety flags"),
     ("root", "analysis", "stepwise_commands", "model-based analyses of the stored judgments"),
     ("root", "run", "run_commands", "launch a judge run (the same --run-id resumes it)"),
+    ("root", "adopt-run-folder", "run_commands", "let this store replay a run folder written for another store"),
     ("root", "plan", "plan_commands",
      "plan a pairwise swap study: expected interval width, items for a target width, cost"),
     ("root", "report", "report_commands",

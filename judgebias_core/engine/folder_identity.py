@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from judgebias_core.engine.journal import JOURNAL_SUFFIX, run_file, run_folder
@@ -90,3 +91,13 @@ def adopt_run_folder(db_path: str | os.PathLike[str]) -> int:
     store_id = run_queries.store_id(db_path)
     _record(db_path, store_id, adopted_from=recorded_store_id(db_path) or "unknown (a folder without a store id)")
     return len(folder_journals(db_path))
+
+
+def set_aside_run_folder(db_path: str | os.PathLike[str]) -> Path:
+    """Rename another store's run folder to ``<store name>.set-aside-<time>`` (nothing deleted: it can be moved
+    back and adopted) and return the new path. Only for the first launch's demo runs, which must not be blocked by
+    a folder an earlier store left behind; a user's own run is refused instead (``claim_run_folder``)."""
+    folder = run_folder(db_path)
+    target = folder.with_name(f"{folder.name}.set-aside-{time.strftime('%Y%m%d-%H%M%S')}")
+    folder.rename(target)
+    return target
