@@ -63,6 +63,7 @@ def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path,
         received = {cid for cid, r in read_journal(journal).items() if r.text is not None}
         assert 12 <= len(received) < 60 and first.returncode == -signal.SIGKILL
         sent_before = _settled_request_count(fake)
+        cut_off = sent_before - len(received)  # requests the server got whose reply the kill kept from the journal
 
         second = subprocess.run(_command(bundled_db, fake.openai_url), env=_env(), cwd=PROJECT_ROOT,
                                 capture_output=True, timeout=300, check=False)
@@ -70,6 +71,10 @@ def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path,
         outcome = json.loads(second.stdout)
         assert (outcome["planned"], outcome["completed"], outcome["failed"]) == (60, 60, 0)
         assert outcome["replayed_from_journal"] >= 0 and outcome["sent_this_session"] == 60 - len(received)
+        # Those were paid for: counted in the cost as an estimate (the ledger line goes out before the request, so
+        # a kill between the two may count one more; concurrency 2 bounds them).
+        assert cut_off <= outcome["unanswered_sends"] <= 2
+        assert (outcome["cost_estimated_usd"] > 0) == (outcome["unanswered_sends"] > 0)
 
         calls = calls_of(bundled_db, RUN_ID)
         assert len(calls) == 60 and calls["call_id"].is_unique and (calls["parse_status"] == "ok").all()
@@ -84,5 +89,8 @@ def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path,
         row = next(r for r in json.loads(listed) if r["run_id"] == RUN_ID)
         assert (row["planned"], row["completed"], row["failed"], row["parse_failures"]) == (60, 60, 0, 0)
         assert row["cost_usd"] > 0 and row["status"] == "complete"
+        assert (row["unanswered_sends"], row["cost_estimated_usd"]) == (outcome["unanswered_sends"],
+                                                                         outcome["cost_estimated_usd"])
+        assert row["cost_usd"] == outcome["cost_usd"]
         for text in (first_err, second.stderr, second.stdout, listed.encode()):
             assert SECRET.encode() not in text

@@ -5,11 +5,15 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 
-from judgebias_core.engine import read_progress
+from judgebias_core.engine import read_progress, start_run
+from judgebias_core.engine.journal import run_file
+from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store.queries import list_runs
 from tests.app_helpers import open_page
+from tests.upload_helpers import rows
 
 
 def _select(at: object, label: str, value: object) -> None:
@@ -142,3 +146,39 @@ def test_every_listed_run_links_to_its_analysis(app_env: Path) -> None:
     assert links["demo-summeval-coherence-permutation"] == (
         "rubric_bias?rb_dataset=summeval&rb_run=demo-summeval-coherence-permutation")
     assert table.columns[1] == "analysis"  # beside the run id, before the table scrolls sideways
+
+
+def test_a_run_short_of_its_plan_reads_incomplete_and_resume_stores_it(bundled_db: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: a run marked complete whose store lost a batch is shown incomplete with Resume, which replays the
+    journal; a run's cost counts requests a kill cut off, as an estimate."""
+    spec = RunSpec(dataset_id="summeval", protocol="rubric-permutation", provider="simulated", model="short-judge",
+                   limit_items=2, simulated=SimulatedParams(seed=5), seed=5)
+    start_run(bundled_db, spec, RunSettings(), run_id="short-run")
+    with duckdb.connect(str(bundled_db)) as con:
+        con.execute("DELETE FROM judge_calls WHERE run_id = 'short-run' AND call_id IN (SELECT call_id FROM "
+                    "judge_calls WHERE run_id = 'short-run' ORDER BY call_id LIMIT 3)")
+        con.execute("INSERT INTO unanswered_sends (run_id, call_id, sent_at, cost_usd_estimate) "
+                    "VALUES ('short-run', 'c', 1.0, 0.25)")
+    monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
+    at = open_page("runs.py")
+    _select(at, "Open run", "short-run")
+    assert not at.exception
+    row = at.dataframe[0].value.set_index("run_id").loc["short-run"]
+    assert (row["summary"], row["completed"], row["cost_usd"]) == ("incomplete, 3 of 20 not stored", 17, 0.25)
+    assert any("**Status:** incomplete, 3 of 20 not stored" in m.value for m in at.markdown)
+    assert any("fewer of its calls than planned" in w.value for w in at.warning)
+    assert {m.label: m.value for m in at.metric}["Cost"] == "$0.2500"
+    next(b for b in at.button if b.label == "Resume run").click().run()
+    assert not at.exception and "launch_error" not in at.session_state
+    log = run_file(bundled_db, "short-run", ".log")
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and "run short-run:" not in log.read_text(encoding="utf-8"):
+        time.sleep(0.5)  # the resume runs in its own process, which says how it ended last
+    assert "run short-run: complete" in log.read_text(encoding="utf-8")
+    row = list_runs(bundled_db).set_index("run_id").loc["short-run"]
+    assert (row["completed"], row["failed"], row["status"]) == (20, 0, "complete")
+    assert rows(bundled_db, "SELECT count(*), count(DISTINCT call_id) FROM judge_calls WHERE run_id = ?",
+                ["short-run"]) == [(20, 20)]
+    at.run()
+    assert not any(b.label == "Resume run" for b in at.button)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.journal import run_file, run_folder
+from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.store.connection import PROJECT_ROOT
 
@@ -47,11 +48,16 @@ def _main(launch_file: str) -> int:
     values = json.loads(Path(launch_file).read_text(encoding="utf-8"))
     db, run_id = values["db"], values["run_id"]
     spec, settings = RunSpec.model_validate(values["spec"]), RunSettings.model_validate(values["settings"])
-    if values.get("batch"):
-        outcome = start_batch_run(db, spec, settings, BatchSettings.model_validate(values["batch"]), run_id=run_id)
-    else:
-        outcome = start_run(db, spec, settings, run_id=run_id)
-    print(f"run {outcome.run_id}: {outcome.status}", flush=True)
+    try:
+        if values.get("batch"):
+            outcome = start_batch_run(db, spec, settings, BatchSettings.model_validate(values["batch"]),
+                                      run_id=run_id)
+        else:
+            outcome = start_run(db, spec, settings, run_id=run_id)
+    except JudgebiasError as error:  # named (a store that refused the replies, a foreign run folder): one line
+        print(f"run {run_id}: {type(error).__name__}: {error}", flush=True)
+        return 2
+    print(f"run {outcome.run_id}: {outcome.summary}", flush=True)
     return 0
 
 

@@ -322,6 +322,8 @@ class BatchRunner:
                 else:
                     still.append(record)
             self._report()
+            if self.writer.failure is not None:  # the store refused replies past the budget: stop, interrupted
+                raise self.writer.failure  # (the batches stay recorded; a resume polls them and replays the journal)
             if ended:
                 return ended, still
             if await self._sleep_or_cancel():
