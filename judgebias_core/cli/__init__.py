@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "report_commands",
     "transfer_commands",
     "plan_commands",
+    "scorecard_commands",
 )
 
 

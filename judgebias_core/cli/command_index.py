@@ -58,6 +58,10 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
     ("root", "run", "run_commands", "launch a judge run (the same --run-id resumes it)"),
     ("root", "plan", "plan_commands",
      "plan a pairwise swap study: expected interval width, items for a target width, cost"),
+    ("root", "scorecard", "scorecard_commands",
+     "which judge to use: every judge configuration of a pairwise dataset (or dataset group) with accuracy against "
+     "the labels, flip rate, first-slot lean, longer-answer share, failures, cost, the paired difference from the "
+     "best row and a recommendation"),
     ("root", "report", "report_commands",
      "write one self-contained HTML report of a dataset (opens offline in any browser)"),
     ("export", "runs", "transfer_commands",
