@@ -52,3 +52,11 @@ def test_adversarial_group_pools_four_subsets(app_env: Path) -> None:
     table = at.dataframe[0].value
     assert (table["items"] == 319).sum() > 0  # 134 + 92 + 47 + 46 items pooled
     assert "Group of 4 datasets" in _texts(at)
+
+
+def test_calibration_says_which_datasets_have_no_labels(app_env: Path) -> None:
+    at = open_page("calibration.py")
+    assert not at.exception
+    text = _texts(at)
+    assert "Not listed: devbench, mtbench: their judge calls have no labels" in text
+    assert "llmbar-natural" in text and "Upload" in text

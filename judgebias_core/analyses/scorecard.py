@@ -19,7 +19,11 @@ from judgebias_core.metrics.scorecard_compare import (
 from judgebias_core.stats.clustered import RESAMPLES, SEED
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.queries import dataset_summaries
-from judgebias_core.store.scorecard_queries import labelled_pairwise_datasets, scorecard_pairs
+from judgebias_core.store.scorecard_queries import (
+    labelled_pairwise_datasets,
+    scorecard_pairs,
+    unlabelled_judged_datasets,
+)
 
 
 @dataclass(frozen=True)
@@ -119,3 +123,24 @@ def scorecard_json(card: Scorecard) -> dict:
         "rows": rows,
     }
 
+
+
+@dataclass(frozen=True)
+class LabelCoverage:
+    """Which judged datasets carry labels and which do not, for pages that need labels to say so."""
+
+    labelled: tuple[str, ...]
+    unlabelled: tuple[str, ...]
+
+    def sentence(self) -> str | None:
+        if not self.unlabelled:
+            return None
+        return (f"Not listed: {', '.join(self.unlabelled)}: their judge calls have no labels, so agreement with "
+                f"people cannot be measured there. Datasets with pairwise labels: "
+                f"{', '.join(self.labelled) or 'none yet'}. To add labels, upload the items as pairs with a "
+                "preference column (Data page, Upload).")
+
+
+def label_coverage(reader: StoreReader) -> LabelCoverage:
+    labelled = labelled_pairwise_datasets(reader)
+    return LabelCoverage(tuple(labelled["dataset_id"].astype(str)), tuple(unlabelled_judged_datasets(reader)))

@@ -131,9 +131,15 @@ def recommend(rows: Sequence[ScorecardRow], differences: dict[tuple, PairedDiffe
     assert best.accuracy is not None
     head = (f"{best.label} is the most accurate here: {_pct(best.accuracy.estimate)} swap-averaged on "
             f"{best.labelled_pairs:,} labelled pairs (95% CI {_pct(best.accuracy.low)} to {_pct(best.accuracy.high)}).")
+    labelled_rows = [r for r in rows if r.accuracy is not None]
+    if len(labelled_rows) == 1:
+        return Recommendation(
+            f"Only one judge configuration has labelled pairs here: {best.label}, "
+            f"{_pct(best.accuracy.estimate)} swap-averaged on {best.labelled_pairs:,} pairs (95% CI "
+            f"{_pct(best.accuracy.low)} to {_pct(best.accuracy.high)}). There is nothing to compare it with on these "
+            f"pairs, so no recommendation. {_bias_advice(best)}", None, None, None, None)
     contenders = [r for r in rows if r.accuracy is not None
                   and not differences.get((r.judge, r.study, r.protocol), _NOT_WORSE).clearly_worse]
-    labelled_rows = [r for r in rows if r.accuracy is not None]
     if len(labelled_rows) > 1 and len(contenders) == len(labelled_rows):
         return Recommendation(
             head + f" But no configuration is clearly more accurate than the others: none of the "

@@ -68,3 +68,13 @@ def labelled_pairwise_datasets(reader: StoreReader) -> pd.DataFrame:
         "SELECT d.dataset_id, d.name, count(DISTINCT l.item_id) AS labelled_items, min(l.rater_group) AS label_group "
         "FROM datasets d JOIN human_labels l USING (dataset_id) "
         "WHERE d.kind = 'pairwise' AND l.preference IS NOT NULL GROUP BY ALL ORDER BY d.dataset_id").df()
+
+
+def unlabelled_judged_datasets(reader: StoreReader) -> list[str]:
+    """Datasets with judge calls but no label on any of their items (where agreement with people cannot be
+    measured)."""
+    rows = reader.con.execute(
+        "SELECT dataset_id FROM datasets d WHERE EXISTS (SELECT 1 FROM judge_calls j WHERE j.dataset_id = d.dataset_id) "
+        "AND NOT EXISTS (SELECT 1 FROM human_labels l WHERE l.dataset_id = d.dataset_id) ORDER BY dataset_id"
+    ).fetchall()
+    return [str(row[0]) for row in rows]
