@@ -19,7 +19,7 @@ from ui.share import (
 )
 from ui.state import load_or_stop
 from ui.tables import show_table
-from ui.text import counted
+from ui.text import code_span, counted
 
 st.title("Compare judges")
 st.caption("Which judge should I use? Every judge configuration (judge x prompting strategy or study x protocol) "
@@ -33,7 +33,7 @@ if not choices:
     st.stop()
 names = dict(choices)
 default = next((i for i, (c, _) in enumerate(choices) if c == "llmbar-natural"), 0)
-dataset = synced_selectbox("Dataset or group", list(names), key="cj_dataset", index=default)
+dataset = synced_selectbox("Dataset", list(names), key="cj_dataset", index=default)
 st.caption(f"{escape_markdown(names[dataset])}")
 permalink_hint()
 card = load_or_stop(judge_scorecard, dataset)
@@ -45,7 +45,7 @@ elif card.has_labels:
     st.warning(escape_markdown(card.recommendation.sentence))
 else:
     st.info(escape_markdown(card.recommendation.sentence))
-    labelled = ", ".join(f"`{d}`" for d in card.labelled_datasets) or "none yet"
+    labelled = ", ".join(code_span(d) for d in card.labelled_datasets) or "none yet"
     st.markdown(f"Datasets with labels in this store: {labelled}. To add labels to these items, upload them as "
                 "pairs with a preference column on the Data page.")
     link_page("data.py", "Upload labels (Data page)")
