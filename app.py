@@ -53,4 +53,7 @@ with st.sidebar:
         st.rerun()
     st.caption(f"judgebias {__version__}")
 
-navigation.run()
+try:
+    navigation.run()
+except JudgebiasError as error:  # a named error no page caught: its message, never a traceback
+    show_error(error)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.share import escape_markdown
+from ui.text import WORD_JOINER
 
 SCRIPT = '''
 import pandas as pd
@@ -64,4 +68,15 @@ def test_escape_markdown_makes_links_images_and_html_literal() -> None:
     assert "![" not in escaped and "](" not in escaped
     for token in ("\\!\\[", "\\]\\(", "\\<img", "\\$x\\$"):
         assert token in escaped
-    assert escaped.replace("\\", "") == hostile
+    assert escaped.replace("\\", "").replace(WORD_JOINER, "") == hostile
+
+
+@pytest.mark.parametrize("text", ["see https://evil.example/x.", "HTTP://evil.example", "www.evil.example/page",
+                                  "mail me@evil.example", "mailto:me@evil.example", "xmpp:me@evil.example"])
+def test_escape_markdown_breaks_bare_links(text: str) -> None:
+    """GitHub-flavoured markdown links bare URLs, www. addresses and e-mails even when escaped; a word joiner inside
+    each stops it (checked in a real browser by tests/test_browser_plain_text.py) and shows nothing."""
+    escaped = escape_markdown(text)
+    unescaped = escaped.replace("\\", "")
+    assert not re.search(r"(?i)https?://|www\.|[\w.+-]@", unescaped)
+    assert unescaped.replace(WORD_JOINER, "") == text

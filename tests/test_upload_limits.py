@@ -24,6 +24,7 @@ from judgebias_core.sources.upload import suggest_spec, upload_file
 from judgebias_core.sources.upload_limits import UploadLimits
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.store.integrity import table_digests
+from tests.app_helpers import open_page
 
 BOMBS: dict[str, tuple[str, Callable[[], bytes], str]] = {
     "parquet-text": ("bomb.parquet", parquet_text_bomb, "JUDGEBIAS_UPLOAD_MAX_EXPANDED_BYTES"),
@@ -118,3 +119,18 @@ def test_parquet_text_and_nesting_are_measured_before_reading() -> None:
     pq.write_table(nested, buffer)
     with pytest.raises(UploadLimitExceeded, match="nests lists 3 levels"):
         read_table(buffer.getvalue(), "f.parquet", limits)
+
+
+def test_the_upload_tab_names_the_limit_and_writes_nothing(bundled_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
+    monkeypatch.setenv("JUDGEBIAS_UPLOAD_MAX_COLUMNS", "2")
+    before = table_digests(bundled_db)
+    at = open_page("data.py")
+    at.selectbox(key="upload_kind").set_value("items").run()
+    at.file_uploader[0].set_value(("wide.csv", b"instruction,response,extra\nQ,R,x\n", "text/csv")).run()
+    assert not at.exception
+    [error] = [str(element.value).replace("\\", "") for element in at.error]
+    assert error.startswith("Nothing was written: the file is over an upload limit: the header has 3 columns; the "
+                            "limit is 2 columns") and "JUDGEBIAS_UPLOAD_MAX_COLUMNS" in error
+    assert not [button for button in at.button if "Write" in str(button.label)]
+    assert table_digests(bundled_db) == before
