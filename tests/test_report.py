@@ -56,8 +56,8 @@ def test_mtbench_summary_matches_the_published_counts(mtbench_report: Report) ->
     assert (row["consistent"], row["classified (n)"], row["flip rate"]) == ("1,957", "2,400", "18.5%")
     assert row["95% Wilson (pairs assumed independent)"] == "17.0%–20.1%"
     assert row["95% item-clustered (decides)"] == "16.1%–20.8% (item-bootstrap) over 80 items"
-    assert [s.key for s in mtbench_report.sections] == ["pairwise", "factors", "agreement", "leaderboard",
-                                                        "other-biases"]
+    assert [s.key for s in mtbench_report.sections] == ["pairwise", "scorecard", "factors", "agreement",
+                                                        "leaderboard", "other-biases"]
     assert mtbench_report.skipped == () and mtbench_report.simulated_judges == ()
     assert "calibration" not in {s.key for s in mtbench_report.sections}  # MTBench has no labels here
 
@@ -140,7 +140,7 @@ def test_a_section_that_cannot_be_computed_is_named_not_fatal(hostile_db: Path) 
     report = _report(hostile_db, ReportRequest(DATASET_ID))
     assert report.skipped == ("What drives the bias: could not be computed (only 1 unit(s) with a classified pair: "
                               "too few to fit a regression).",)
-    assert [s.key for s in report.sections] == ["pairwise"]
+    assert [s.key for s in report.sections] == ["pairwise", "scorecard"]
 
 
 def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:

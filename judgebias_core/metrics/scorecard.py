@@ -10,7 +10,7 @@ without merging them).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -195,8 +195,6 @@ def _row(key: tuple, pairs: pd.DataFrame, prices: Mapping[str, tuple[float, floa
 
 def _item_set_notes(rows: list[ScorecardRow], pairs: pd.DataFrame) -> list[ScorecardRow]:
     """A judge measured in several studies on different item sets says so beside each of its rows."""
-    from dataclasses import replace  # noqa: PLC0415 - only here
-
     keys = pairs.assign(key=pairs["dataset_id"] + "\x1f" + pairs["item_id"])
     sets = {k: frozenset(g["key"]) for k, g in keys.groupby(CONFIG_KEYS)}
     out = []
