@@ -8,6 +8,7 @@ transaction keeps every query of the analysis on one snapshot.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -60,8 +61,11 @@ class Store:
             con.execute("BEGIN TRANSACTION")
             try:
                 yield StoreReader(con=con, path=self.path)
-            finally:
-                con.execute("ROLLBACK")
+            except BaseException:
+                with contextlib.suppress(duckdb.Error):  # a fatal read error ended the transaction: report that one
+                    con.execute("ROLLBACK")
+                raise
+            con.execute("ROLLBACK")
 
     @contextmanager
     def writer(self, busy_timeout_s: float = 60.0) -> Iterator[duckdb.DuckDBPyConnection]:
