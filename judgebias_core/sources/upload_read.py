@@ -24,6 +24,10 @@ MAX_UPLOAD_ROWS = 200_000
 MAX_NESTING = 32
 # C0 control characters other than tab, line feed and carriage return: refused in every format (NUL included).
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# Lone surrogates (a JSON or YAML escape such as \ud800 yields one): no UTF-8 text, hence no store, can hold them.
+LONE_SURROGATES = re.compile(r"[\ud800-\udfff]")
+REFUSED_CHARACTERS = re.compile(f"{CONTROL_CHARACTERS.pattern}|{LONE_SURROGATES.pattern}")
+JSON_LINE_END = re.compile(r"\r?\n")
 TABLE_SUFFIXES: dict[str, str] = {
     ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
     ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx",
@@ -70,12 +74,23 @@ def nested_too_deeply(row: int | None = None, column: str | None = None) -> RowP
 
 
 def control_problem(text: str, where: str = "in the text") -> str | None:
-    """Why ``text`` is refused (a control character other than tab, line feed and carriage return), or None."""
-    found = CONTROL_CHARACTERS.search(text)
+    """Why ``text`` is refused (a control character other than tab, line feed and carriage return, or a lone
+    surrogate, which no UTF-8 text can hold), or None."""
+    found = REFUSED_CHARACTERS.search(text)
     if found is None:
         return None
+    if LONE_SURROGATES.match(found.group()):
+        return (f"lone surrogate U+{ord(found.group()):04X} {where} (half of a UTF-16 pair, not a character; "
+                "a JSON or YAML escape such as \\ud800 writes it): remove it")
     return (f"control character U+{ord(found.group()):04X} {where} (only tab, line feed and carriage return "
             "are allowed): remove it")
+
+
+def binary_problem(value: object) -> str | None:
+    """Why a cell holding bytes is refused (a binary Parquet column, not text), or None."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "binary data, not text: store this column as text (UTF-8 strings)"
+    return None
 
 
 def value_problem(value: Any) -> str | None:
@@ -89,6 +104,8 @@ def value_problem(value: Any) -> str | None:
             reason = control_problem(item)
             if reason:
                 return reason
+        elif binary := binary_problem(item):
+            return binary
         elif isinstance(item, list | tuple | dict):
             if depth >= MAX_NESTING:
                 return nested_too_deeply().reason
@@ -107,8 +124,11 @@ def cell_problems(frame: pd.DataFrame) -> list[RowProblem]:
             continue
         text = column.astype(object)
         # Vectorised over the column; a list's str() escapes its control characters, so lists are walked apart.
-        flagged = text.astype(str).str.contains(CONTROL_CHARACTERS.pattern, regex=True)
-        nested = text.map(lambda v: isinstance(v, list | dict | tuple | np.ndarray))
+        try:
+            flagged = text.astype(str).str.contains(CONTROL_CHARACTERS.pattern, regex=True)
+        except UnicodeError:  # a lone surrogate or bytes, which Arrow's UTF-8 strings cannot hold: cell by cell
+            flagged = text.map(lambda v: isinstance(v, str) and REFUSED_CHARACTERS.search(v) is not None)
+        nested = text.map(lambda v: isinstance(v, list | dict | tuple | np.ndarray | bytes | bytearray))
         for index in text.index[flagged | nested]:
             reason = value_problem(text[index])
             if reason:
@@ -138,7 +158,9 @@ def _read_json_lines(text: str) -> pd.DataFrame:
     records: list[dict[str, object]] = []
     problems: list[RowProblem] = []
     row = 0
-    for line in text.splitlines():
+    # Rows end at a line feed only: str.splitlines would also split inside a JSON string at a raw U+2028, U+2029
+    # or U+0085, which JSON allows unescaped.
+    for line in JSON_LINE_END.split(text):
         if not line.strip():
             continue
         row += 1
@@ -157,7 +179,22 @@ def _read_json_lines(text: str) -> pd.DataFrame:
         records.append(value)
     if problems:
         raise ValidationFailed(problems)
-    return pd.DataFrame.from_records(records)
+    return _frame_of_records(records)
+
+
+def _frame_of_records(records: list[dict[str, object]]) -> pd.DataFrame:
+    """JSON objects as a frame; text Arrow cannot hold (a lone surrogate from an escape such as \\ud800) is a
+    problem on its row and column."""
+    try:
+        return pd.DataFrame.from_records(records)
+    except UnicodeError:
+        problems = [RowProblem(row, str(name), reason) for row, record in enumerate(records, start=1)
+                    for name, value in record.items() if (reason := value_problem(value))]
+        problems = [RowProblem(None, repr(str(name)), reason) for name in {n for r in records for n in r}
+                    if (reason := control_problem(str(name), "in a column name"))] + problems
+        if not problems:
+            raise
+        raise ValidationFailed(problems) from None
 
 
 def _read_json(text: str) -> pd.DataFrame:
@@ -175,18 +212,27 @@ def _read_json(text: str) -> pd.DataFrame:
            for i, v in enumerate(value, 1) if not isinstance(v, dict)]
     if bad:
         raise ValidationFailed(bad)
-    return pd.DataFrame.from_records(value)
+    return _frame_of_records(value)
 
 
 def _read_binary(data: bytes, kind: str) -> pd.DataFrame:
+    from judgebias_core.sources import upload_xlsx  # noqa: PLC0415 - it uses this module's checks
+
     try:
         if kind == "parquet":
             return pd.read_parquet(io.BytesIO(data))
-        return pd.read_excel(io.BytesIO(data), sheet_name=0, dtype=object, engine="openpyxl")
+        frame = pd.read_excel(io.BytesIO(data), sheet_name=0, dtype=object, engine="openpyxl")
     # Parquet and XLSX readers raise many unrelated types on corrupt input; each means "not readable".
     except Exception as error:
+        located = upload_xlsx.control_character_problems(data) if kind == "xlsx" else []
+        if located:  # the XML parser refused a control character: name its cells instead
+            raise ValidationFailed(located) from error
         label = "Parquet" if kind == "parquet" else "XLSX"
         raise file_problem(f"not a readable {label} file ({type(error).__name__})") from error
+    unsaved = upload_xlsx.unsaved_formula_problems(data, frame)
+    if unsaved:
+        raise ValidationFailed(unsaved)
+    return frame
 
 
 def read_table(data: bytes, file_name: str, max_bytes: int = MAX_UPLOAD_BYTES,
