@@ -1,9 +1,9 @@
 """The store file checked block by block, below DuckDB: its length against its block count, and every block's
 checksum, so that damage in a block no query reads (an index, the end of the file) is found before a write hits it.
 
-A DuckDB file is three 4 KiB headers, then ``total_blocks`` blocks of ``block_size`` bytes; each block starts with
-an 8-byte checksum of the rest of it (DuckDB's ``Checksum``: 5381, xor'ed with every 8-byte word of the block
-times a constant). Blocks on DuckDB's free list may be zeroed (it gives their space back to the file system), so an
+A DuckDB file is three 4 KiB headers, then up to ``total_blocks`` blocks of ``block_size`` bytes (free blocks at
+the end are cut off); each block starts with an 8-byte checksum of the rest of it (DuckDB's ``Checksum``: 5381,
+xor'ed with every 8-byte word of the block times a constant). Blocks on DuckDB's free list may be zeroed (it gives their space back to the file system), so an
 all-zero block counts as damage only when there are more of them than free blocks.
 """
 
@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from judgebias_core.errors import StoreError
+from judgebias_core.store.connection import STORE_HELP
 from judgebias_core.text import counted
 
 if TYPE_CHECKING:
@@ -44,17 +46,29 @@ def block_layout(con: duckdb.DuckDBPyConnection) -> BlockLayout:
 
 
 def truncation_problem(path: str | os.PathLike[str], layout: BlockLayout) -> str | None:
-    """Why the file is shorter than its blocks (it was truncated), or None. A cheap check: the file's length."""
-    if not layout.total_blocks or not os.path.isfile(path):  # a new store, nothing written yet
+    """Why the file is shorter than its blocks in use (it was truncated), or None. A cheap check: the file's length.
+
+    DuckDB gives the space of free blocks at the end of the file back, so the file holds at least the blocks in use
+    (``total_blocks - free_blocks``), not all of ``total_blocks``."""
+    in_use = layout.total_blocks - layout.free_blocks
+    if in_use <= 0 or not os.path.isfile(path):  # a new store, nothing written yet
         return None
-    expected = HEADER_BYTES + layout.total_blocks * layout.block_size
+    expected = HEADER_BYTES + in_use * layout.block_size
     size = os.path.getsize(path)
     wal = f"{os.fspath(path)}.wal"
     # A write-ahead log not yet checkpointed is replayed in memory by a read-only open: its blocks are not in the file.
     if size >= expected or (os.path.exists(wal) and os.path.getsize(wal) > 0):
         return None
-    return (f"the file is {counted(expected - size, 'byte')} shorter than its {layout.total_blocks:,} blocks "
-            f"({size:,} of {expected:,} bytes): it was truncated")
+    return (f"the file is {counted(expected - size, 'byte')} shorter than its {in_use:,} blocks in use "
+            f"({size:,} of at least {expected:,} bytes): it was truncated")
+
+
+def refuse_truncated(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str]) -> None:
+    """Raise the named ``StoreError`` when the file ``con`` has open is shorter than its blocks: reads of the lost
+    blocks would fail one by one, and a write could build on them."""
+    truncated = truncation_problem(path, block_layout(con))
+    if truncated:
+        raise StoreError(f"the store {path} is damaged ({truncated}): run check-store; {STORE_HELP}")
 
 
 def _checksums(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from judgebias_core.store.blocks import refuse_truncated
 from judgebias_core.store.connection import connect, scalar, transaction
 
 
@@ -58,6 +59,7 @@ class Store:
     def reader(self, busy_timeout_s: float = 30.0) -> Iterator[StoreReader]:
         """One read-only connection and one read transaction for the whole block."""
         with connect(self.path, read_only=True, busy_timeout_s=busy_timeout_s) as con:
+            refuse_truncated(con, self.path)
             con.execute("BEGIN TRANSACTION")
             try:
                 yield StoreReader(con=con, path=self.path)

@@ -11,7 +11,7 @@ import re
 import duckdb
 
 from judgebias_core.errors import SchemaError, StoreError, StoreReadOnlyError
-from judgebias_core.store.blocks import block_layout, truncation_problem
+from judgebias_core.store.blocks import refuse_truncated
 from judgebias_core.store.connection import STORE_HELP, connect, int_scalar, scalar
 
 MIGRATION_1 = """
@@ -238,9 +238,7 @@ def missing_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def _checked_version(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str]) -> int:
     """The store's schema version; a newer one, or a store at the latest version that lacks a table, is refused."""
-    truncated = truncation_problem(path, block_layout(con))
-    if truncated:  # reads of the lost blocks would fail one by one; a write could build on them
-        raise StoreError(f"the store {path} is damaged ({truncated}): run check-store; {STORE_HELP}")
+    refuse_truncated(con, path)
     version = current_version(con)
     if version > SCHEMA_VERSION:
         raise SchemaError(
