@@ -42,5 +42,5 @@ with st.sidebar:
         st.rerun()
     st.caption(f"judgebias {__version__}")
 
-with shown_store_failures():  # every page: a damaged store, a dropped table, a full disk is a named st.error
-    navigation.run()
+with shown_store_failures():  # every page: a named error no page caught, or a store failure (a damaged store, a
+    navigation.run()  # dropped table, a full disk), is its message in an st.error, never a traceback

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -29,31 +30,45 @@ VERDICTS = [("A", "B"), ("B", "A"), ("A", "A"), ("C", "A"), ("B", "B"), ("B", "C
 HOSTILE_STRINGS = (SCRIPT, IMG)
 
 
-def build_hostile_store(path: Path) -> Path:
+@dataclass(frozen=True)
+class HostileNames:
+    """The names and texts the hostile dataset is written with: ``text`` where a sentence goes, ``markup`` where an
+    answer or a reply goes."""
+
+    dataset_id: str = DATASET_ID
+    judge: str = JUDGE
+    candidate: str = CANDIDATE
+    task: str = TASK
+    run_id: str = RUN_ID
+    text: str = SCRIPT
+    markup: str = IMG
+
+
+def build_hostile_store(path: Path, names: HostileNames = HostileNames()) -> Path:
     """Write the hostile dataset to ``path`` (an existing store at the latest schema) and return it."""
-    items = [f"item{n}{SCRIPT if n == 0 else ''}" for n in range(len(VERDICTS))]
+    items = [f"item{n}{names.text if n == 0 else ''}" for n in range(len(VERDICTS))]
     calls = []
     for item, (original, swapped) in zip(items, VERDICTS, strict=True):
-        for label, first, second, verdict in (("original", BASELINE, CANDIDATE, original),
-                                              ("swapped", CANDIDATE, BASELINE, swapped)):
+        for label, first, second, verdict in (("original", BASELINE, names.candidate, original),
+                                              ("swapped", names.candidate, BASELINE, swapped)):
             calls.append({
-                "call_id": f"{item}-{label}", "run_id": RUN_ID, "dataset_id": DATASET_ID, "study": "full",
-                "judge": JUDGE, "item_id": item, "kind": "pairwise", "repetition": 1, "options": 3,
+                "call_id": f"{item}-{label}", "run_id": names.run_id, "dataset_id": names.dataset_id, "study": "full",
+                "judge": names.judge, "item_id": item, "kind": "pairwise", "repetition": 1, "options": 3,
                 "slots": [first, second], "first_candidate": first, "second_candidate": second,
-                "order_label": label, "raw_output": f"{IMG} [[{verdict}]]" if verdict else SCRIPT,
+                "order_label": label, "raw_output": f"{names.markup} [[{verdict}]]" if verdict else names.text,
                 "verdict": verdict, "parse_status": "ok" if verdict else "failed", "parser": "mtbench",
             })
     batch = StoreBatch(
-        datasets=pd.DataFrame([{"dataset_id": DATASET_ID, "name": f"Hostile {SCRIPT}", "kind": "pairwise",
-                                "source": f"source {IMG}", "licence": SCRIPT, "description": f"about {IMG}",
+        datasets=pd.DataFrame([{"dataset_id": names.dataset_id, "name": f"Hostile {names.text}", "kind": "pairwise",
+                                "source": f"source {names.markup}", "licence": names.text, "description": f"about {names.markup}",
                                 "baseline_candidate": BASELINE, "origin": "upload"}]),
-        items=pd.DataFrame({"dataset_id": DATASET_ID, "item_id": items, "seq": range(len(items)), "task": TASK,
-                            "question": SCRIPT}),
-        answers=pd.DataFrame([{"dataset_id": DATASET_ID, "item_id": item, "candidate": candidate, "answer": IMG}
-                              for item in items for candidate in (BASELINE, CANDIDATE)]),
-        judges=pd.DataFrame([{"judge": JUDGE, "provider": "upload", "family": f"family{IMG}", "simulated": False}]),
-        runs=pd.DataFrame([{"run_id": RUN_ID, "dataset_id": DATASET_ID, "study": "full", "origin": "upload",
-                            "protocol": "pairwise-swap", "provider": "upload", "judge": JUDGE, "model": SCRIPT,
+        items=pd.DataFrame({"dataset_id": names.dataset_id, "item_id": items, "seq": range(len(items)), "task": names.task,
+                            "question": names.text}),
+        answers=pd.DataFrame([{"dataset_id": names.dataset_id, "item_id": item, "candidate": candidate, "answer": names.markup}
+                              for item in items for candidate in (BASELINE, names.candidate)]),
+        judges=pd.DataFrame([{"judge": names.judge, "provider": "upload", "family": f"family{names.markup}", "simulated": False}]),
+        runs=pd.DataFrame([{"run_id": names.run_id, "dataset_id": names.dataset_id, "study": "full", "origin": "upload",
+                            "protocol": "pairwise-swap", "provider": "upload", "judge": names.judge, "model": names.text,
                             "simulated": False, "status": "complete"}]),
         judge_calls=pd.DataFrame(calls),
     )

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, ValidationFailed
+from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, UploadLimitExceeded, ValidationFailed
 from judgebias_core.store.connection import resolve_db_path
 from judgebias_core.store.failures import store_failure
 from judgebias_core.store.handle import Store
@@ -100,7 +100,9 @@ def show_problems(problems: Sequence[RowProblem], headline: str) -> None:
 
 def show_error(error: Exception) -> None:
     """Turn a named judgebias error into a message a person can act on."""
-    if isinstance(error, ValidationFailed):
+    if isinstance(error, UploadLimitExceeded):
+        st.error(escape_markdown(f"Nothing was written: the file is over an upload limit: {error.problems[0].reason}."))
+    elif isinstance(error, ValidationFailed):
         show_problems(error.problems, f"Nothing was written: the file has {problems_count(error.problems)}. "
                                       "Fix them and upload again.")
     elif isinstance(error, StoreBusyError):
