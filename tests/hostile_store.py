@@ -1,4 +1,5 @@
-"""A tiny pairwise dataset whose every name and text is hostile HTML/script, for the report's escaping tests.
+"""Hostile stores: a tiny pairwise dataset whose every name and text is hostile HTML/script, for the report's
+escaping tests; and damaged store files (``DAMAGED_STORES``) for the named store errors of the CLI and the pages.
 
 Hand-built: 6 items x 1 candidate against a baseline, judged in both orders by one judge, so that the
 report has consistent, primacy and recency pairs (2 each) and one parse failure to count.
@@ -6,9 +7,12 @@ report has consistent, primacy and recency pairs (2 each) and one parse failure 
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 
 from judgebias_core.store.writes import StoreBatch, write_batch
@@ -70,3 +74,49 @@ def build_hostile_store(path: Path, names: HostileNames = HostileNames()) -> Pat
     )
     write_batch(path, batch)
     return path
+
+
+# Damaged store files, as the attack campaign of issue 27 left them: each builder copies a sound store ``good`` to
+# ``path`` and damages the copy.
+DUCKDB_HEADER_BYTES = 3 * 4096
+
+
+def _block_size(path: Path) -> int:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return int(con.execute("SELECT block_size FROM pragma_database_size()").fetchall()[0][0])
+
+
+def truncated_by_one_byte(good: Path, path: Path) -> None:
+    path.write_bytes(good.read_bytes()[:-1])
+
+
+def half_truncated(good: Path, path: Path) -> None:
+    data = good.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def last_block_zeroed(good: Path, path: Path) -> None:
+    block = _block_size(good)
+    data = bytearray(good.read_bytes())
+    assert (len(data) - DUCKDB_HEADER_BYTES) % block == 0  # the layout blocks.py reads
+    data[-block:] = bytes(block)
+    path.write_bytes(bytes(data))
+
+
+def dropped_table(good: Path, path: Path, table: str = "judge_calls") -> None:
+    shutil.copy(good, path)
+    with duckdb.connect(str(path)) as con:
+        con.execute(f"DROP TABLE {table}")
+
+
+def sqlite_file(good: Path, path: Path) -> None:
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE judge_calls (call_id TEXT)")
+    con.commit()
+    con.close()
+
+
+DAMAGED_STORES = {
+    "truncated-1-byte": truncated_by_one_byte, "half-truncated": half_truncated,
+    "last-block-zeroed": last_block_zeroed, "dropped-table": dropped_table, "sqlite": sqlite_file,
+}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -80,3 +81,28 @@ def test_escape_markdown_breaks_bare_links(text: str) -> None:
     unescaped = escaped.replace("\\", "")
     assert not re.search(r"(?i)https?://|www\.|[\w.+-]@", unescaped)
     assert unescaped.replace(WORD_JOINER, "") == text
+
+
+PROGRESS_SCRIPT = '''
+import time
+import ui.run_panel as run_panel
+from judgebias_core.engine.progress import RunProgress
+
+RUN_ID = "run-![r](http://evil.example/r.png)-`x`-www.evil.example"
+run_panel.read_progress = lambda path, run_id: RunProgress(
+    run_id, "interrupted", 10, 4, 1, 0, 0, 0.0, 1.0, None, 1, time.time())
+run_panel.read_batch_line = lambda path, run_id: "batch [b](http://evil.example/b) www.evil.example"
+run_panel.show_progress(RUN_ID)
+'''
+
+
+def test_the_progress_line_shows_the_run_id_as_code(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(tmp_path / "store.duckdb"))
+    at = AppTest.from_string(PROGRESS_SCRIPT, default_timeout=30).run()
+    assert not at.exception
+    [bar] = at.get("progress")
+    text = bar.proto.text
+    # One code span (a backtick inside the id cannot end it), no markdown link or image outside it.
+    assert text.startswith("`run-![r](http://evil.example/r.png)-'x'-www.evil.example`: 5 of 10 calls")
+    [batch] = [c.value for c in at.caption if "batch" in c.value]
+    assert "](" not in batch.replace("\\]\\(", "") and "www." not in batch

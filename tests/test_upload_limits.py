@@ -9,6 +9,7 @@ with 100,000 keys.
 from __future__ import annotations
 
 import io
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -134,3 +135,28 @@ def test_the_upload_tab_names_the_limit_and_writes_nothing(bundled_db: Path, mon
                             "limit is 2 columns") and "JUDGEBIAS_UPLOAD_MAX_COLUMNS" in error
     assert not [button for button in at.button if "Write" in str(button.label)]
     assert table_digests(bundled_db) == before
+
+
+
+def _with_part(workbook: bytes, name: str, content: bytes) -> bytes:
+    """The workbook with the zip part ``name`` added, or replaced by ``content``."""
+    source, target = zipfile.ZipFile(io.BytesIO(workbook)), io.BytesIO()
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for entry in source.infolist():
+            if entry.filename != name:
+                archive.writestr(entry, source.read(entry))
+        archive.writestr(name, content)
+    return target.getvalue()
+
+
+def test_xlsx_parts_the_reader_loads_whole_are_held_to_the_limits() -> None:
+    workbook = _encoded(_frame(3, 2), "xlsx")
+    limits = UploadLimits(max_cells=20, max_expanded_bytes=16 * 64 * 1024)
+    assert read_table(workbook, "f.xlsx", limits).shape == (3, 2)
+    unused = (b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'  # no cell uses them
+              + b"<si><t>unused</t></si>" * 30 + b"</sst>")
+    with pytest.raises(UploadLimitExceeded, match="shared strings for 30 cells; the limit is 20 cells"):
+        read_table(_with_part(workbook, "xl/sharedStrings.xml", unused), "f.xlsx", limits)
+    padded = _with_part(workbook, "docProps/custom.xml", b"<x>" + b" " * 70_000 + b"</x>")
+    with pytest.raises(UploadLimitExceeded, match="'docProps/custom.xml' unpacks to 0.1 MB; the limit is 0.1 MB for a"):
+        read_table(padded, "f.xlsx", limits)
