@@ -191,7 +191,7 @@ def plan_study(design: DatasetDesign, assumptions: PlanAssumptions, items: int |
         raise InvalidArgument(f"the target width must be strictly between 0 and 1 (got {target_width:g})")
     plan = plan_swap_study(planned, design.pairs_per_item, assumptions.flip_rate,
                            design_effect=assumptions.design_effect, target_width=target_width)
-    method: ClusteredMethod = "item-bootstrap" if planned >= MIN_BOOTSTRAP_ITEMS else "wilson-effective-n"
+    method: ClusteredMethod = "studentized-item-bootstrap" if planned >= MIN_BOOTSTRAP_ITEMS else "exact-effective-items"
     return StudyPlan(design.dataset_id, design.pairs, planned, design.pairs_per_item, plan.flip_rate,
                      plan.design_effect, plan.expected_width, method, plan.effective_n, target_width,
                      plan.items_needed, CONFIDENCE, plan.note, assumptions)

@@ -76,8 +76,8 @@ def plan_swap_study(items: int, pairs_per_item: int, flip_rate: float, design_ef
     width = 2 * z * math.sqrt(variance_per_item / items)
     needed = math.ceil(4 * z**2 * variance_per_item / target_width**2) if target_width else None
     smallest = min(items, needed) if needed is not None else items
-    note = (f"below {MIN_BOOTSTRAP_ITEMS} items the decision interval is Wilson on the effective n, not the item "
-            "bootstrap") if smallest < MIN_BOOTSTRAP_ITEMS else None
+    note = (f"below {MIN_BOOTSTRAP_ITEMS} items the decision interval is Clopper-Pearson on the items as the effective "
+            "size, not the item bootstrap, and wider than planned") if smallest < MIN_BOOTSTRAP_ITEMS else None
     return SwapStudyPlan(items, pairs_per_item, flip_rate, deff, width, items * pairs_per_item / deff, target_width,
                          needed, confidence, note)
 
