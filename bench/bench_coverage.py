@@ -35,7 +35,7 @@ from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_count
 from judgebias_core.stats.clustered import clustered_rate, studentized_rate_bounds
 from judgebias_core.stats.ppi import prediction_powered_mean
 from judgebias_core.stats.resampling import draw_counts
-from judgebias_core.stats.settings import FEW_EVENT_ITEMS, MIN_BOOTSTRAP_ITEMS
+from judgebias_core.stats.settings import FEW_EVENT_ITEMS, MIN_STUDENTIZED_ITEMS
 
 Z = 1.959963984540054
 RATES = (0.02, 0.05, 0.10, 0.20, 0.30)
@@ -94,7 +94,7 @@ def decision_method(events: np.ndarray, trials: np.ndarray, counts: np.ndarray) 
     event_items, non_event_items = (events > 0).sum(axis=1), (events < trials).sum(axis=1)
     usable = ((event_items >= FEW_EVENT_ITEMS) & (non_event_items >= FEW_EVENT_ITEMS)
               & np.isfinite(bounds.low) & np.isfinite(bounds.high) & (bounds.high > bounds.low))
-    if events.shape[1] < MIN_BOOTSTRAP_ITEMS:
+    if events.shape[1] < MIN_STUDENTIZED_ITEMS:
         usable[:] = False
     for study in np.flatnonzero(~usable):
         exact = clustered_rate(events[study], trials[study])

@@ -103,7 +103,7 @@ def test_pairwise_page_corrects_its_tests_and_compares_two_judges(app_env: Path)
     _box(at, "Second judge").set_value("gemini-pro").run()
     assert not at.exception
     sentence = next(s.value for s in at.success if "pairs both classified" in s.value).replace("\\", "")
-    assert "2,387 pairs both classified (80 items)" in sentence and "paired-item-bootstrap" in sentence
+    assert "2,387 pairs both classified (80 items)" in sentence and "cluster-robust-t" in sentence
 
 
 def test_pairwise_page_shows_the_excess_over_the_floor_with_its_interval(app_env: Path) -> None:

@@ -44,7 +44,6 @@ def test_every_item_bootstrap_draws_through_the_engine(monkeypatch) -> None:
     monkeypatch.setattr(resampling, "count_blocks", counting)
     resampling._cached_counts.cache_clear()
     from judgebias_core.stats.clustered import clustered_rate
-    from judgebias_core.stats.paired import ItemCounts, rate_difference
     from judgebias_core.stats.position_test import position_test_from_item_sums
 
     rng = np.random.default_rng(5)
@@ -53,8 +52,6 @@ def test_every_item_bootstrap_draws_through_the_engine(monkeypatch) -> None:
     for compute in (
         lambda: clustered_rate(events, trials, resamples=211),
         lambda: position_test_from_item_sums(events - trials / 3, events, trials, resamples=212),
-        lambda: rate_difference(ItemCounts.of([str(i) for i in range(23)], events, trials),
-                                ItemCounts.of([str(i) for i in range(23)], trials - events, trials), resamples=213),
     ):
         before = len(calls)
         compute()

@@ -87,14 +87,13 @@ def judge_flip_rate_bound(reader: StoreReader, dataset_id: str, study: str, judg
 
 
 def compare_judges(reader: StoreReader, dataset_id: str, study: str, judge_a: str, judge_b: str,
-                   repetition: int | None = None, resamples: int = BOOTSTRAP_RESAMPLES,
-                   seed: int = BOOTSTRAP_SEED) -> JudgeComparison:
-    """Judge a's flip rate minus judge b's on the pairs both classified, with the paired item bootstrap (a
+                   repetition: int | None = None) -> JudgeComparison:
+    """Judge a's flip rate minus judge b's on the pairs both classified, with the paired cluster-robust t interval (a
     degenerate result, said so, when they share no pair). InvalidArgument when a and b are the same judge."""
     if judge_a == judge_b:
         raise InvalidArgument("pick two different judges to compare")
     shared = shared_flips(reader, dataset_id, study, judge_a, judge_b, repetition)
-    return compare_from_shared(shared, dataset_id, study, judge_a, judge_b, repetition, resamples, seed)
+    return compare_from_shared(shared, dataset_id, study, judge_a, judge_b, repetition)
 
 
 def candidate_win_intervals(reader: StoreReader, dataset_id: str, study: str, judges: Sequence[str] | None = None,

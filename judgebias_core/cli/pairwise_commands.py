@@ -160,7 +160,7 @@ def register(groups: CommandGroups) -> None:
 
     parser = groups.metrics.add_parser(
         "pairwise-compare", help="two judges' flip rates on the pairs both classified: the difference with its "
-        "paired item-bootstrap interval and cluster-robust test")
+        "paired cluster-robust t interval and test")
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", default="full", help="study (default full; a run id for engine runs)")
     parser.add_argument("--judge-a", required=True, help="first judge (the difference is a minus b)")

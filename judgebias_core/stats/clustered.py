@@ -21,7 +21,14 @@ import numpy as np
 
 from judgebias_core.stats.estimate import Estimate, small_sample_warning
 from judgebias_core.stats.resampling import draw_counts, item_resample_sums
-from judgebias_core.stats.settings import CONFIDENCE, FEW_EVENT_ITEMS, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED
+from judgebias_core.stats.settings import (
+    CONFIDENCE,
+    FEW_EVENT_ITEMS,
+    MIN_BOOTSTRAP_ITEMS,
+    MIN_STUDENTIZED_ITEMS,
+    RESAMPLES,
+    SEED,
+)
 from judgebias_core.stats.wilson import wilson_bounds
 
 __all__ = ["CONFIDENCE", "MIN_BOOTSTRAP_ITEMS", "RESAMPLES", "SEED", "ClusteredRate", "IidInterval",
@@ -190,7 +197,7 @@ def _order_statistic(sorted_values: np.ndarray, quantile: float) -> np.ndarray:
 
 
 def clustered_rate(events: np.ndarray, trials: np.ndarray, confidence: float = CONFIDENCE,
-                   resamples: int = RESAMPLES, seed: int = SEED, min_bootstrap_items: int = MIN_BOOTSTRAP_ITEMS,
+                   resamples: int = RESAMPLES, seed: int = SEED, min_bootstrap_items: int = MIN_STUDENTIZED_ITEMS,
                    event_word: str = "flips", assumed_design_effect: float | None = None) -> ClusteredRate:
     """The decision interval of sum(events) / sum(trials) over items i with ``events[i]`` of ``trials[i]``.
 
@@ -247,7 +254,7 @@ def clustered_rate(events: np.ndarray, trials: np.ndarray, confidence: float = C
         bounds = studentized_rate_bounds(events_arr[None, :], trials_arr[None, :], counts, confidence)
         low, high = float(bounds.low[0]), float(bounds.high[0])
         if np.isfinite(low) and np.isfinite(high) and high > low:
-            band = (max(float(bounds.high_band_low[0]), 0.0), min(float(bounds.high_band_high[0]), 1.0))
+            band = (float(np.clip(bounds.high_band_low[0], 0.0, 1.0)), float(np.clip(bounds.high_band_high[0], 0.0, 1.0)))
             n_eff = total_trials / max(deff, 1.0) if np.isfinite(deff) else exact_n
             return result(max(low, 0.0), min(high, 1.0), "studentized-item-bootstrap", n_eff=n_eff, band=band,
                           drawn=resamples)

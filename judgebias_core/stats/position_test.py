@@ -24,7 +24,8 @@ from typing import Literal
 
 import numpy as np
 
-from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED, item_resample_sums
+from judgebias_core.stats.resampling import item_resample_sums
+from judgebias_core.stats.settings import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED
 
 SlotVerdict = Literal["A", "B", "C"]
 _SLOT_SCORE: dict[str, float] = {"A": 1.0, "B": 0.0, "C": 0.5}

@@ -12,9 +12,13 @@ SEED = 0  # the seed of every item bootstrap unless the user gives one
 # The gate decides on one upper bound; more resamples narrow its Monte Carlo error band so a case is "too close to
 # call" only when the threshold really sits on the bound (cost: ~0.1 s for 80 items).
 GATE_RESAMPLES = 20000
-# Below this many items an item bootstrap has too few distinct resamples to be read (and the studentized one
-# under-covers badly: bench/bench_coverage.py), so the rate intervals use their exact fallback instead.
-MIN_BOOTSTRAP_ITEMS = 10
+# Below this many items a percentile item bootstrap under-covers (Cameron, Gelbach & Miller 2008 find cluster-robust
+# inference unreliable below roughly 20-50 clusters): the percentile intervals (agreement, Bias Cost, the position
+# share) fall back or warn there.
+MIN_BOOTSTRAP_ITEMS = 20
+# The studentized rate interval holds from 10 items (bench/bench_coverage.py); below it the rate uses its exact
+# fallback on the items as the effective size.
+MIN_STUDENTIZED_ITEMS = 10
 # Fewer items than this, or fewer items with any event than FEW_EVENT_ITEMS, and an interval carries a warning:
 # cluster-robust inference is unreliable below roughly 20-50 clusters (Cameron, Gelbach & Miller 2008) and the
 # coverage benchmark shows the misses concentrate there.
