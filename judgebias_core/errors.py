@@ -27,6 +27,14 @@ class StoreError(JudgebiasError):
     """The store file cannot be used: it is not a judgebias store, or it is damaged (truncated, overwritten)."""
 
 
+class StoreReadOnlyError(StoreError):
+    """The store file may be read but not written by this user (no write permission, or a read-only disk)."""
+
+
+class StoreDiskFullError(StoreError):
+    """The disk holding the store has no space left for a write (the write was rolled back)."""
+
+
 class NotFoundError(JudgebiasError):
     """A dataset, judge, run or item that was asked for is not in the store."""
 
@@ -61,6 +69,20 @@ class ValidationFailed(JudgebiasError):
         )
         more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
         super().__init__(f"{what} has {counted(len(problems), 'problem')}: {shown}{more}")
+
+
+class UploadLimitExceeded(ValidationFailed):
+    """An upload is larger than a configured limit (bytes, rows, columns, cells, expanded size or nesting). It is
+    refused before it is fully read; the message names the limit and the setting that changes it."""
+
+    def __init__(self, found: str, limit: str, setting: str, what: str = "file") -> None:
+        self.found, self.limit, self.setting = found, limit, setting
+        reason = f"{found}; the limit is {limit} (an operator can change it with the environment variable {setting})"
+        super().__init__([RowProblem(None, None, reason)], what)
+
+    def named(self, what: str) -> UploadLimitExceeded:
+        """The same refusal, about the file called ``what``."""
+        return UploadLimitExceeded(self.found, self.limit, self.setting, what)
 
 
 class ProviderError(JudgebiasError):
