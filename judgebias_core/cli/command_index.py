@@ -30,15 +30,16 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
      "decision interval and Wilson (pairs assumed independent), direction with the clustered position test "
      "(corrected over the rows printed), preference fairness raw and Shi-scaled, excess over the repetition floor"),
     ("metrics", "pairwise-compare", "pairwise_commands",
-     "two judges' flip rates on the pairs both classified: the difference with its paired item-bootstrap interval "
-     "and cluster-robust test"),
+     "two judges' flip rates on the pairs both classified: the difference with its paired cluster-robust t interval "
+     "and test"),
     ("metrics", "repetition", "pairwise_commands",
      "repetition stability and repetition floor per (dataset, study, judge) with repetitions"),
     ("metrics", "listwise", "pairwise_commands",
      "list-wise consistency and first-slot share per (dataset, study, judge, repetition, p)"),
     ("root", "gate", "pairwise_commands",
-     "exit 1 when a judge's flip-rate upper 95%% bound (item-clustered by default) exceeds a threshold (0 when "
-     "not, 2 when the dataset or judge is unknown)"),
+     "exit 1 when a judge's flip-rate upper bound (one-sided 97.5%%, the top of the two-sided 95%% interval; "
+     "item-clustered by default) exceeds a threshold or is too close to it to call with the resamples drawn (0 when "
+     "it is clearly below, 2 when the dataset or judge is unknown)"),
     ("metrics", "rubric", "rubric_commands",
      "rubric position bias of a run: position shares, P(position | score), Bias Cost, correlations"),
     ("export", "trials", "rubric_commands", "export every judge call of a run (CSV, JSON Lines, Parquet)"),

@@ -85,7 +85,7 @@ def paired_differences(rows: Sequence[ScorecardRow], credits: PairCredits,
             continue
         mine = _item_counts(credits.item_keys[shared], mine_all[shared])
         theirs = _item_counts(credits.item_keys[shared], best_all[shared])
-        raw.append((key, rate_difference(mine, theirs, confidence=level, resamples=resamples, seed=seed),
+        raw.append((key, rate_difference(mine, theirs, confidence=level),
                     int(shared.sum()), len(mine.item_ids)))
     family = correct([d.p_value if d is not None else float("nan") for _, d, _, _ in raw],
                      [f"{k[0]} [{k[1]}]" for k, _, _, _ in raw], "holm", alpha)
