@@ -14,6 +14,7 @@ from judgebias_core import __version__  # noqa: E402
 from judgebias_core.errors import JudgebiasError  # noqa: E402
 from judgebias_core.store.integrity import damage_error  # noqa: E402
 from judgebias_core.store.queries import store_overview  # noqa: E402
+from ui.access import show_access_in_sidebar  # noqa: E402
 from ui.first_launch import ensure_store_ready_once  # noqa: E402
 from ui.navigation import navigation_sections  # noqa: E402
 from ui.share import code_span  # noqa: E402
@@ -51,6 +52,7 @@ with st.sidebar:
     if st.button("Reload from store", help="Read the store again (for runs written by another process)."):
         st.cache_data.clear()
         st.rerun()
+    show_access_in_sidebar()
     st.caption(f"judgebias {__version__}")
 
 navigation.run()
