@@ -72,7 +72,7 @@ if row["origin"] == "engine":
 actions = cached(actions_on, run_id)
 if not actions.empty:
     st.caption("Operators' actions on this run: " + "; ".join(
-        f"{a.action} by {escape_markdown(a.actor)} at {a.acted_at:%Y-%m-%d %H:%M} UTC" for a in actions.itertuples()))
+        f"{a.action} by {code_span(a.actor)} at {a.acted_at:%Y-%m-%d %H:%M} UTC" for a in actions.itertuples()))
 
 with st.expander("Parameters", expanded=True):
     st.json(params, expanded=1)

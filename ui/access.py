@@ -12,7 +12,7 @@ from judgebias_core.access import CONFIG_SECTION, Access, ServingConfig, decide_
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.store.access_queries import OperatorAction, record_actions
 from ui.state import db_path
-from ui.text import escape_markdown
+from ui.text import code_span, escape_markdown
 
 # What the sidebar of a dashboard served without login shows: the lines of .streamlit/secrets.toml that let
 # operators log in (the identity provider's own three, plus who the operators are). docs/DEPLOY.md has the rest.
@@ -80,12 +80,22 @@ def current_access() -> Access:
                          _claims() if provider else None)
 
 
+def shown_reason(access: Access) -> str:
+    """``access.why_viewer()`` as markdown: literal text, the person's email or subject id as a code span (markdown
+    would make an email a mailto link)."""
+    reason = access.why_viewer()
+    if access.identity is None:
+        return escape_markdown(reason)
+    label = access.identity.label()
+    return code_span(label).join(escape_markdown(part) for part in reason.split(label))
+
+
 def operator_gate(what: str) -> bool:
     """True for an operator; for a viewer, a line saying that ``what`` is for operators, why, and how to log in."""
     access = current_access()
     if access.is_operator:
         return True
-    st.info(f"{what} is for operators. {escape_markdown(access.why_viewer())}", icon="🔒")
+    st.info(f"{what} is for operators. {shown_reason(access)}", icon="🔒")
     return False
 
 
@@ -116,6 +126,6 @@ def show_access_in_sidebar() -> None:
             st.login(provider)
         return
     role = "operator" if access.is_operator else "viewer (not on the operators list)"
-    st.caption(f"Logged in as {escape_markdown(access.identity.label())} · {role}")
+    st.caption(f"Logged in as {code_span(access.identity.label())} · {role}")
     if st.button("Log out", key="access_logout"):
         st.logout()

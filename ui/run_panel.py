@@ -92,8 +92,8 @@ def missing_key_message(provider: str, base_url: str | None = None) -> str | Non
     message = (f"Launch needs an API key: set {variable} in the environment or in .streamlit/secrets.toml, then "
                "reload this page.")
     if provider == "openai":
-        message += (" A local OpenAI-compatible server (vLLM, Ollama) ignores the key but the client needs one: "
-                    f"set {variable} to any placeholder text, such as local.")
+        message += (" A local OpenAI-compatible server (vLLM, Ollama, LM Studio) needs no key: give its base URL "
+                    f"(the stored {variable} is never sent there unless the URL is listed in key_endpoints).")
     return message
 
 
