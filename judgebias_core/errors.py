@@ -63,6 +63,20 @@ class ValidationFailed(JudgebiasError):
         super().__init__(f"{what} has {counted(len(problems), 'problem')}: {shown}{more}")
 
 
+class UploadLimitExceeded(ValidationFailed):
+    """An upload is larger than a configured limit (bytes, rows, columns, cells, expanded size or nesting). It is
+    refused before it is fully read; the message names the limit and the setting that changes it."""
+
+    def __init__(self, found: str, limit: str, setting: str, what: str = "file") -> None:
+        self.found, self.limit, self.setting = found, limit, setting
+        reason = f"{found}; the limit is {limit} (an operator can change it with the environment variable {setting})"
+        super().__init__([RowProblem(None, None, reason)], what)
+
+    def named(self, what: str) -> UploadLimitExceeded:
+        """The same refusal, about the file called ``what``."""
+        return UploadLimitExceeded(self.found, self.limit, self.setting, what)
+
+
 class ProviderError(JudgebiasError):
     """A judge provider could not be used (missing key, bad configuration)."""
 

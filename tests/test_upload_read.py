@@ -9,6 +9,7 @@ import pytest
 
 from judgebias_core.errors import ValidationFailed
 from judgebias_core.sources.upload import suggest_rater_columns
+from judgebias_core.sources.upload_limits import UploadLimits
 from judgebias_core.sources.upload_mapping import (
     TIE,
     candidate_from_header,
@@ -68,7 +69,7 @@ def test_utf16_empty_oversized_and_unsupported_files_are_refused() -> None:
     assert "no data rows" in _problems(b"id,prompt\n", "f.csv")[0][1]
     assert "unsupported" in _problems(b"x", "f.docx")[0][1]
     with pytest.raises(ValidationFailed, match="limit"):
-        read_table(b"id\n" + b"1\n" * 100, "f.csv", max_bytes=50)
+        read_table(b"id\n" + b"1\n" * 100, "f.csv", UploadLimits(max_bytes=50))
 
 
 def test_every_bad_json_line_is_reported() -> None:

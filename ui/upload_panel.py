@@ -5,6 +5,7 @@ Uploaded text is only ever shown through ``st.dataframe`` / ``st.text`` or escap
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -18,6 +19,7 @@ from judgebias_core.errors import JudgebiasError, ValidationFailed, invalid_argu
 from judgebias_core.names import slug
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
+from judgebias_core.sources.upload_limits import MIB, UploadLimits
 from judgebias_core.sources.upload_mapping import (
     FIELDS,
     KIND_LABELS,
@@ -26,14 +28,14 @@ from judgebias_core.sources.upload_mapping import (
     UPLOAD_KINDS,
     UploadKind,
 )
-from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, TABLE_SUFFIXES, read_table
+from judgebias_core.sources.upload_read import TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
 from judgebias_core.store.queries import dataset_summaries
 from ui.access import operator_gate, record_operator_action
 from ui.navigation import link_page, link_run_analysis
 from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
-from ui.state import cached, db_path, problems_count, show_error, show_problems
+from ui.state import cached, db_path, problems_count, show_error, show_problems, store_stamp
 from ui.tables import show_table
 from ui.text import counted
 from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings, rubric_labels
@@ -63,10 +65,19 @@ _FIRST_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+# Uploads are cached apart from the analyses' cache, few and for minutes: each entry is bounded by the upload limits,
+# and a preview is cached without its batch (the rows to write), which the write prepares afresh.
+@st.cache_data(show_spinner=False, max_entries=2, ttl=900)
 def _read_cached(data: bytes, file_name: str) -> pd.DataFrame:
     """The uploaded table, read once per file rather than on every widget change."""
     return read_table(data, file_name)
+
+
+@st.cache_data(show_spinner=False, max_entries=4, ttl=900)
+def _preview_cached(path: str, stamp: tuple[float, int], data: bytes, file_name: str,
+                    spec: UploadSpec) -> UploadPreview:
+    """The upload's preview (counts, first rows, problems) without its batch, until the store changes."""
+    return dataclasses.replace(prepare_upload(path, data, file_name, spec), batch=None)
 
 
 def _readable(rows: pd.DataFrame, table: str) -> pd.DataFrame:
@@ -182,10 +193,11 @@ def _show_preview(preview: UploadPreview) -> None:
         st.caption(_ORDER_NOTES[preview.spec.kind])
 
 
-def _write(preview: UploadPreview) -> None:
+def _write(data: bytes, file_name: str, spec: UploadSpec) -> None:
     if not operator_gate("Uploading"):
         return
-    try:
+    try:  # prepared again: the store may have changed since the preview, and previews are cached without batches
+        preview = prepare_upload(db_path(), data, file_name, spec)
         result = write_upload(db_path(), preview)
     except JudgebiasError as error:
         show_error(error)
@@ -212,16 +224,21 @@ def table_counts(inserted: Mapping[str, int]) -> str:
 
 
 def _table_upload(kind: UploadKind) -> None:
+    try:
+        limits = UploadLimits.from_environment()
+    except JudgebiasError as error:  # a limit set to something that is not a number
+        show_error(error)
+        return
     file = st.file_uploader("File (CSV, TSV, JSON Lines, JSON, Parquet or XLSX)", key=f"upload_file:{kind}",
                             type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES],
-                            max_upload_size=MAX_UPLOAD_BYTES // (1024 * 1024))
+                            max_upload_size=max(1, limits.max_bytes // MIB))
     if file is None:
         st.caption("Fields: " + ", ".join(f.label + (" (required)" if f.required else "") for f in FIELDS[kind]))
         return
     data = file.getvalue()
     try:
         frame = _read_cached(data, file.name)
-    except ValidationFailed as error:
+    except JudgebiasError as error:
         show_error(error)
         return
     key = f"upload:{kind}:{file.file_id}"
@@ -240,10 +257,11 @@ def _table_upload(kind: UploadKind) -> None:
     except ValidationError as error:
         show_error(invalid_argument(error, "Settings"))
         return
-    preview = cached(prepare_upload, data, file.name, spec)
+    path = db_path()
+    preview = _preview_cached(str(path), store_stamp(path), data, file.name, spec)
     _show_preview(preview)
     if st.button("Write to the store", type="primary", disabled=not preview.ok, key=f"{key}:write"):
-        _write(preview)
+        _write(data, file.name, spec)
 
 
 def _rubric_upload() -> None:

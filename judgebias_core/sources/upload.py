@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgebias_core.errors import RowProblem, ValidationFailed
+from judgebias_core.errors import RowProblem, UploadLimitExceeded, ValidationFailed
 from judgebias_core.sources.upload_checks import check_items, check_pairs, new_dataset_problems
 from judgebias_core.sources.upload_listwise_checks import check_listwise_log
 from judgebias_core.sources.upload_log_checks import check_pairwise_log, check_rubric_log
@@ -271,6 +271,8 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     content_hash = spec.content_hash(data)
     try:
         frame = read_table(data, file_name)
+    except UploadLimitExceeded:
+        raise  # over a configured limit: refused outright, never previewed
     except ValidationFailed as error:
         return UploadPreview(spec, file_name, 0, content_hash, error.problems)
     problems = mapping_problems(list(frame.columns), spec)

@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebias_core.errors import RowProblem, ValidationFailed
+from judgebias_core.errors import RowProblem, UploadLimitExceeded, ValidationFailed
+from judgebias_core.sources.upload_binary_limits import check_parquet, check_xlsx
+from judgebias_core.sources.upload_limits import UploadLimits, check_limit, check_shape, refuse
 
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-MAX_UPLOAD_ROWS = 200_000
-# Lists and objects inside a cell may nest this deep; deeper is refused (a parser would run out of stack).
-MAX_NESTING = 32
+MAX_UPLOAD_BYTES = UploadLimits.max_bytes  # the default; the configured limits are UploadLimits.from_environment()
+# Lists and objects inside a cell may nest this deep by default; deeper is refused (a parser would run out of stack).
+MAX_NESTING = UploadLimits.max_nesting
 # C0 control characters other than tab, line feed and carriage return: refused in every format (NUL included).
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 TABLE_SUFFIXES: dict[str, str] = {
@@ -46,8 +47,7 @@ def check_size(data: bytes, max_bytes: int = MAX_UPLOAD_BYTES) -> None:
     """Empty and oversized files are refused before anything reads them."""
     if not data or not data.strip():
         raise file_problem("the file is empty")
-    if len(data) > max_bytes:
-        raise file_problem(f"the file is {len(data) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB")
+    check_limit(UploadLimits(max_bytes=max_bytes), "max_bytes", len(data), "the file is")
 
 
 def decode_text(data: bytes) -> str:
@@ -65,8 +65,8 @@ def decode_text(data: bytes) -> str:
     return text
 
 
-def nested_too_deeply(row: int | None = None, column: str | None = None) -> RowProblem:
-    return RowProblem(row, column, f"nested too deeply (lists or objects more than {MAX_NESTING} levels deep)")
+def nested_too_deeply(row: int | None = None, column: str | None = None, max_nesting: int = MAX_NESTING) -> RowProblem:
+    return RowProblem(row, column, f"nested too deeply (lists or objects more than {max_nesting} levels deep)")
 
 
 def control_problem(text: str, where: str = "in the text") -> str | None:
@@ -78,7 +78,7 @@ def control_problem(text: str, where: str = "in the text") -> str | None:
             "are allowed): remove it")
 
 
-def value_problem(value: Any) -> str | None:
+def value_problem(value: Any, max_nesting: int = MAX_NESTING) -> str | None:
     """Why a nested cell value (lists, objects, strings) is refused: too deep, or a control character."""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
@@ -90,14 +90,14 @@ def value_problem(value: Any) -> str | None:
             if reason:
                 return reason
         elif isinstance(item, list | tuple | dict):
-            if depth >= MAX_NESTING:
-                return nested_too_deeply().reason
+            if depth >= max_nesting:
+                return nested_too_deeply(max_nesting=max_nesting).reason
             children = [*item.keys(), *item.values()] if isinstance(item, dict) else list(item)
             stack.extend((child, depth + 1) for child in children)
     return None
 
 
-def cell_problems(frame: pd.DataFrame) -> list[RowProblem]:
+def cell_problems(frame: pd.DataFrame, max_nesting: int = MAX_NESTING) -> list[RowProblem]:
     """Control characters and too deep nesting in any cell or column name, whatever the file's format."""
     problems = [RowProblem(None, repr(str(name)), reason) for name in frame.columns
                 if (reason := control_problem(str(name), "in a column name"))]
@@ -110,22 +110,35 @@ def cell_problems(frame: pd.DataFrame) -> list[RowProblem]:
         flagged = text.astype(str).str.contains(CONTROL_CHARACTERS.pattern, regex=True)
         nested = text.map(lambda v: isinstance(v, list | dict | tuple | np.ndarray))
         for index in text.index[flagged | nested]:
-            reason = value_problem(text[index])
+            reason = value_problem(text[index], max_nesting)
             if reason:
                 problems.append(RowProblem(int(index) + 1, str(name), reason))
     return problems
 
 
-def _read_delimited(text: str, delimiter: str) -> pd.DataFrame:
-    """CSV/TSV with a header row; a row with more or fewer fields than the header is an unparseable row."""
-    csv.field_size_limit(max(csv.field_size_limit(), MAX_UPLOAD_BYTES))  # long answers exceed the 128 kB default
+def _read_delimited(text: str, delimiter: str, limits: UploadLimits) -> pd.DataFrame:
+    """CSV/TSV with a header row; a row with more or fewer fields than the header is an unparseable row. Read row
+    by row: the header's width, then the rows and cells so far, are held to the limits before the next row."""
+    csv.field_size_limit(max(csv.field_size_limit(), limits.max_bytes))  # long answers exceed the 128 kB default
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    body: list[list[str]] = []
     try:
-        records = [row for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if row]
+        header = next((row for row in reader if row), None)
+        if header is None:
+            raise file_problem("the file is empty")
+        check_limit(limits, "max_columns", len(header), "the header has")
+        cells = 0
+        for row in reader:
+            if not row:
+                continue
+            body.append(row)
+            cells += len(row)
+            if len(body) > limits.max_rows:
+                raise refuse(limits, "max_rows", len(body), "the file has", at_least=True)
+            if cells > limits.max_cells:
+                raise refuse(limits, "max_cells", cells, "the file has", at_least=True)
     except csv.Error as error:
         raise file_problem(f"unparseable CSV: {error}") from error
-    if not records:
-        raise file_problem("the file is empty")
-    header, body = records[0], records[1:]
     problems = [RowProblem(number, None, f"unparseable row: {len(row)} fields where the header has {len(header)}")
                 for number, row in enumerate(body, start=1) if len(row) != len(header)]
     if problems:
@@ -134,18 +147,21 @@ def _read_delimited(text: str, delimiter: str) -> pd.DataFrame:
     return frame.mask(frame == "")  # a blank cell is a missing value
 
 
-def _read_json_lines(text: str) -> pd.DataFrame:
+def _read_json_lines(text: str, limits: UploadLimits) -> pd.DataFrame:
     records: list[dict[str, object]] = []
     problems: list[RowProblem] = []
+    keys = _KeyCount(limits)
     row = 0
     for line in text.splitlines():
         if not line.strip():
             continue
         row += 1
+        if row > limits.max_rows:
+            raise refuse(limits, "max_rows", row, "the file has", at_least=True)
         try:
             value = json.loads(line)
         except RecursionError:
-            problems.append(nested_too_deeply(row))
+            problems.append(nested_too_deeply(row, max_nesting=limits.max_nesting))
             continue
         except ValueError as error:
             detail = error.args[0] if error.args else error
@@ -154,19 +170,34 @@ def _read_json_lines(text: str) -> pd.DataFrame:
         if not isinstance(value, dict):
             problems.append(RowProblem(row, None, "unparseable row: a JSON Lines row must be an object"))
             continue
+        keys.add(value)
         records.append(value)
     if problems:
         raise ValidationFailed(problems)
     return pd.DataFrame.from_records(records)
 
 
-def _read_json(text: str) -> pd.DataFrame:
+class _KeyCount:
+    """The columns (distinct keys) and cells of JSON rows so far, refused as soon as either exceeds its limit:
+    a frame of 100,000 columns is never built."""
+
+    def __init__(self, limits: UploadLimits) -> None:
+        self.limits, self.keys, self.cells = limits, set[str](), 0
+
+    def add(self, record: dict[str, object]) -> None:
+        self.keys.update(record)
+        self.cells += len(record)
+        check_limit(self.limits, "max_columns", len(self.keys), "the rows have", at_least=True)
+        check_limit(self.limits, "max_cells", self.cells, "the rows have", at_least=True)
+
+
+def _read_json(text: str, limits: UploadLimits) -> pd.DataFrame:
     try:
         value = json.loads(text)
     except RecursionError:
-        raise ValidationFailed([nested_too_deeply()]) from None
+        raise ValidationFailed([nested_too_deeply(max_nesting=limits.max_nesting)]) from None
     except ValueError:
-        return _read_json_lines(text)  # many ".json" exports are JSON Lines
+        return _read_json_lines(text, limits)  # many ".json" exports are JSON Lines
     if isinstance(value, dict):
         value = next((v for v in value.values() if isinstance(v, list)), [value])
     if not isinstance(value, list):
@@ -175,10 +206,17 @@ def _read_json(text: str) -> pd.DataFrame:
            for i, v in enumerate(value, 1) if not isinstance(v, dict)]
     if bad:
         raise ValidationFailed(bad)
+    if len(value) > limits.max_rows:
+        raise refuse(limits, "max_rows", len(value), "the file has")
+    keys = _KeyCount(limits)
+    for record in value:
+        keys.add(record)
     return pd.DataFrame.from_records(value)
 
 
-def _read_binary(data: bytes, kind: str) -> pd.DataFrame:
+def _read_binary(data: bytes, kind: str, limits: UploadLimits) -> pd.DataFrame:
+    # Metadata first: a file that would expand past a limit is refused before a reader expands it.
+    (check_parquet if kind == "parquet" else check_xlsx)(data, limits)
     try:
         if kind == "parquet":
             return pd.read_parquet(io.BytesIO(data))
@@ -189,35 +227,38 @@ def _read_binary(data: bytes, kind: str) -> pd.DataFrame:
         raise file_problem(f"not a readable {label} file ({type(error).__name__})") from error
 
 
-def read_table(data: bytes, file_name: str, max_bytes: int = MAX_UPLOAD_BYTES,
-               max_rows: int = MAX_UPLOAD_ROWS) -> pd.DataFrame:
-    """The uploaded table with string column names, one row per data row (raises ``ValidationFailed``)."""
+def read_table(data: bytes, file_name: str, limits: UploadLimits | None = None) -> pd.DataFrame:
+    """The uploaded table with string column names, one row per data row (raises ``ValidationFailed``; a file over
+    a limit, by default the configured ``UploadLimits.from_environment()``, ``UploadLimitExceeded``)."""
+    name = PurePath(file_name).name
     try:
-        return _read_table(data, file_name, max_bytes, max_rows)
+        return _read_table(data, file_name, limits or UploadLimits.from_environment())
+    except UploadLimitExceeded as error:
+        raise error.named(name) from None
     except ValidationFailed as error:
-        raise ValidationFailed(error.problems, PurePath(file_name).name) from None
+        raise ValidationFailed(error.problems, name) from None
 
 
-def _read_table(data: bytes, file_name: str, max_bytes: int, max_rows: int) -> pd.DataFrame:
+def _read_table(data: bytes, file_name: str, limits: UploadLimits) -> pd.DataFrame:
     kind = table_format(file_name)
-    check_size(data, max_bytes)
+    check_size(data, limits.max_bytes)
     if kind in ("parquet", "xlsx"):
-        frame = _read_binary(data, kind)
+        frame = _read_binary(data, kind, limits)
     else:
         text = _decoded_table(data, kind)
-        readers = {"csv": lambda t: _read_delimited(t, ","), "tsv": lambda t: _read_delimited(t, "\t"),
-                   "jsonl": _read_json_lines, "json": _read_json}
-        frame = readers[kind](text)
+        if kind in ("csv", "tsv"):
+            frame = _read_delimited(text, "," if kind == "csv" else "\t", limits)
+        else:
+            frame = (_read_json_lines if kind == "jsonl" else _read_json)(text, limits)
     frame.columns = [str(column).strip() for column in frame.columns]
     if frame.empty or not len(frame.columns):
         raise file_problem("the file holds no data rows")
-    if len(frame) > max_rows:
-        raise file_problem(f"the file has {len(frame):,} rows; the limit is {max_rows:,}")
+    check_shape(limits, len(frame), len(frame.columns))
     duplicated = frame.columns[frame.columns.duplicated()].unique().tolist()
     if duplicated:
         raise ValidationFailed([RowProblem(None, c, "the column name appears more than once") for c in duplicated])
     frame = frame.reset_index(drop=True)
-    problems = cell_problems(frame)
+    problems = cell_problems(frame, limits.max_nesting)
     if problems:
         raise ValidationFailed(problems)
     return frame
