@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from judgebias_core.engine.batch import BatchSettings
@@ -49,7 +50,7 @@ st.markdown(f"**Status:** {escape_markdown(row['status'])} · dataset {code_span
             f"{code_span(row['protocol'])} · judge "
             f"{code_span(row['judge'] if isinstance(row['judge'], str) else '(several)')}")
 cols = st.columns(4)
-cols[0].metric("Planned calls", f"{int(row['planned'] or 0):,}")
+cols[0].metric("Planned calls", f"{int(row['planned']) if pd.notna(row['planned']) else 0:,}")
 cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")
 cols[2].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
 cols[3].metric("Cost", dollars(float(row["cost_usd"])))

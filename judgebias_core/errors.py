@@ -27,6 +27,14 @@ class StoreError(JudgebiasError):
     """The store file cannot be used: it is not a judgebias store, or it is damaged (truncated, overwritten)."""
 
 
+class StoreReadOnlyError(StoreError):
+    """The store file may be read but not written by this user (no write permission, or a read-only disk)."""
+
+
+class StoreDiskFullError(StoreError):
+    """The disk holding the store has no space left for a write (the write was rolled back)."""
+
+
 class NotFoundError(JudgebiasError):
     """A dataset, judge, run or item that was asked for is not in the store."""
 

@@ -26,7 +26,7 @@ from ui.access import current_access, record_operator_action, serving
 from ui.navigation import link_run_analysis
 from ui.share import code_span
 from ui.state import db_path
-from ui.text import counted
+from ui.text import counted, escape_markdown
 
 TERMINAL = tuple(status for status in RunStatus if status.terminal)
 # Query parameter of the New run page that preselects a dataset.
@@ -160,7 +160,7 @@ def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
             return
         done = progress.completed + progress.failed
         st.progress(done / progress.planned if progress.planned else 1.0,
-                    text=f"`{run_id}`: {done:,} of {progress.planned:,} calls · {progress.status}")
+                    text=f"{code_span(run_id)}: {done:,} of {progress.planned:,} calls · {progress.status}")
         cols = st.columns(5)
         cols[0].metric("With a reply", f"{progress.completed:,}", help="Calls with a stored reply, unparseable "
                        "ones included.")
@@ -174,7 +174,7 @@ def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
             link_run_analysis(run_id, *scope)
         batches = read_batch_line(db_path(), run_id)
         if batches:
-            st.caption(f"Batch mode: {batches}")
+            st.caption(f"Batch mode: {escape_markdown(batches)}")
         if progress.status == "running" and current_access().is_operator:
             st.button("Cancel run", key=f"cancel-{run_id}", help="Stops after the calls in flight; everything "
                       "received is kept. Launch it again to resume.", on_click=cancel_run, args=(run_id,))

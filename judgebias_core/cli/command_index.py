@@ -30,7 +30,7 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
      "decision interval and Wilson (pairs assumed independent), direction with the clustered position test "
      "(corrected over the rows printed), preference fairness raw and Shi-scaled, excess over the repetition floor"),
     ("metrics", "pairwise-compare", "pairwise_commands",
-     "two judges' flip rates on the pairs both classified: the difference with its paired item-bootstrap interval "
+     "two judges' flip rates on the pairs both classified: the difference with its paired cluster-robust t interval "
      "and cluster-robust test"),
     ("metrics", "repetition", "pairwise_commands",
      "repetition stability and repetition floor per (dataset, study, judge) with repetitions"),

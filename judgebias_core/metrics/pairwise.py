@@ -172,7 +172,7 @@ def _excess(items: pd.DataFrame, item_flips: np.ndarray, floor_items: pd.DataFra
     flips = ItemCounts.of(items["item_id"].astype(str).tolist(), item_flips, items["classified"].to_numpy())
     floor = ItemCounts.of(floor_items["item_id"].astype(str).tolist(), floor_items["floor_changed"].to_numpy(),
                           floor_items["floor_prompts"].to_numpy())
-    return excess_over_floor(flips, floor, resamples=resamples, seed=seed)
+    return excess_over_floor(flips, floor)
 
 
 def _row_metrics(key: tuple, counts: pd.Series, fairness: pd.Series, items: pd.DataFrame,
