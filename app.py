@@ -12,6 +12,7 @@ begin_store_ready(resolve_db_path(None))
 
 from judgebias_core import __version__  # noqa: E402
 from judgebias_core.store.queries import store_overview  # noqa: E402
+from ui.access import show_access_in_sidebar  # noqa: E402
 from ui.first_launch import ensure_store_ready_once  # noqa: E402
 from ui.navigation import navigation_sections  # noqa: E402
 from ui.share import code_span  # noqa: E402
@@ -40,6 +41,7 @@ with st.sidebar:
     if st.button("Reload from store", help="Read the store again (for runs written by another process)."):
         st.cache_data.clear()
         st.rerun()
+    show_access_in_sidebar()
     st.caption(f"judgebias {__version__}")
 
 with shown_store_failures():  # every page: a named error no page caught, or a store failure (a damaged store, a

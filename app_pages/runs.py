@@ -8,7 +8,9 @@ import streamlit as st
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.overview import run_parameters, runs_overview
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.store.access_queries import actions_on
 from judgebias_core.store.run_queries import run_calls_sample, run_record
+from ui.access import operator_gate
 from ui.navigation import link_run_analysis, run_analysis_url
 from ui.run_panel import TERMINAL, dollars, launch_runs, show_progress
 from ui.share import code_span, escape_markdown
@@ -60,13 +62,18 @@ if row["origin"] == "engine":
         show_progress(run_id, (row["dataset"], row["protocol"]))
     elif row["status"] not in ("complete",) and row["status"] in TERMINAL and "spec" in params:
         spec = RunSpec.model_validate(params["spec"])
-        st.button("Resume run", help="Sends only the calls with no stored reply.", key=f"resume-{run_id}",
-                  on_click=launch_runs, args=(spec.provider, [spec],
-                                              RunSettings.model_validate(params.get("settings") or {}), [run_id],
-                                              BatchSettings.model_validate(params["batch"]) if params.get("batch")
-                                              else None))
+        if operator_gate("Resuming a run"):
+            st.button("Resume run", help="Sends only the calls with no stored reply.", key=f"resume-{run_id}",
+                      on_click=launch_runs, args=(spec.provider, [spec],
+                                                  RunSettings.model_validate(params.get("settings") or {}), [run_id],
+                                                  BatchSettings.model_validate(params["batch"]) if params.get("batch")
+                                                  else None, None, "resume"))
         if "launch_error" in st.session_state:
             show_error(st.session_state.pop("launch_error"))
+actions = cached(actions_on, run_id)
+if not actions.empty:
+    st.caption("Operators' actions on this run: " + "; ".join(
+        f"{a.action} by {code_span(a.actor)} at {a.acted_at:%Y-%m-%d %H:%M} UTC" for a in actions.itertuples()))
 
 with st.expander("Parameters", expanded=True):
     st.json(params, expanded=1)

@@ -383,3 +383,16 @@ def test_gate_decision_does_not_move_with_the_seed(bundled_db_master: Path, caps
     code, out, _ = _cli(capsys, "--db", str(bundled_db_master), "gate", "--dataset", "mtbench", "--judge",
                         "gpt-4-0613", "--max-flip-rate", f"{centre:.6f}", "--seed", "3", "--resamples", "4000")
     assert code == 1 and out.startswith("TOO CLOSE TO CALL") and "one-sided 97.5%" in out
+
+
+def test_the_repetition_study_warns_that_its_interval_rests_on_24_items(bundled_db_master: Path) -> None:
+    """MTBench's repetition study (24 items x 4 pairs) sits where intervals under-cover: the row and its verdict
+    say so; the full study (80 items) carries no warning."""
+    from judgebias_core.report.verdict import pairwise_verdict
+
+    rows = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"])
+    repetition = next(r for r in rows if r.study == "repetition")
+    full = next(r for r in rows if r.study == "full")
+    assert repetition.flip_rate_decision_warning is not None and "24 items" in repetition.flip_rate_decision_warning
+    assert full.flip_rate_decision_warning is None
+    assert "only 24 items" in pairwise_verdict(repetition).lines[1].text

@@ -99,6 +99,8 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
             "each with all its pairs)") if bootstrap else f"95% item-clustered interval ({method}, {r.items:,} items)"
     if r.flip_rate_degenerate and r.flip_rate_degenerate_reason:
         kind += f"; {r.flip_rate_degenerate_reason}"
+    if r.flip_rate_decision_warning:
+        kind += f"; {r.flip_rate_decision_warning}"
     advice = _first_met(
         ((high < FLIP_USABLE_AS_IS, "Usable as is, even for close comparisons."),
          (high < FLIP_USABLE_WITH_AVERAGING, "Usable with swap-averaging: judge every pair in both orders and count "

@@ -213,7 +213,19 @@ CREATE TABLE batch_intents (
 );
 ALTER TABLE run_batches ADD COLUMN adopted_by VARCHAR;  -- NULL, or how a resume matched it: metadata | input file | window
 """
-MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5]
+# Operator actions on a served dashboard (issue 26): who launched, resumed or cancelled a run, or uploaded a file.
+# "local" is the one user of a dashboard on loopback without login.
+MIGRATION_6 = """
+CREATE TABLE operator_actions (
+    action_id VARCHAR PRIMARY KEY,     -- random hex
+    acted_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    actor VARCHAR NOT NULL,            -- the OpenID Connect email (else subject id), or local
+    action VARCHAR NOT NULL,           -- launch | resume | cancel | upload
+    target VARCHAR NOT NULL,           -- the run id, or the uploaded dataset or run id
+    detail VARCHAR                     -- e.g. the uploaded file's name
+);
+"""
+MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
