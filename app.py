@@ -11,13 +11,12 @@ from ui.first_launch import begin_store_ready
 begin_store_ready(resolve_db_path(None))
 
 from judgebias_core import __version__  # noqa: E402
-from judgebias_core.errors import JudgebiasError  # noqa: E402
-from judgebias_core.store.integrity import damage_error  # noqa: E402
 from judgebias_core.store.queries import store_overview  # noqa: E402
+from ui.access import show_access_in_sidebar  # noqa: E402
 from ui.first_launch import ensure_store_ready_once  # noqa: E402
 from ui.navigation import navigation_sections  # noqa: E402
 from ui.share import code_span  # noqa: E402
-from ui.state import cached, db_path, show_error  # noqa: E402
+from ui.state import cached, db_path, shown_store_failures, stop_on_error  # noqa: E402
 from ui.verdict import overview_verdict_block  # noqa: E402, F401 - the first page's heaviest import, during the load
 
 st.set_page_config(page_title="judgebias", page_icon="⚖️", layout="wide")
@@ -29,28 +28,21 @@ with st.sidebar:
     st.caption("How far can an LLM judge be trusted?")
     store_line = st.empty()
 
-try:
+with stop_on_error():  # a damaged store file surfaces as a duckdb error: shown as a StoreError, what to do
     ensure_store_ready_once(db_path())
-except Exception as error:  # a damaged store file surfaces as a duckdb error: shown as a StoreError, what to do
-    shown = error if isinstance(error, JudgebiasError) else damage_error(error, db_path())
-    if shown is None:
-        raise
-    show_error(shown)
-    st.stop()
 
 with st.sidebar:
-    try:
+    with store_line.container(), shown_store_failures():
         overview = cached(store_overview)
-        store_line.caption(
+        st.caption(
             f"Store: {code_span(db_path().name)} · {overview.datasets} datasets · {overview.judge_calls:,} judge calls · "
             f"{overview.runs} runs · schema v{overview.schema_version}"
         )
-    except JudgebiasError as error:
-        with store_line.container():
-            show_error(error)
     if st.button("Reload from store", help="Read the store again (for runs written by another process)."):
         st.cache_data.clear()
         st.rerun()
+    show_access_in_sidebar()
     st.caption(f"judgebias {__version__}")
 
-navigation.run()
+with shown_store_failures():  # every page: a named error no page caught, or a store failure (a damaged store, a
+    navigation.run()  # dropped table, a full disk), is its message in an st.error, never a traceback

@@ -12,6 +12,7 @@ from judgebias_core.analyses.calibration import (
     disagreeing_trials,
     prediction_powered,
 )
+from judgebias_core.analyses.scorecard import label_coverage
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import (
@@ -24,6 +25,7 @@ from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.stats.agreement import AgreementEstimate
 from judgebias_core.store.calibration_queries import item_texts
 from ui.geval import geval_block
+from ui.navigation import link_page
 from ui.ppi_block import ppi_score_block
 from ui.share import (
     chart_downloads,
@@ -52,6 +54,11 @@ if targets.empty:
     st.info("No judge call falls on labelled items yet. Auto-J pairs come with human labels; launch a rubric run "
             "on SummEval (New run page) to calibrate a rubric judge.")
     st.stop()
+
+coverage = load_or_stop(label_coverage)
+if coverage.sentence():
+    st.caption(escape_markdown(coverage.sentence() or ""))
+    link_page("data.py", "Upload labels (Data page)")
 
 top = st.columns(3)
 with top[0]:

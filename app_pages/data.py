@@ -12,6 +12,7 @@ from judgebias_core.store.queries import (
     item_labels,
     items_page,
 )
+from ui.access import operator_gate
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop
 from ui.tables import show_table
@@ -32,7 +33,8 @@ show_table(
 browse_tab, upload_tab = st.tabs(["Browse", "Upload"])
 
 with upload_tab:
-    render_upload_panel()
+    if operator_gate("Uploading datasets, judge logs and rubrics"):
+        render_upload_panel()
 
 with browse_tab:
     if not summaries:

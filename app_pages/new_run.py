@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import streamlit as st
 
+from judgebias_core.access import RunRequest, limit_problems
 from judgebias_core.engine.batch import BatchSettings, batch_cost
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
+from judgebias_core.protocols.plan_size import planned_call_count
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
 from judgebias_core.providers import get_provider, provider_names
 from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.run_queries import replay_judges
+from ui.access import current_access, operator_gate
 from ui.plan_panel import show_swap_study_plan
 from ui.run_panel import (
     NEW_RUN_DATASET_PARAM,
     RUN_SCOPES_KEY,
+    key_needed,
     launch_runs,
     missing_key_message,
     parse_position_weights,
@@ -30,6 +34,11 @@ from ui.upload_widgets import rubric_labels
 st.title("New run")
 st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "
            "list-wise runs and repetition runs. Every judgment lands in the store as it arrives.")
+# The whole launch form is the operator's: a viewer reads why and how an operator logs in, and nothing is planned.
+if not operator_gate("Launching a run"):
+    st.stop()
+access = current_access()
+limits = access.config.limits
 
 summaries = load_or_stop(dataset_summaries)
 
@@ -74,9 +83,15 @@ with right:
                                           "live calls.")
             batch = BatchSettings(poll_interval_s=poll, retry_rounds=int(rounds), retry_live=retry_live)
     structured = logprobs = False
+    typed_key = None
     if capabilities.base_url:
         base_url = st.text_input("Base URL (optional)", "", help="An OpenAI-compatible server, e.g. "
                                  "http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for Ollama.") or None
+        if base_url and not key_needed(provider, base_url):
+            typed_key = st.text_input(
+                "API key for this base URL (optional, never stored)", "", type="password",
+                help="Sent to this base URL only, for this launch. The stored key goes only to the provider's own "
+                "endpoint and to base URLs listed in key_endpoints of the [judgebias] configuration.") or None
     if capabilities.structured_output:
         structured = protocol != "listwise" and st.checkbox(
             "Structured output (JSON schema)", help="The reply must be JSON with a score or verdict field; "
@@ -111,15 +126,22 @@ with st.expander("Protocol settings", expanded=True):
         else:
             pairs = cols[2].selectbox("Pairs", ["baseline", "all"])
             if protocol == "repetition":
-                repeats = cols[3].number_input("Repetitions R", min_value=2, value=3)
+                repeats = cols[3].number_input("Repetitions R", min_value=2, value=3,
+                                               max_value=limits.max_repetitions if access.served else None)
 
 with st.expander("Sampling, concurrency and spending cap"):
     cols = st.columns(5)
     temperature = cols[0].number_input("Temperature", 0.0, 2.0, 0.0, 0.1)
     max_tokens = cols[1].number_input("Max tokens", 16, 8192, 1024, 16)
     seed_text = cols[2].text_input("Seed (optional)", "")
-    concurrency = cols[3].number_input("Calls in flight", 1, 256, 8)
-    cap = cols[4].number_input("Spending cap, USD (0 = none)", 0.0, value=0.0, step=1.0)
+    concurrency = cols[3].number_input("Calls in flight", 1, limits.max_concurrency if access.served else 256,
+                                       min(8, limits.max_concurrency))
+    cap_required = access.served and get_provider(provider).paid
+    cap = cols[4].number_input("Spending cap, USD" if cap_required else "Spending cap, USD (0 = none)", 0.0,
+                               limits.max_cost_usd_per_run if cap_required else None,
+                               value=min(5.0, limits.max_cost_usd_per_run) if cap_required else 0.0, step=1.0,
+                               help=f"Required on this served dashboard, at most ${limits.max_cost_usd_per_run:,.2f}."
+                               if cap_required else "The run stops before a call would pass it.")
 seed = int(seed_text) if seed_text.strip().lstrip("-").isdigit() else None
 if seed_text.strip() and seed is None:
     st.error(f"Seed: {code_span(seed_text)} is not a whole number; leave it empty for no seed.")
@@ -164,6 +186,15 @@ with stop_on_error():
     settings = RunSettings(concurrency=int(concurrency), max_cost_usd=cap or None)
     specs = [base_spec.model_copy(update={"model": m}) for m in models]
     chosen_id = run_id_text.strip() or None if len(models) == 1 else None
+    # Counted before any plan is built: a plan over the limit is refused without filling the server's memory.
+    planned = [cached(planned_call_count, spec) for spec in specs]
+    over = [problem for spec, calls in zip(specs, planned, strict=True) for problem in limit_problems(
+        RunRequest(planned_calls=calls, repetitions=spec.repeats, concurrency=settings.concurrency,
+                   max_cost_usd=settings.max_cost_usd, paid=get_provider(provider).paid), limits, access.served)]
+    if over:
+        st.error("Over this dashboard's limits: " + escape_markdown("; ".join(dict.fromkeys(over))) + ". Change the "
+                 "settings above (an operator sets the limits in the [judgebias] configuration).")
+        st.stop()
     previews = [cached(preview_run, spec, settings, chosen_id) for spec in specs]
 
 st.subheader("Plan")
@@ -208,7 +239,7 @@ missing_key = missing_key_message(provider, base_url)
 if missing_key:
     st.error(missing_key)
 st.button("Launch run" if len(specs) == 1 else f"Launch {len(specs)} runs", type="primary", key="launch_runs",
-          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews], batch),
+          on_click=launch_runs, args=(provider, specs, settings, [p.run_id for p in previews], batch, typed_key),
           disabled=missing_key is not None)
 if "launch_error" in st.session_state:
     show_error(st.session_state.pop("launch_error"))

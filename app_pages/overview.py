@@ -64,6 +64,8 @@ links = [
     ("pairwise_bias.py", "Pairwise bias", "flip rates, direction and fairness of each judge"),
     ("rubric_bias.py", "Rubric bias", "does the score depend on where the options sit?"),
     ("factors.py", "Factors", "what drives the bias: judge, task, answer quality, length"),
+    ("compare_judges.py", "Compare judges", "which judge to use: accuracy, position bias, failures and cost side by "
+     "side, with a recommendation"),
     ("judges.py", "Judges", "how judges agree with each other"),
     ("calibration.py", "Calibration", "how judges agree with people"),
     ("other_biases.py", "Other biases", "longer answers and the judge's own model family"),

@@ -69,7 +69,7 @@ RATE_COLUMNS = ["PC", "PC low", "PC high", "flip rate", "flip low", "flip high",
 
 
 def compare_section(dataset: str, study: str, judges: list[str], repetition: int | None) -> None:
-    """Two judges' flip rates on the pairs both classified, with the paired item-bootstrap interval."""
+    """Two judges' flip rates on the pairs both classified, with the paired cluster-robust t interval."""
     if len(judges) < 2:
         return
     st.subheader("Compare two judges")

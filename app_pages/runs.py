@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.overview import run_parameters, runs_overview
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.store.access_queries import actions_on
 from judgebias_core.store.run_queries import run_calls_sample, run_record
+from ui.access import operator_gate
 from ui.navigation import link_run_analysis, run_analysis_url
 from ui.run_panel import dollars, launch_runs, show_progress
 from ui.share import code_span, escape_markdown
@@ -50,7 +53,7 @@ st.markdown(f"**Status:** {escape_markdown(row['summary'])} · dataset {code_spa
             f"{code_span(row['protocol'])} · judge "
             f"{code_span(row['judge'] if isinstance(row['judge'], str) else '(several)')}")
 cols = st.columns(4)
-cols[0].metric("Planned calls", f"{int(row['planned'] or 0):,}")
+cols[0].metric("Planned calls", f"{int(row['planned']) if pd.notna(row['planned']) else 0:,}")
 cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")
 cols[2].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
 estimated = float(row["cost_estimated_usd"])
@@ -69,14 +72,19 @@ if row["origin"] == "engine":
         if row["summary"].startswith("incomplete"):
             st.warning("This run was marked complete, but the store holds fewer of its calls than planned. Resume "
                        "stores the missing replies from the run's journal (no request is sent for them).")
-        st.button("Resume run", help="Stores journaled replies the store lacks, then sends only the calls with no "
-                  "stored reply.", key=f"resume-{run_id}",
-                  on_click=launch_runs, args=(spec.provider, [spec],
-                                              RunSettings.model_validate(params.get("settings") or {}), [run_id],
-                                              BatchSettings.model_validate(params["batch"]) if params.get("batch")
-                                              else None))
+        if operator_gate("Resuming a run"):
+            st.button("Resume run", help="Stores journaled replies the store lacks, then sends only the calls with "
+                      "no stored reply.", key=f"resume-{run_id}",
+                      on_click=launch_runs, args=(spec.provider, [spec],
+                                                  RunSettings.model_validate(params.get("settings") or {}), [run_id],
+                                                  BatchSettings.model_validate(params["batch"]) if params.get("batch")
+                                                  else None, None, "resume"))
         if "launch_error" in st.session_state:
             show_error(st.session_state.pop("launch_error"))
+actions = cached(actions_on, run_id)
+if not actions.empty:
+    st.caption("Operators' actions on this run: " + "; ".join(
+        f"{a.action} by {code_span(a.actor)} at {a.acted_at:%Y-%m-%d %H:%M} UTC" for a in actions.itertuples()))
 
 with st.expander("Parameters", expanded=True):
     st.json(params, expanded=1)

@@ -38,6 +38,14 @@ class ForeignRunFolder(JudgebiasError):
     replies are not adopted silently (``adopt-run-folder`` imports them deliberately)."""
 
 
+class StoreReadOnlyError(StoreError):
+    """The store file may be read but not written by this user (no write permission, or a read-only disk)."""
+
+
+class StoreDiskFullError(StoreError):
+    """The disk holding the store has no space left for a write (the write was rolled back)."""
+
+
 class NotFoundError(JudgebiasError):
     """A dataset, judge, run or item that was asked for is not in the store."""
 

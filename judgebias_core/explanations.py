@@ -106,8 +106,8 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "judge_difference", "Difference between two judges",
         "How much more often one judge changes its verdict with the order than another, on the very same pairs.",
         "Over the pairs both judges classified (same repetition, item and answers): flip rate of A - flip rate of B. "
-        "95% interval by the paired item bootstrap (items drawn once for both judges, so what the shared pairs have "
-        "in common cancels) from 20 items, else the cluster-robust t interval; p-value from the cluster-robust t "
+        "95% cluster-robust t interval on the per-item difference (both judges' pairs of an item together, so what "
+        "the shared pairs have in common cancels), at every number of items; p-value from the cluster-robust t "
         "test of no difference (items as clusters, G - 1 degrees of freedom).",
         "Miller 2024, Adding Error Bars to Evals (arXiv 2411.00640), paired differences",
     ),
@@ -116,8 +116,8 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "How often the verdict changes with nothing swapped at all: the noise the flip rate should be read against.",
         "Among prompts whose repetitions 1 and 2 both parsed: share whose two verdicts differ. The positional "
         "effect worth reporting is the flip rate in excess of this floor: flip rate - floor, with a paired "
-        "item-clustered interval (items in both resampled together; the paired item bootstrap from 20 items, else the "
-        "cluster-robust t interval) and its cluster-robust t test, corrected with the other tests shown.",
+        "item-clustered interval (items in both paired; the cluster-robust t interval at every size) and its "
+        "cluster-robust t test, corrected with the other tests shown.",
         SWAP_PRACTICE,
     ),
     MetricExplanation(
@@ -228,6 +228,20 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "Per prompt: number of judges whose verdict differs from the majority verdict; shown as a distribution over "
         "prompts. The majority verdict also serves as an ensemble judge.",
         SHI,
+    ),
+    # The judge scorecard
+    MetricExplanation(
+        "scorecard_accuracy", "Accuracy (swap-averaged) and the paired difference from the best",
+        "How often a judge configuration (judge x prompting strategy x protocol) picks the labelled better answer "
+        "when each pair is judged in both orders and the two verdicts are combined.",
+        "swap-averaged verdict = the verdict when both orders agree, else a tie; accuracy = (pairs where it is the "
+        "label + 1/2 x pairs where it is a tie and the label is not) / labelled pairs (a failed order makes a tie). "
+        "Each order's accuracy and 'right in both orders' are shown beside it. 95% intervals resample items. The "
+        "difference from the most accurate row is taken on the labelled pairs both judged, items resampled once for "
+        "both rows (paired item bootstrap), tested by the cluster-robust t; Holm over the comparisons shown decides "
+        "'clearly worse', and each interval is at the Bonferroni level 1 - 0.05 / comparisons.",
+        "Miller 2024, 'Adding Error Bars to Evals' (arXiv 2411.00640), sec. 4; Zeng et al. 2024 (LLMBar) for the "
+        "swap protocol and the per-order statistics",
     ),
     # Agreement with humans
     MetricExplanation(

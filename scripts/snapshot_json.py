@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from judgebias_core.bootstrap import ensure_store_ready  # noqa: E402
 from judgebias_core.cli import main  # noqa: E402
+from judgebias_core.dataset_groups import DATASET_GROUPS  # noqa: E402
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE  # noqa: E402
 from judgebias_core.metrics.stepwise import TARGETS  # noqa: E402
 
@@ -71,8 +72,11 @@ def preference_labelled(db: Path) -> set[str]:
             "SELECT DISTINCT dataset_id FROM human_labels WHERE preference IS NOT NULL").fetchall()}
 
 
-def commands(db: Path, out_dir: Path) -> list[list[str]]:
+def commands(db: Path, out_dir: Path, exclude: tuple[str, ...] = ()) -> list[list[str]]:
     studies, runs = store_scope(db)
+    if exclude:  # datasets whose id starts with an excluded prefix get no per-dataset commands (global ones stay)
+        studies = [row for row in studies if not row[0].startswith(exclude)]
+        runs = [row for row in runs if not row[1].startswith(exclude)]
     pairwise = [(d, s, j) for d, s, k, j in studies if k == "pairwise"]
     datasets = sorted({d for d, _, _ in pairwise})
     all_datasets = sorted({d for _, d, _ in runs})
@@ -135,6 +139,9 @@ def commands(db: Path, out_dir: Path) -> list[list[str]]:
                          "--label-fraction", "0.5", "--seed", "3", "--method", "ppi", "--json"])
         cmds.append(["export", "trials", "--run-id", run_id, "--format", "csv",
                      "--out", str(out_dir / f"{run_id}.csv"), "--json"])
+    groups = [g for g, group in DATASET_GROUPS.items() if not any(d.startswith(exclude) for d in group.datasets)]
+    for dataset in [*datasets, *groups]:
+        cmds.append(["scorecard", "--dataset", dataset, "--json"])
     for dataset in all_datasets:
         cmds.append(["report", "--dataset", dataset, "--out", str(out_dir / f"report-{dataset}.html"), "--json"])
     # Errors are part of the contract too (exit 2, the message).
@@ -143,12 +150,12 @@ def commands(db: Path, out_dir: Path) -> list[list[str]]:
     return cmds
 
 
-def snapshot(db: Path) -> dict[str, Any]:
+def snapshot(db: Path, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
     results: dict[str, Any] = {}
     timings: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = Path(tmp)
-        for args in commands(db, out_dir):
+        for args in commands(db, out_dir, exclude):
             key = " ".join(args).replace(str(out_dir), "<out>")
             started = time.perf_counter()
             results[key] = run_cli(db, args)
@@ -189,6 +196,9 @@ def main_cli() -> int:
     parser.add_argument("--out", type=Path, help="the JSON file to write")
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
                         help="print every difference between two snapshot files and exit (1 when any)")
+    parser.add_argument("--exclude", action="append", metavar="PREFIX",
+                        help="no per-dataset commands for datasets whose id starts with PREFIX (repeatable; e.g. "
+                        "llmbar- : its 349 studies would add thousands of commands)")
     args = parser.parse_args()
     if args.compare:
         before, after = (json.loads(path.read_text(encoding="utf-8")) for path in args.compare)
@@ -202,7 +212,7 @@ def main_cli() -> int:
         if db is None:
             db = Path(tmp) / "store.duckdb"
             ensure_store_ready(db)
-        payload = snapshot(db)
+        payload = snapshot(db, tuple(args.exclude or ()))
     args.out.write_text(json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,6 +167,69 @@ def hostile_files() -> list[HostileFile]:
         HostileFile("rubric-1000-levels", RUBRIC, "r.json",
                     json.dumps({"criterion": "c", "levels": [f"level {n}" for n in range(1, 1001)]}).encode(),
                     "1000 levels; a rubric has at most"),
+        *_unencodable_and_odd_files(),
+    ]
+
+
+def _xlsx_with(cell_xml: bytes, frame: pd.DataFrame) -> bytes:
+    """An XLSX of ``frame`` whose cell holding the text PLACEHOLDER is written as ``cell_xml`` in the sheet's XML
+    (what a spreadsheet program, not openpyxl, may write: raw control characters, formulas without a saved value)."""
+    source = zipfile.ZipFile(io.BytesIO(_frame_bytes(frame, "xlsx")))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            if name.startswith("xl/worksheets/"):
+                data = re.sub(rb'<c r="([A-Z]+[0-9]+)" t="inlineStr"><is><t>PLACEHOLDER</t></is></c>',
+                              lambda m: b'<c r="' + m.group(1) + b'"' + cell_xml + b"</c>", data)
+            target.writestr(name, data)
+    return out.getvalue()
+
+
+def _unencodable_and_odd_files() -> list[HostileFile]:
+    """Cases the attack campaign of issue 27 found ending in a traceback, or read wrongly."""
+    surrogate = "Q\\ud800"  # a JSON escape of a lone surrogate: valid JSON, text no store can hold
+    return [
+        HostileFile("items-json-lone-surrogate", ITEMS, "items.json",
+                    ('[{"id": "n1", "instruction": "' + surrogate + '", "response": "R"}]').encode(),
+                    "row 1, column instruction: lone surrogate U+D800"),
+        HostileFile("items-jsonl-lone-surrogate", ITEMS, "items.jsonl",
+                    _lines(_ITEM, '{"id": "n2", "instruction": "Q", "response": "R\\udfff"}'),
+                    "row 2, column response: lone surrogate U+DFFF"),
+        HostileFile("pairwise-log-jsonl-lone-surrogate-judge", PAIR_LOG, "log.jsonl",
+                    _lines(_CALL | {"raw_output": "ok"}, '{"item_id": "p1", "first_candidate": "beta", '
+                           '"second_candidate": "alpha", "verdict": "B", "raw_output": "\\ud83d"}'),
+                    "row 2, column raw_output: lone surrogate U+D83D"),
+        HostileFile("rubric-yaml-lone-surrogate", RUBRIC, "r.yaml", _rubric('  1: "Low \\ud800"\n  2: High.\n'),
+                    "levels: rubric 1: lone surrogate U+D800"),
+        HostileFile("rubric-json-lone-surrogate-key", RUBRIC, "r.json",
+                    b'{"criterion": "c", "levels": {"1": "a", "2": "b"}, "source": "\\udc80"}',
+                    "source: rubric 1: lone surrogate U+DC80"),
+        HostileFile("items-parquet-binary-column", ITEMS, "items.parquet",
+                    _frame_bytes(pd.DataFrame([_ITEM | {"response": b"\xff\xfebinary"}]), "parquet"),
+                    "row 1, column response: binary data, not text"),
+        HostileFile("rubric-yaml-unhashable-key", RUBRIC, "r.yaml", _rubric("  ? [1, 2]\n  : Low.\n  3: High.\n"),
+                    "a key must be a number or text"),
+        HostileFile("rubric-yaml-4300-digit-level", RUBRIC, "r.yaml",
+                    _rubric(f'  1: Low.\n  ? {"9" * 4300}\n  : High.\n'), "level 999999999999... is out of range"),
+        HostileFile("rubric-json-4300-digit-level", RUBRIC, "r.json",
+                    json.dumps({"criterion": "c", "levels": {"1": "a", "9" * 4300: "b"}}).encode(),
+                    "level 999999999999... is out of range"),
+        HostileFile("rubric-yaml-hex-level", RUBRIC, "r.yaml", _rubric("  1: Low.\n  0x2: High.\n"),
+                    "level '0x2' is not an integer (base 10)"),
+        HostileFile("pairwise-log-jsonl-hex-repetition", PAIR_LOG, "log.jsonl", _lines(_CALL | {"repetition": "0x10"}),
+                    "row 1, column repetition: '0x10' is not an integer"),
+        HostileFile("items-xlsx-formula-without-value", ITEMS, "items.xlsx",
+                    _xlsx_with(b"><f>LEN(B2)</f><v/>", pd.DataFrame([_ITEM | {"response": "PLACEHOLDER"}])),
+                    "row 1, column response: a formula (=LEN(B2)) without a saved value"),
+        HostileFile("items-xlsx-nul", ITEMS, "items.xlsx",
+                    _xlsx_with(b' t="inlineStr"><is><t>bad\x00text</t></is>',
+                               pd.DataFrame([_ITEM, _ITEM | {"id": "n2", "instruction": "PLACEHOLDER"}])),
+                    "row 2, column instruction: control character U+0000"),
+        HostileFile("items-xlsx-escape-reference", ITEMS, "items.xlsx",
+                    _xlsx_with(b' t="inlineStr"><is><t>bad&#27;[31mred</t></is>',
+                               pd.DataFrame([_ITEM | {"response": "PLACEHOLDER"}])),
+                    "row 1, column response: control character U+001B"),
     ]
 
 

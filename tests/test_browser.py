@@ -42,15 +42,19 @@ def _page_files() -> list[tuple[str, str]]:
 
 
 @contextlib.contextmanager
-def _streamlit_server(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def _streamlit_server(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory, address: str = "127.0.0.1",
+                      extra_args: tuple[str, ...] = (), extra_env: dict[str, str] | None = None,
+                      port: int | None = None) -> Iterator[str]:
+    """``streamlit run app.py`` on ``address`` (the tests always connect through 127.0.0.1, also to a server
+    listening on every interface)."""
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian's chromium is not installed (scripts/test.sh installs it)")
-    port = _free_port()
-    env = {**os.environ, "JUDGEBIAS_DB": str(bundled_db_master)}
+    port = port or _free_port()
+    env = {**os.environ, "JUDGEBIAS_DB": str(bundled_db_master), **(extra_env or {})}
     log = (tmp_path_factory.mktemp("streamlit") / "streamlit.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
-         "127.0.0.1", "--server.headless", "true"],
+         address, "--server.headless", "true", *extra_args],
         cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"

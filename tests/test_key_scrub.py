@@ -14,6 +14,7 @@ from judgebias_core.engine.batch import BatchSettings, start_batch_run
 from judgebias_core.engine.journal import run_folder
 from judgebias_core.exports import csv_bytes
 from judgebias_core.judges.redact import MARKER, remember_secret, scrub_record, scrub_text
+from judgebias_core.providers.endpoints import KEY_ENDPOINTS_VARIABLE
 from judgebias_core.store.transfer import export_runs
 from tests.engine_helpers import QUICK, SECRET, calls_of, rubric_spec
 from tests.fake_provider_batch import BatchFakeProvider
@@ -46,6 +47,8 @@ def test_echoed_keys_reach_no_table_journal_cache_or_export(bundled_db: Path, ec
                                                             monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    # the stored key goes to a non-official base URL only when the operator lists it (providers/endpoints.py)
+    monkeypatch.setenv(KEY_ENDPOINTS_VARIABLE, echo.openai_url)
     runs = []
     for provider in ("openai", "anthropic"):
         key = SECRET if provider == "openai" else SETTINGS_KEY

@@ -167,7 +167,7 @@ def test_mtbench_gpt4_leaderboard(bundled_db_master: Path) -> None:
     [reference] = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"], "full")
     # the ranking-safety bound is the item-clustered decision bound the pairwise metrics and the gate use
     assert board.flip_rate_ci_high == pytest.approx(reference.flip_rate_decision_high)
-    assert reference.flip_rate_decision_method == "item-bootstrap"
+    assert reference.flip_rate_decision_method == "studentized-item-bootstrap"
     assert reference.flip_rate_ci_high < board.flip_rate_ci_high  # Wilson on the pairs is narrower
     assert (board.pairs, len(board.rows), board.reference) == (2400, 31, "vicuna-13b-v1.3")
     assert board.rows[0].candidate == "gpt-4"

@@ -28,6 +28,7 @@ from judgebias_core.metrics.rubric import (
 from judgebias_core.metrics.rubric_correlation import correlation_estimate, row_pearson, row_spearman
 from judgebias_core.protocols.orderings import balanced_orderings, is_balanced, latin_square_orderings
 from judgebias_core.sources.bundled import import_bundled
+from judgebias_core.stats import resampling
 from judgebias_core.store.rubric_queries import (
     analysable_run_ids,
     comparable_run_ids,
@@ -164,7 +165,7 @@ def test_bootstrap_matches_resampling_item_indexes(monkeypatch: pytest.MonkeyPat
     plain_spearman = row_spearman(scores[index], labels[index])
     assert estimate.pearson_ci == pytest.approx(tuple(np.nanpercentile(plain_pearson, [2.5, 97.5])), abs=0.03)
     assert estimate.spearman_ci == pytest.approx(tuple(np.nanpercentile(plain_spearman, [2.5, 97.5])), abs=0.03)
-    monkeypatch.setattr(rubric_bootstrap, "MAX_BOOTSTRAP_CELLS", 100)  # many small blocks, one seeded stream
+    monkeypatch.setattr(resampling, "CELLS_PER_BLOCK", 100)  # many small blocks, one seeded stream
     blocked = correlation_estimate(scores, labels, 2000, 0)
     assert blocked.pearson_ci == pytest.approx(estimate.pearson_ci, abs=1e-12)
     assert blocked.spearman_ci == pytest.approx(estimate.spearman_ci, abs=1e-12)

@@ -101,7 +101,7 @@ def test_mtbench_slope_reproduces_the_measured_intervals(bundled_db_master: Path
     # The figures treating pairs as independent are kept, unchanged.
     assert (gpt4.longer_wins, gpt4.decisive_pairs, gpt4.equal_length_pairs) == (1097, 1740, 4)
     share = gpt4.longer_share_clustered
-    assert share.method == "item-bootstrap" and share.low < share.iid.low and share.high > share.iid.high
+    assert share.method == "studentized-item-bootstrap" and share.low < share.iid.low and share.high > share.iid.high
     assert sum(b.pairs for b in gpt4.longer_answer_bins) == 1736
 
 

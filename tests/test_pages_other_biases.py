@@ -21,7 +21,7 @@ def test_other_biases_page_opens_with_verdicts_and_the_binned_view(app_env: Path
     assert "beyond chance" not in text
     bins = at.dataframe[0].value
     assert {"gpt-4-0613", "majority-vote"} <= set(bins["judge"])
-    assert (bins["95% low"] <= bins["longer-answer share"]).all() and set(bins["interval"]) == {"item-bootstrap"}
+    assert (bins["95% low"] <= bins["longer-answer share"]).all() and set(bins["interval"]) == {"studentized-item-bootstrap"}
     judges = at.dataframe[1].value.set_index("judge")
     assert round(judges.loc["gpt-4-0613", "clustered by item: low"], 3) == 0.103
     assert judges.loc["gpt-4-0613", "items (clusters)"] == 80

@@ -50,7 +50,8 @@ def test_swap_plan_next_to_the_cost(app_env: Path) -> None:
     _number(at, "Expected flip rate").set_value(0.3).run()
     assert any(c.startswith("Typed in: flip rate 0.300") for c in _captions(at))
     assert _metrics(at)["Expected interval width"] == f"{_width(0.3, design_effect, 10, 30):.3f}"
-    assert any(c.startswith("Below 20 items") for c in _captions(at))  # 10 items: Wilson on the effective n
+    # 10 items: the studentized item bootstrap applies (its exact fallback, and the note, start below 10)
+    assert not any(c.startswith("Below 10 items") for c in _captions(at))
 
     next(box for box in at.selectbox if box.label == "Protocol").set_value("listwise").run()
     assert not at.exception and not set(PLAN_LABELS) & set(_metrics(at))

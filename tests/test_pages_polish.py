@@ -24,7 +24,8 @@ TASKS = (f"task {MARKDOWN}", f"task{IMG}")
 RAW_MARKUP = re.compile(r"(?<!\\)<img|(?<!\\)\*\*bold|(?<!\\)\]\(http")
 CODE_SPAN = re.compile(r"`[^`]*`")
 # The issue asks for a report button on every analysis page; these also pick a pairwise dataset by "Dataset".
-ANALYSIS_PAGES = ("pairwise_bias.py", "factors.py", "other_biases.py", "judges.py", "leaderboard.py")
+ANALYSIS_PAGES = ("pairwise_bias.py", "factors.py", "other_biases.py", "judges.py", "leaderboard.py",
+                  "compare_judges.py")
 TEXT_ELEMENTS = ("markdown", "caption", "info", "warning", "success", "error", "title", "header", "subheader")
 
 

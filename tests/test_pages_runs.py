@@ -42,7 +42,7 @@ def test_new_run_names_the_missing_key(app_env: Path, monkeypatch: pytest.Monkey
     assert {m.label: m.value for m in at.metric}["Cost (estimate)"].startswith("$")
     # Before Launch: the message names the variable and the button waits for it.
     error = next(e.value for e in at.error if "OPENAI_API_KEY" in e.value)
-    assert "placeholder" in error  # local OpenAI-compatible servers need one too
+    assert "needs no key: give its base URL" in error  # a local OpenAI-compatible server gets none of the stored keys
     launch = next(b for b in at.button if b.label == "Launch run")
     assert launch.disabled
     assert "active_runs" not in at.session_state

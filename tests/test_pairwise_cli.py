@@ -41,7 +41,7 @@ def test_pairwise_compare_is_the_paired_difference_on_shared_pairs(bundled_db_ma
     result = run_cli(capsys, bundled_db_master, "metrics", "pairwise-compare", "--dataset", "mtbench",
                      "--judge-a", "gpt-4-0613", "--judge-b", "gemini-pro")
     assert (result["shared_pairs"], result["items"], result["flips_a"]) == (2387, 80, 442)
-    assert result["method"] == "paired-item-bootstrap" and result["low"] < result["difference"] < result["high"]
+    assert result["method"] == "cluster-robust-t" and result["low"] < result["difference"] < result["high"]
     with Store(bundled_db_master).reader() as reader:
         shared = shared_flips(reader, "mtbench", "full", "gpt-4-0613", "gemini-pro")
     items = shared["item_id"].tolist()

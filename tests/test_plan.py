@@ -54,7 +54,7 @@ def test_typed_plan_by_hand(bundled_db_master: Path, capsys: pytest.CaptureFixtu
     out = _json(capsys, bundled_db_master, "--dataset", "mtbench", "--flip-rate", "0.2", "--design-effect", "2.5",
                 "--items", "40", "--target-width", "0.06", "--model", "gpt-4o")
     variance_per_item = 0.2 * 0.8 * 2.5 / 30  # MTBench: 31 candidates per question, 30 against the baseline
-    assert (out["items"], out["pairs_per_item"], out["interval_method"]) == (40, 30, "item-bootstrap")
+    assert (out["items"], out["pairs_per_item"], out["interval_method"]) == (40, 30, "studentized-item-bootstrap")
     assert out["expected_width"] == pytest.approx(2 * Z * math.sqrt(variance_per_item / 40), rel=1e-9)
     assert out["items_needed"] == math.ceil(4 * Z**2 * variance_per_item / 0.06**2) == 57
     assert (out["cost_items"], out["calls"]) == (57, 57 * 30 * 2)

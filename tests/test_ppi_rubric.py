@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import norm
+from scipy.stats import t as student_t
 
 from judgebias_core.cli import main
 from judgebias_core.errors import InvalidArgument
@@ -53,7 +53,12 @@ def test_items_are_the_units_and_the_estimate_equals_the_formula_by_hand() -> No
     n, big_n = labelled.sum(), (~labelled).sum()
     rectifier = human[labelled] - judge[labelled]
     point = judge[~labelled].mean() + rectifier.mean()
-    half = norm.ppf(0.975) * np.sqrt(rectifier.var(ddof=1) / n + judge[~labelled].var(ddof=1) / big_n)
+    # Student t (n - 1 df); the rectifier's variance with two pseudo-values at its mean +- half the range of the
+    # labels and the centred predictions (stats.ppi)
+    scale = np.r_[human[labelled], np.r_[judge[labelled], judge[~labelled]] - judge.mean() + human[labelled].mean()]
+    half_range = (scale.max() - scale.min()) / 2
+    plus_two = np.r_[rectifier, rectifier.mean() - half_range, rectifier.mean() + half_range]
+    half = student_t.ppf(0.975, n - 1) * np.sqrt(plus_two.var(ddof=1) / n + judge[~labelled].var(ddof=1) / big_n)
     e = result.estimate
     assert (e.ppi.estimate, e.ppi.low, e.ppi.high) == pytest.approx((point, point - half, point + half))
     assert e.human_only.estimate == pytest.approx(human[labelled].mean()) and e.human_only.n == n == result.labelled
@@ -61,12 +66,17 @@ def test_items_are_the_units_and_the_estimate_equals_the_formula_by_hand() -> No
     assert result.all_labels_human_mean == pytest.approx(human.mean())
     assert result.calls == sum(len(v) for v in calls.values()) - 1 and result.unparsed_calls == 1
     assert (result.raters_min, result.raters_max) == (min(map(len, raters.values())), max(map(len, raters.values())))
-    # PPI++: lambda = cov(Y, f) / ((1 + n/N) var f), clipped to [0, 1]
+    # PPI++: lambda = cov(Y, f) / ((1 + n/N) var f), clipped to [0, 1], cross-fitted: each labelled item's lambda
+    # from the other folds (item k of the labelled sample in fold k mod 5)
     tuned = prediction_powered_mean_score(_trials(calls, raters), "d", "j", None, "r", 0.4, 11).estimate
-    lam = np.clip(np.cov(human[labelled], judge[labelled])[0, 1] / ((1 + n / big_n) * judge.var(ddof=1)), 0, 1)
-    assert tuned.tuning == pytest.approx(lam)
-    assert tuned.ppi.estimate == pytest.approx(human[labelled].mean() + lam * (judge[~labelled].mean()
-                                                                               - judge[labelled].mean()))
+    y_l, f_l = human[labelled], judge[labelled]
+    fold = np.arange(n) % 5
+    lam = np.empty(n)
+    for k in range(5):
+        train = fold != k
+        lam[~train] = np.clip(np.cov(y_l[train], f_l[train])[0, 1] / ((1 + n / big_n) * judge.var(ddof=1)), 0, 1)
+    assert tuned.tuning == pytest.approx(lam.mean())
+    assert tuned.ppi.estimate == pytest.approx((y_l - lam * f_l).mean() + lam.mean() * judge[~labelled].mean())
 
 
 def _synthetic(rng: np.random.Generator, items: int, calls: int = 4) -> tuple[pd.DataFrame, float]:
@@ -166,7 +176,7 @@ def test_ppi_cli_on_a_rubric_run_equals_a_direct_computation(bundled_db_master: 
     for name in ("ppi", "human_only", "judge_only"):
         for bound in ("estimate", "low", "high"):
             assert estimate[name][bound] == pytest.approx(getattr(getattr(expected, name), bound))
-    assert estimate["interval"].startswith("normal (CLT) interval over independent units (items)")
+    assert estimate["interval"].startswith("Student t interval (labelled items - 1 degrees of freedom)")
     assert payload["all_labels_human_mean"] == pytest.approx(human.mean())
     pooled = run_cli(capsys, bundled_db_master, "metrics", "ppi", "--dataset", "summeval", "--judge", JUDGE)
     assert pooled["runs"] == RUNS and pooled["calls"] == 800 and pooled["label_fraction"] == 0.25

@@ -55,9 +55,9 @@ def test_mtbench_summary_matches_the_published_counts(mtbench_report: Report) ->
     row = table[(table["study"] == "full") & (table["judge"] == "gpt-4-0613")].iloc[0]
     assert (row["consistent"], row["classified (n)"], row["flip rate"]) == ("1,957", "2,400", "18.5%")
     assert row["95% Wilson (pairs assumed independent)"] == "17.0%–20.1%"
-    assert row["95% item-clustered (decides)"] == "16.1%–20.8% (item-bootstrap) over 80 items"
-    assert [s.key for s in mtbench_report.sections] == ["pairwise", "factors", "agreement", "leaderboard",
-                                                        "other-biases"]
+    assert row["95% item-clustered (decides)"] == "16.2%–21.0% (studentized-item-bootstrap) over 80 items"
+    assert [s.key for s in mtbench_report.sections] == ["pairwise", "scorecard", "factors", "agreement",
+                                                        "leaderboard", "other-biases"]
     assert mtbench_report.skipped == () and mtbench_report.simulated_judges == ()
     assert "calibration" not in {s.key for s in mtbench_report.sections}  # MTBench has no labels here
 
@@ -71,7 +71,7 @@ def test_other_sections_speak_with_their_counts(mtbench_report: Report) -> None:
                                               "the baseline vicuna-13b-v1.3 90.6% over 80 pairs)")
     verbosity = _section(mtbench_report, "other-biases")
     assert any(s.startswith("When one answer is longer, gpt-4-0613 picks the longer one in 63.2% of 1,736 decisive "
-                            "pairs of unequal length (95% item-bootstrap interval") for s in verbosity.sentences)
+                            "pairs of unequal length (95% studentized-item-bootstrap interval") for s in verbosity.sentences)
     assert not any("beyond chance" in sentence for sentence in verbosity.sentences)
 
 
@@ -140,7 +140,7 @@ def test_a_section_that_cannot_be_computed_is_named_not_fatal(hostile_db: Path) 
     report = _report(hostile_db, ReportRequest(DATASET_ID))
     assert report.skipped == ("What drives the bias: could not be computed (only 1 unit(s) with a classified pair: "
                               "too few to fit a regression).",)
-    assert [s.key for s in report.sections] == ["pairwise"]
+    assert [s.key for s in report.sections] == ["pairwise", "scorecard"]
 
 
 def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:
@@ -149,7 +149,7 @@ def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:
     rubric = _section(report, "rubric")
     assert rubric.headline == ("With the 3 score options rotated through every place, toy-judge (a simulated judge) "
                                "chose the option shown at place 1 in 69.4% of 23 readable scores (95% item-clustered "
-                               "interval 32.0% to 91.7%), where a judge blind to the order would choose each place "
+                               "interval 15.8% to 98.6%), where a judge blind to the order would choose each place "
                                "33.3% of the time; the lean to that place could be chance after Holm correction over 3 tests (corrected p = "
                                "0.304), one clustered test per place.",)
     # One failed reply unbalanced the parsed trials: the shares are exposure-weighted (69.4%, not the raw 16 of 23),

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.share import escape_markdown
+from ui.text import WORD_JOINER
 
 SCRIPT = '''
 import pandas as pd
@@ -64,4 +69,40 @@ def test_escape_markdown_makes_links_images_and_html_literal() -> None:
     assert "![" not in escaped and "](" not in escaped
     for token in ("\\!\\[", "\\]\\(", "\\<img", "\\$x\\$"):
         assert token in escaped
-    assert escaped.replace("\\", "") == hostile
+    assert escaped.replace("\\", "").replace(WORD_JOINER, "") == hostile
+
+
+@pytest.mark.parametrize("text", ["see https://evil.example/x.", "HTTP://evil.example", "www.evil.example/page",
+                                  "mail me@evil.example", "mailto:me@evil.example", "xmpp:me@evil.example"])
+def test_escape_markdown_breaks_bare_links(text: str) -> None:
+    """GitHub-flavoured markdown links bare URLs, www. addresses and e-mails even when escaped; a word joiner inside
+    each stops it (checked in a real browser by tests/test_browser_plain_text.py) and shows nothing."""
+    escaped = escape_markdown(text)
+    unescaped = escaped.replace("\\", "")
+    assert not re.search(r"(?i)https?://|www\.|[\w.+-]@", unescaped)
+    assert unescaped.replace(WORD_JOINER, "") == text
+
+
+PROGRESS_SCRIPT = '''
+import time
+import ui.run_panel as run_panel
+from judgebias_core.engine.progress import RunProgress
+
+RUN_ID = "run-![r](http://evil.example/r.png)-`x`-www.evil.example"
+run_panel.read_progress = lambda path, run_id: RunProgress(
+    run_id, "interrupted", 10, 4, 1, 0, 0, 0.0, 1.0, None, 1, time.time())
+run_panel.read_batch_line = lambda path, run_id: "batch [b](http://evil.example/b) www.evil.example"
+run_panel.show_progress(RUN_ID)
+'''
+
+
+def test_the_progress_line_shows_the_run_id_as_code(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(tmp_path / "store.duckdb"))
+    at = AppTest.from_string(PROGRESS_SCRIPT, default_timeout=30).run()
+    assert not at.exception
+    [bar] = at.get("progress")
+    text = bar.proto.text
+    # One code span (a backtick inside the id cannot end it), no markdown link or image outside it.
+    assert text.startswith("`run-![r](http://evil.example/r.png)-'x'-www.evil.example`: 5 of 10 calls")
+    [batch] = [c.value for c in at.caption if "batch" in c.value]
+    assert "](" not in batch.replace("\\]\\(", "") and "www." not in batch

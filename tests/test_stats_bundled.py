@@ -37,7 +37,7 @@ def test_gpt4_mtbench_flip_rate_clustered_bound_exceeds_the_wilson_one() -> None
     per_item = pairs.assign(flip=flipped).groupby("item_id")["flip"].agg(["sum", "size"])
     result = clustered_rate(per_item["sum"].to_numpy(), per_item["size"].to_numpy())
     assert (result.events, result.pairs, result.items) == (443, 2400, 80)
-    assert result.method == "item-bootstrap" and result.design_effect == pytest.approx(2.35, abs=0.01)
+    assert result.method == "studentized-item-bootstrap" and result.design_effect == pytest.approx(2.35, abs=0.01)
     # gate --max-flip-rate 0.205 passes on Wilson's upper bound and fails on the clustered one
     assert result.iid.high < 0.205 < result.high
     test = position_test(pairs["item_id"].astype(str).tolist(), pairs["original"].tolist(), pairs["swapped"].tolist())

@@ -40,7 +40,9 @@ def test_interval_contains_the_estimate_and_is_zero_width_only_when_degenerate(c
     if result.width == 0:
         assert result.degenerate and result.degenerate_reason
     if result.degenerate:
-        assert result.method != "item-bootstrap" and result.degenerate_reason
+        assert result.method != "studentized-item-bootstrap" and result.degenerate_reason
+    band_low, band_high = result.high_band
+    assert band_low <= result.high + 1e-12 and result.high <= band_high + 1e-12
     assert result.iid.label == "pairs assumed independent"
 
 
@@ -52,41 +54,68 @@ def test_width_shrinks_as_items_grow(counts: tuple[np.ndarray, np.ndarray]) -> N
     large = clustered_rate(np.tile(events, 9), np.tile(trials, 9), resamples=1000)
     if small.method in {"exact-zero-events", "exact-all-events"}:
         assert large.method == small.method and large.high - large.low < small.high - small.low
-    elif small.method != "wilson-effective-n" or small.degenerate_reason is None:
+    elif not small.degenerate:
         assert large.width < small.width
 
 
-def test_no_flips_are_reported_as_degenerate_with_the_exact_bound() -> None:
+def test_no_flips_get_the_exact_bound_on_the_items_as_effective_size() -> None:
     result = clustered_rate(np.zeros(80, dtype=int), np.full(80, 30))
     assert result.method == "exact-zero-events" and result.degenerate
-    assert result.degenerate_reason is not None and result.degenerate_reason.startswith("no flips in 2400 pairs over 80 items")
-    assert result.low == 0 and result.high == pytest.approx(proportion_confint(0, 2400, alpha=0.05, method="beta")[1])
+    reason = result.degenerate_reason or ""
+    assert reason.startswith("no flips in 2400 pairs over 80 items") and "fully correlated" in reason
+    # 80 equal items: the effective size is 80 (intra-item correlation 1), not the 2,400 pairs
+    assert result.effective_n == pytest.approx(80)
+    assert result.low == 0 and result.high == pytest.approx(proportion_confint(0, 80, alpha=0.05, method="beta")[1])
     everything = clustered_rate(np.full(3, 5), np.full(3, 5))
     assert everything.method == "exact-all-events" and everything.high == 1
-    assert everything.low == pytest.approx(proportion_confint(15, 15, alpha=0.05, method="beta")[0])
+    assert everything.low == pytest.approx(proportion_confint(3, 3, alpha=0.05, method="beta")[0])
+
+
+def test_unequal_items_use_kish_size_weighted_effective_size() -> None:
+    trials = np.array([5, 10, 30, 30])
+    result = clustered_rate(np.zeros(4, dtype=int), trials)
+    assert result.effective_n == pytest.approx(trials.sum() ** 2 / np.sum(trials**2))
 
 
 def test_one_item_is_degenerate_and_counts_as_one_observation() -> None:
     result = clustered_rate(np.array([15]), np.array([30]))
-    assert result.method == "single-item" and result.degenerate and result.effective_n == 1
-    assert (result.low, result.high) == pytest.approx(proportion_confint(0.5, 1, alpha=0.05, method="wilson"))
+    assert result.method == "exact-effective-items" and result.degenerate and result.effective_n == 1
+    assert (result.low, result.high) == pytest.approx((beta.ppf(0.025, 0.5, 1.5), beta.ppf(0.975, 1.5, 0.5)))
 
 
-def test_few_items_fall_back_to_wilson_on_the_effective_n() -> None:
+def test_few_items_fall_back_to_the_exact_bound_on_the_items() -> None:
     events, trials = np.array([1, 9, 2, 8, 0]), np.full(5, 10)
     result = clustered_rate(events, trials)
-    deff = design_effect(events, trials)
-    assert result.method == "wilson-effective-n" and not result.degenerate and deff > 1
-    n_eff = 50 / deff
-    assert result.effective_n == pytest.approx(n_eff)
-    assert (result.low, result.high) == pytest.approx(proportion_confint(0.4 * n_eff, n_eff, alpha=0.05, method="wilson"))
+    assert result.method == "exact-effective-items" and not result.degenerate
+    assert "too few for an item bootstrap" in (result.fallback_reason or "") and result.warning
+    assert result.effective_n == pytest.approx(5)
+    assert (result.low, result.high) == pytest.approx(proportion_confint(2, 5, alpha=0.05, method="beta"))
     assert result.width > result.iid.high - result.iid.low
+
+
+def test_few_items_with_any_event_fall_back_and_warn() -> None:
+    events = np.r_[np.array([3, 1, 2, 4]), np.zeros(36, dtype=int)]
+    result = clustered_rate(events, np.full(40, 10))
+    assert result.method == "exact-effective-items" and "4 items with any flips" in (result.fallback_reason or "")
+    assert result.warning is not None and "4 items with any flips" in result.warning
+    assert result.high > result.rate > result.low
 
 
 def test_equal_items_give_no_zero_width_bootstrap() -> None:
     result = clustered_rate(np.full(30, 3), np.full(30, 10))
-    assert result.method == "wilson-effective-n" and result.degenerate and result.width > 0
-    assert "same rate" in (result.degenerate_reason or "")
+    assert result.method == "exact-effective-items" and result.width > 0
+    assert "no variation" in (result.fallback_reason or "")
+
+
+def test_enough_items_use_the_studentized_bootstrap_without_warning() -> None:
+    rng = np.random.default_rng(4)
+    trials = rng.integers(5, 30, size=40)
+    result = clustered_rate(rng.binomial(trials, rng.beta(2, 8, size=40)), trials)
+    assert result.method == "studentized-item-bootstrap" and result.warning is None and result.reason is None
+    estimate = result.as_estimate()
+    assert (estimate.estimate, estimate.low, estimate.high, estimate.items, estimate.units) == (
+        result.rate, result.low, result.high, 40, result.pairs)
+    assert estimate.one_sided_level == pytest.approx(0.975)
 
 
 def test_wilson_iid_is_statsmodels_wilson() -> None:
@@ -133,20 +162,43 @@ def test_resample_distribution_matches_the_exact_bootstrap_distribution() -> Non
     assert np.max(np.abs(exact_cdf - sampled_cdf)) < 0.01
 
 
-def test_interval_agrees_with_a_brute_force_item_bootstrap() -> None:
+def test_interval_agrees_with_a_brute_force_studentized_item_bootstrap() -> None:
     rng = np.random.default_rng(11)
     trials = rng.integers(10, 30, size=25)
     events = rng.binomial(trials, rng.beta(1, 4, size=25))
     outcome, groups = _pair_level(events, trials)
-    brute = []
-    for _ in range(4000):
-        drawn = rng.choice(25, size=25, replace=True)
-        chosen = np.concatenate([outcome[groups == g] for g in drawn])
-        brute.append(chosen.mean())
-    low, high = np.quantile(brute, [0.025, 0.975])
+
+    def rate_and_cr1(chosen_items: np.ndarray) -> tuple[float, float]:
+        # pair level: the drawn items' pairs, each drawn item its own cluster (statsmodels' CR1 of a mean)
+        values = [outcome[groups == g] for g in chosen_items]
+        pooled = np.concatenate(values)
+        rate = pooled.mean()
+        sums = np.array([v.sum() - rate * len(v) for v in values])
+        g = len(values)
+        return rate, float(np.sqrt(g / (g - 1) * np.sum(sums**2)) / len(pooled))
+
+    rate, se = rate_and_cr1(np.arange(25))
+    fit = sm.OLS(outcome, np.ones_like(outcome)).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    assert se == pytest.approx(fit.bse[0])
+    pivots = []
+    for _ in range(3000):
+        drawn_rate, drawn_se = rate_and_cr1(rng.choice(25, size=25, replace=True))
+        pivots.append((drawn_rate - rate) / drawn_se)
+    low, high = rate - np.quantile(pivots, 0.975) * se, rate - np.quantile(pivots, 0.025) * se
     result = clustered_rate(events, trials, resamples=4000)
-    assert result.method == "item-bootstrap" and not result.degenerate
+    assert result.method == "studentized-item-bootstrap" and not result.degenerate
     assert result.low == pytest.approx(low, abs=0.012) and result.high == pytest.approx(high, abs=0.012)
+
+
+def test_monte_carlo_band_narrows_with_more_resamples() -> None:
+    rng = np.random.default_rng(8)
+    trials = rng.integers(5, 30, size=60)
+    events = rng.binomial(trials, rng.beta(2, 8, size=60))
+    few, many = clustered_rate(events, trials, resamples=1000), clustered_rate(events, trials, resamples=16000)
+    assert few.high_band[0] <= few.high <= few.high_band[1] and many.high_band[0] <= many.high <= many.high_band[1]
+    assert many.high_band[1] - many.high_band[0] < (few.high_band[1] - few.high_band[0]) / 2
+    others = [clustered_rate(events, trials, resamples=16000, seed=seed).high for seed in range(1, 6)]
+    assert all(many.high_band[0] - 1e-3 <= other <= many.high_band[1] + 1e-3 for other in others)
 
 
 def test_bootstrap_is_seeded_and_blocked_draws_match_in_distribution() -> None:

@@ -53,4 +53,4 @@ def test_bad_plans_are_errors_and_small_plans_are_noted() -> None:
         plan_swap_study(80, 30, 0.2)
     with pytest.raises(ValueError):
         plan_swap_study(80, 30, 0.0, design_effect=1.0)
-    assert plan_swap_study(10, 30, 0.2, design_effect=2.0).note is not None
+    assert plan_swap_study(8, 30, 0.2, design_effect=2.0).note is not None

@@ -115,3 +115,43 @@ def test_from_item_sums_equals_per_pair_call() -> None:
     squares = [(scores[:2] ** 2).sum(), (scores[2:4] ** 2).sum(), (scores[4:] ** 2).sum()]
     assert repr(position_test_from_item_sums(np.array(sums), np.array(squares), np.array([2.0, 2, 3]))) == repr(
         position_test(items, first, second))
+
+
+def test_items_that_balance_their_picks_exactly_show_no_lean() -> None:
+    """20 items each with one (A, A) and one (B, B): every item's mean is 0, the share 1/2; the earlier sign test
+    gave p = 2 x 0.5^20 = 1.9e-6 and the family sentence said "leans to the second slot"."""
+    items = [f"q{i}" for i in range(20) for _ in range(2)]
+    first, second = ["A", "B"] * 20, ["A", "B"] * 20
+    result = position_test(items, first, second)
+    assert result.first_slot_share == 0.5 and result.p_value == 1.0 and result.statistic == 0.0
+    assert result.degenerate and "no lean" in (result.degenerate_reason or "")
+    # Every item leaning the same way by the same amount keeps the exact sign test over items.
+    leaning = position_test(items, ["A", "A"] * 20, ["A", "C"] * 20)
+    assert leaning.first_slot_share > 0.5 and leaning.p_value == pytest.approx(2 * 0.5**20)
+
+
+def test_the_family_sentence_never_calls_a_lean_at_one_half() -> None:
+    from dataclasses import replace
+
+    from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
+    from judgebias_core.metrics.pairwise_family import leans, pairwise_family
+
+    row = PairwiseJudgeMetrics(
+        dataset="d", study="s", judge="j", repetition=1, pairs=40, failed_pairs=0, consistent=0, primacy=20,
+        recency=20, position_consistency=0.0, flip_rate=1.0, flip_rate_ci_low=0.9, flip_rate_ci_high=1.0,
+        first_slot_share=0.5, binomial_p=1.0, preference_fairness=0.0, classified_pairs=40, units=1, items=20,
+        bootstrap_ci_low=0.9, bootstrap_ci_high=1.0, bootstrap_resamples=100, bootstrap_seed=0,
+        mcnemar_statistic=0.0, mcnemar_p=1.0, wins_first_slot_only=0, wins_second_slot_only=0,
+        flip_rate_decision_low=0.9, flip_rate_decision_high=1.0, flip_rate_decision_method="exact-all-events",
+        flip_rate_degenerate=True, flip_rate_degenerate_reason="only flips", design_effect=1.0,
+        position_consistency_decision_low=0.0, position_consistency_decision_high=0.1,
+        first_slot_share_decision_low=0.3, first_slot_share_decision_high=0.7,
+        first_slot_share_decision_method="studentized-item-bootstrap", first_slot_share_degenerate_reason=None,
+        first_slot_share_design_effect=1.0, preference_fairness_scaled=0.0, units_without_classified_pair=0,
+        position_p=1e-6, position_statistic=float("nan"), position_method="cluster-robust-t",
+        position_pick_share=0.5, position_pick_share_low=float("nan"), position_pick_share_high=float("nan"),
+        position_interval_method="none", position_degenerate_reason="every item ...", position_design_effect=1.0,
+        position_tie_rule="a tie counts as half")
+    assert leans(row, pairwise_family([row])) is None  # a rejected test at share 1/2 names no side
+    second = replace(row, position_pick_share=0.4)
+    assert leans(second, pairwise_family([second])) == "second"

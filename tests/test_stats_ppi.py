@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import t as student_t
 
 from judgebias_core.stats.ppi import prediction_powered_mean
 
@@ -32,7 +33,14 @@ def test_plain_ppi_by_hand() -> None:
     result = prediction_powered_mean(y, f, f_unlabelled, method="ppi")
     rectifier = (y - f).mean()
     assert result.tuning == 1 and result.ppi.estimate == pytest.approx(f_unlabelled.mean() + rectifier)
-    half = 1.959963984540054 * np.sqrt(np.var(y - f, ddof=1) / 4 + np.var(f_unlabelled, ddof=1) / 6)
+    # Student t with n - 1 = 3 df; the rectifier's variance with two pseudo-values at its mean +- half the range
+    # of the labels and the centred predictions, so a rectifier without spread cannot collapse the interval
+    rectified = y - f
+    judge = np.r_[f, f_unlabelled]
+    scale = np.r_[y, judge - judge.mean() + y.mean()]
+    half_range = (scale.max() - scale.min()) / 2
+    plus_two = np.r_[rectified, rectified.mean() - half_range, rectified.mean() + half_range]
+    half = student_t.ppf(0.975, 3) * np.sqrt(np.var(plus_two, ddof=1) / 4 + np.var(f_unlabelled, ddof=1) / 6)
     assert (result.ppi.low, result.ppi.high) == pytest.approx((result.ppi.estimate - half, result.ppi.estimate + half))
     assert result.human_only.estimate == pytest.approx(y.mean())
     assert result.judge_only.estimate == pytest.approx(np.r_[f, f_unlabelled].mean())

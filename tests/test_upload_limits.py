@@ -9,6 +9,7 @@ with 100,000 keys.
 from __future__ import annotations
 
 import io
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from judgebias_core.sources.upload import suggest_spec, upload_file
 from judgebias_core.sources.upload_limits import UploadLimits
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.store.integrity import table_digests
+from tests.app_helpers import open_page
 
 BOMBS: dict[str, tuple[str, Callable[[], bytes], str]] = {
     "parquet-text": ("bomb.parquet", parquet_text_bomb, "JUDGEBIAS_UPLOAD_MAX_EXPANDED_BYTES"),
@@ -118,3 +120,43 @@ def test_parquet_text_and_nesting_are_measured_before_reading() -> None:
     pq.write_table(nested, buffer)
     with pytest.raises(UploadLimitExceeded, match="nests lists 3 levels"):
         read_table(buffer.getvalue(), "f.parquet", limits)
+
+
+def test_the_upload_tab_names_the_limit_and_writes_nothing(bundled_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
+    monkeypatch.setenv("JUDGEBIAS_UPLOAD_MAX_COLUMNS", "2")
+    before = table_digests(bundled_db)
+    at = open_page("data.py")
+    at.selectbox(key="upload_kind").set_value("items").run()
+    at.file_uploader[0].set_value(("wide.csv", b"instruction,response,extra\nQ,R,x\n", "text/csv")).run()
+    assert not at.exception
+    [error] = [str(element.value).replace("\\", "") for element in at.error]
+    assert error.startswith("Nothing was written: the file is over an upload limit: the header has 3 columns; the "
+                            "limit is 2 columns") and "JUDGEBIAS_UPLOAD_MAX_COLUMNS" in error
+    assert not [button for button in at.button if "Write" in str(button.label)]
+    assert table_digests(bundled_db) == before
+
+
+
+def _with_part(workbook: bytes, name: str, content: bytes) -> bytes:
+    """The workbook with the zip part ``name`` added, or replaced by ``content``."""
+    source, target = zipfile.ZipFile(io.BytesIO(workbook)), io.BytesIO()
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for entry in source.infolist():
+            if entry.filename != name:
+                archive.writestr(entry, source.read(entry))
+        archive.writestr(name, content)
+    return target.getvalue()
+
+
+def test_xlsx_parts_the_reader_loads_whole_are_held_to_the_limits() -> None:
+    workbook = _encoded(_frame(3, 2), "xlsx")
+    limits = UploadLimits(max_cells=20, max_expanded_bytes=16 * 64 * 1024)
+    assert read_table(workbook, "f.xlsx", limits).shape == (3, 2)
+    unused = (b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'  # no cell uses them
+              + b"<si><t>unused</t></si>" * 30 + b"</sst>")
+    with pytest.raises(UploadLimitExceeded, match="shared strings for 30 cells; the limit is 20 cells"):
+        read_table(_with_part(workbook, "xl/sharedStrings.xml", unused), "f.xlsx", limits)
+    padded = _with_part(workbook, "docProps/custom.xml", b"<x>" + b" " * 70_000 + b"</x>")
+    with pytest.raises(UploadLimitExceeded, match="'docProps/custom.xml' unpacks to 0.1 MB; the limit is 0.1 MB for a"):
+        read_table(padded, "f.xlsx", limits)

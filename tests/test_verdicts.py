@@ -45,7 +45,7 @@ def test_gpt4_on_mtbench_in_plain_words(mtbench_full: list[PairwiseJudgeMetrics]
     assert "leans to the second slot" in gemini.lines[0].text and "over 3 tests" in gemini.lines[0].rule
     assert gemini.figures["position_p_corrected"] < 0.05
     assert sure.text.startswith(f"The flip rate lies between {gpt4.bootstrap_ci_low:.1%} and "
-                                f"{gpt4.bootstrap_ci_high:.1%}: 95% item-bootstrap interval (2,000 resamples of the "
+                                f"{gpt4.bootstrap_ci_high:.1%}: 95% studentized item-bootstrap interval (2,000 resamples of the "
                                 "80 items")
     assert "over 2,400 of 2,400 pairs." in sure.text
     assert todo.text.startswith("Usable with swap-averaging")
@@ -56,7 +56,7 @@ def test_figures_are_fractions_and_json_ready(mtbench_full: list[PairwiseJudgeMe
     assert [v.subject for v in verdicts] == ["gpt-4-0613", "gpt-3.5-turbo-1106", "gemini-pro"]  # steadiest first
     payload = json.loads(json.dumps([v.as_dict() for v in verdicts]))
     first = payload[0]["figures"]
-    assert first["flip_rate"] == pytest.approx(443 / 2400) and first["interval_kind"] == "item bootstrap"
+    assert first["flip_rate"] == pytest.approx(443 / 2400) and first["interval_kind"] == "studentized item bootstrap"
     assert 0 < first["interval_low"] < first["flip_rate"] < first["interval_high"] < 1
 
 
@@ -68,7 +68,7 @@ def test_advice_follows_the_stated_thresholds(high: float) -> None:
         first_slot_share=0.5, binomial_p=1.0, preference_fairness=0.0, classified_pairs=100, units=1, items=10,
         bootstrap_ci_low=0.0, bootstrap_ci_high=high, bootstrap_resamples=100, bootstrap_seed=0,
         mcnemar_statistic=0.0, mcnemar_p=1.0, wins_first_slot_only=0, wins_second_slot_only=0,
-        flip_rate_decision_low=0.0, flip_rate_decision_high=high, flip_rate_decision_method="item-bootstrap",
+        flip_rate_decision_low=0.0, flip_rate_decision_high=high, flip_rate_decision_method="studentized-item-bootstrap",
         flip_rate_degenerate=False, flip_rate_degenerate_reason=None, design_effect=2.0,
         position_consistency_decision_low=1 - high, position_consistency_decision_high=1.0,
         first_slot_share_decision_low=0.4, first_slot_share_decision_high=0.6,
@@ -82,8 +82,8 @@ def test_advice_follows_the_stated_thresholds(high: float) -> None:
                 if high < FLIP_USABLE_WITH_AVERAGING else "Not for close rankings")
     assert advice.startswith(expected)
     # With few items the fallback is named, never called a bootstrap.
-    few = pairwise_verdict(replace(base, flip_rate_decision_method="wilson-effective-n")).lines[1].text
-    assert "item-clustered interval (wilson-effective-n, 10 items)" in few
+    few = pairwise_verdict(replace(base, flip_rate_decision_method="exact-effective-items")).lines[1].text
+    assert "item-clustered interval (exact-effective-items, 10 items)" in few
 
 
 def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,

@@ -96,6 +96,6 @@ def geval_block(run_ids: Sequence[str]) -> None:
             summary = cached(run_geval, run_id)
         except NotFoundError:
             continue  # not a rubric run
-        st.subheader(f"G-Eval expected score: run {run_id}")
+        st.subheader(f"G-Eval expected score: run {code_span(run_id)}")
         explain("g_eval_score")
         show_geval(summary, run_id)

@@ -49,6 +49,7 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("pairwise_bias.py", "Pairwise bias", ":material/swap_horiz:", "Position bias"),
     PageEntry("rubric_bias.py", "Rubric bias", ":material/format_list_numbered:", "Position bias"),
     PageEntry("factors.py", "Factors", ":material/query_stats:", "Position bias"),
+    PageEntry("compare_judges.py", "Compare judges", ":material/balance:", "Compare judges"),
     PageEntry("judges.py", "Judges", ":material/groups:", "Compare judges"),
     PageEntry("calibration.py", "Calibration", ":material/rule:", "Compare judges"),
     PageEntry("other_biases.py", "Other biases", ":material/straighten:", "Compare judges"),

@@ -1,4 +1,5 @@
-"""Streamlit pieces shared by the New run and Runs pages: provider keys from secrets, live progress, cancel."""
+"""Streamlit pieces shared by the New run and Runs pages: provider keys from secrets, launch and resume (operators
+only, within the dashboard's limits, recorded with who did it), live progress, cancel."""
 
 from __future__ import annotations
 
@@ -8,18 +9,25 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from judgebias_core.access import Access, RunRequest, check_run_limits, check_runs_at_once
 from judgebias_core.engine import read_progress, request_cancel
 from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.folder_identity import claim_run_folder
+from judgebias_core.engine.overview import runs_overview
 from judgebias_core.engine.progress import read_batch_line
-from judgebias_core.errors import JudgebiasError, MissingApiKey
+from judgebias_core.errors import InvalidArgument, JudgebiasError, MissingApiKey
+from judgebias_core.models import RunStatus
+from judgebias_core.protocols.plan_size import planned_call_count
 from judgebias_core.protocols.spec import RunSettings, RunSpec
-from judgebias_core.providers import key_variables
+from judgebias_core.providers import get_provider, key_variables
+from judgebias_core.providers.endpoints import stored_key_allowed
+from judgebias_core.store.access_queries import OperatorAction, running_runs_of
+from ui.access import current_access, record_operator_action, serving
 from ui.navigation import link_run_analysis
 from ui.share import code_span
 from ui.state import db_path
-from ui.text import counted
+from ui.text import counted, escape_markdown
 
 # Query parameter of the New run page that preselects a dataset.
 NEW_RUN_DATASET_PARAM = "nr_dataset"
@@ -70,36 +78,71 @@ def key_available(provider: str) -> bool:
     return variable is None or bool(os.environ.get(variable) or provider_keys().get(variable))
 
 
+def key_needed(provider: str, base_url: str | None) -> bool:
+    """Does a launch need the provider's stored key? Not for a base URL it may not be sent to (that server gets a
+    key typed for it, or none)."""
+    return provider in key_variables() and stored_key_allowed(provider, base_url, serving().key_endpoints)
+
+
 def missing_key_message(provider: str, base_url: str | None = None) -> str | None:
     """What to set before launching when the provider's API key is missing (None when it is there or not needed)."""
     variable = key_variables().get(provider)
-    if variable is None or key_available(provider):
+    if variable is None or not key_needed(provider, base_url) or key_available(provider):
         return None
     message = (f"Launch needs an API key: set {variable} in the environment or in .streamlit/secrets.toml, then "
                "reload this page.")
     if provider == "openai":
-        message += (" A local OpenAI-compatible server (vLLM, Ollama) ignores the key but the client needs one: "
-                    f"set {variable} to any placeholder text, such as local.")
+        message += (" A local OpenAI-compatible server (vLLM, Ollama, LM Studio) needs no key: give its base URL "
+                    f"(the stored {variable} is never sent there unless the URL is listed in key_endpoints).")
     return message
 
 
+def check_launch(specs: Sequence[RunSpec], settings: RunSettings, planned: Sequence[int], access: Access) -> None:
+    """InvalidArgument when the runs break the dashboard's limits (calls, repetitions, calls in flight, the spending
+    cap of a served paid run, runs per operator at once)."""
+    limits = access.config.limits
+    for spec, calls in zip(specs, planned, strict=True):
+        check_run_limits(RunRequest(planned_calls=calls, repetitions=spec.repeats, concurrency=settings.concurrency,
+                                    max_cost_usd=settings.max_cost_usd, paid=get_provider(spec.provider).paid),
+                         limits, access.served)
+    if access.served:
+        going = running_runs_of(db_path(), access.actor, finished_run_ids())
+        check_runs_at_once(access.actor, going, len(specs), limits, access.served)
+
+
+def finished_run_ids() -> list[str]:
+    """Runs the store still marks running whose process has ended (their progress file says so)."""
+    runs = runs_overview(db_path())
+    stale = runs[(runs["origin"] == "engine") & (runs["status"] != RunStatus.RUNNING)]
+    return stale["run_id"].tolist()
+
+
 def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, run_ids: Sequence[str],
-                batch: BatchSettings | None = None) -> None:
+                batch: BatchSettings | None = None, typed_key: str | None = None,
+                action: OperatorAction = "launch") -> None:
     """Button callback: launch each run in the background (through the batch API with ``batch``; callbacks run
-    before the script, so a rerun of the page cannot lose the click); a missing key is left in
-    ``st.session_state['launch_error']``."""
+    before the script, so a rerun of the page cannot lose the click), for an operator only and within the limits,
+    recording who launched it; what stopped it is left in ``st.session_state['launch_error']``. ``typed_key``:
+    a key typed for the specs' base URL (sent there only, never stored)."""
+    access = current_access()
+    if not access.is_operator:
+        st.session_state["launch_error"] = InvalidArgument(f"Launching a run is for operators. {access.why_viewer()}")
+        return
     variable = key_variables().get(provider)
-    if variable and not key_available(provider):
+    if variable and not typed_key and key_needed(provider, specs[0].base_url) and not key_available(provider):
         st.session_state["launch_error"] = MissingApiKey(variable)
         return
     try:
         claim_run_folder(db_path())  # a run folder written for another store is refused here, not in the child
+        check_launch(specs, settings, [planned_call_count(db_path(), spec) for spec in specs], access)
     except JudgebiasError as error:
         st.session_state["launch_error"] = error
         return
     keys = provider_keys()
+    record_operator_action(action, run_ids)
     for spec, run_id in zip(specs, run_ids, strict=True):
-        launch_background(db_path(), spec, settings, run_id, keys, batch)
+        launch_background(db_path(), spec, settings, run_id, keys, batch, typed_key or None,
+                          access.config.key_endpoints)
     st.session_state["active_runs"] = list(run_ids)
     st.session_state[RUN_SCOPES_KEY] = {run_id: (spec.dataset_id, spec.protocol)
                                         for spec, run_id in zip(specs, run_ids, strict=True)}
@@ -118,7 +161,7 @@ def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
             return
         done = progress.completed + progress.failed
         st.progress(done / progress.planned if progress.planned else 1.0,
-                    text=f"`{run_id}`: {done:,} of {progress.planned:,} calls · {progress.status}")
+                    text=f"{code_span(run_id)}: {done:,} of {progress.planned:,} calls · {progress.status}")
         cols = st.columns(5)
         cols[0].metric("With a reply", f"{progress.completed:,}", help="Calls with a stored reply, unparseable "
                        "ones included.")
@@ -132,10 +175,20 @@ def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
             link_run_analysis(run_id, *scope)
         batches = read_batch_line(db_path(), run_id)
         if batches:
-            st.caption(f"Batch mode: {batches}")
-        if progress.status == "running":
+            st.caption(f"Batch mode: {escape_markdown(batches)}")
+        if progress.status == "running" and current_access().is_operator:
             st.button("Cancel run", key=f"cancel-{run_id}", help="Stops after the calls in flight; everything "
-                      "received is kept. Launch it again to resume.", on_click=request_cancel,
-                      args=(db_path(), run_id))
+                      "received is kept. Launch it again to resume.", on_click=cancel_run, args=(run_id,))
+        elif progress.status == "running":
+            st.caption("Cancelling a run is for operators.")
 
     _panel()
+
+
+def cancel_run(run_id: str) -> None:
+    """Button callback: ask the run's process to stop (operators only), recording who asked."""
+    access = current_access()
+    if not access.is_operator:
+        return
+    record_operator_action("cancel", [run_id])
+    request_cancel(db_path(), run_id)

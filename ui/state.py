@@ -12,8 +12,9 @@ from typing import Any, TypeVar
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, ValidationFailed
+from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, UploadLimitExceeded, ValidationFailed
 from judgebias_core.store.connection import resolve_db_path
+from judgebias_core.store.failures import store_failure
 from judgebias_core.store.handle import Store
 from ui.tables import show_table
 from ui.text import counted, escape_markdown
@@ -99,7 +100,9 @@ def show_problems(problems: Sequence[RowProblem], headline: str) -> None:
 
 def show_error(error: Exception) -> None:
     """Turn a named judgebias error into a message a person can act on."""
-    if isinstance(error, ValidationFailed):
+    if isinstance(error, UploadLimitExceeded):
+        st.error(escape_markdown(f"Nothing was written: the file is over an upload limit: {error.problems[0].reason}."))
+    elif isinstance(error, ValidationFailed):
         show_problems(error.problems, f"Nothing was written: the file has {problems_count(error.problems)}. "
                                       "Fix them and upload again.")
     elif isinstance(error, StoreBusyError):
@@ -110,20 +113,41 @@ def show_error(error: Exception) -> None:
         raise error
 
 
+def named_error(error: Exception) -> JudgebiasError | None:
+    """The named error to show for ``error``: itself when it is one, the ``StoreError`` a DuckDB or OS error on the
+    store stands for (a damaged block, a missing table, a full disk, a read-only file), else None (a bug)."""
+    if isinstance(error, JudgebiasError):
+        return error
+    return store_failure(error, db_path())
+
+
 @contextmanager
-def stop_on_error() -> Iterator[None]:
-    """Run the block; on a named judgebias error show its message and end this page's run there."""
+def shown_store_failures() -> Iterator[None]:
+    """Run the block; a named error, or a store failure named by ``named_error``, is shown as an ``st.error`` in
+    place of the rest of the block (app.py runs every page inside it, so no page shows a raw exception box for a
+    damaged store). Other errors go on up."""
     try:
         yield
-    except JudgebiasError as error:
-        show_error(error)
+    except Exception as error:
+        shown = named_error(error)
+        if shown is None:
+            raise
+        show_error(shown)
+
+
+@contextmanager
+def stop_on_error() -> Iterator[None]:
+    """Run the block; on a named judgebias error (or a store failure) show its message and end this page's run."""
+    completed = False
+    with shown_store_failures():
+        yield
+        completed = True
+    if not completed:  # the block raised a named error, shown above
         st.stop()
 
 
 def load_or_stop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """``cached(fn, *args, **kwargs)``, or the named error's message and the end of this page's run."""
-    try:
+    with stop_on_error():
         return cached(fn, *args, **kwargs)
-    except JudgebiasError as error:
-        show_error(error)
-        st.stop()
+    raise AssertionError("unreachable: stop_on_error ends the run")  # st.stop() raises

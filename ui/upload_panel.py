@@ -31,6 +31,7 @@ from judgebias_core.sources.upload_mapping import (
 from judgebias_core.sources.upload_read import TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
 from judgebias_core.store.queries import dataset_summaries
+from ui.access import operator_gate, record_operator_action
 from ui.navigation import link_page, link_run_analysis
 from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
@@ -193,12 +194,16 @@ def _show_preview(preview: UploadPreview) -> None:
 
 
 def _write(data: bytes, file_name: str, spec: UploadSpec) -> None:
+    if not operator_gate("Uploading"):
+        return
     try:  # prepared again: the store may have changed since the preview, and previews are cached without batches
         preview = prepare_upload(db_path(), data, file_name, spec)
         result = write_upload(db_path(), preview)
     except JudgebiasError as error:
         show_error(error)
         return
+    if not result.already_stored:
+        record_operator_action("upload", [result.run_id or result.dataset_id], preview.file_name)
     st.cache_data.clear()
     added = sum(result.inserted.values())
     st.session_state[FLASH_KEY] = (
@@ -278,11 +283,15 @@ def _rubric_upload() -> None:
     datasets = [NONE, *(s.id for s in cached(dataset_summaries))]
     dataset = st.selectbox("Belongs to dataset (optional)", datasets, key="upload:rubric:dataset")
     if st.button("Write rubric(s) to the store", type="primary", key="upload:rubric:write"):
+        if not operator_gate("Uploading"):
+            return
         try:
             _, result = upload_rubrics(db_path(), data, file.name, None if dataset == NONE else dataset)
         except JudgebiasError as error:
             show_error(error)
             return
+        if sum(result.inserted.values()):
+            record_operator_action("upload", [r.rubric_id for r in rubrics], file.name)
         st.cache_data.clear()
         added = sum(result.inserted.values())
         st.session_state[FLASH_KEY] = (f"Rubrics: {counted(added, 'new row')}"

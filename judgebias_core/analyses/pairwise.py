@@ -67,7 +67,8 @@ def listwise_metrics(reader: StoreReader, dataset_id: str | None = None, judges:
 
 
 def judge_flip_rate_bound(reader: StoreReader, dataset_id: str, study: str, judge: str,
-                          rule: BoundRule = "clustered") -> FlipRateBound:
+                          rule: BoundRule = "clustered", resamples: int = BOOTSTRAP_RESAMPLES,
+                          seed: int = BOOTSTRAP_SEED) -> FlipRateBound:
     """One judge's flip rate over every repetition of a study, with the upper bound the CI gate decides on: the
     item-clustered one by default (repetitions of an item pooled into its cluster), Wilson on the pairs with
     ``rule="wilson"``.
@@ -79,21 +80,20 @@ def judge_flip_rate_bound(reader: StoreReader, dataset_id: str, study: str, judg
         raise NotFoundError(f"judge {judge!r} has no pairs in study {study!r} of dataset {dataset_id!r}")
     per_item = items.groupby("item_id")[["classified", "consistent"]].sum()
     flips = (per_item["classified"] - per_item["consistent"]).to_numpy()
-    bound = flip_rate_bound_from_counts(flips, per_item["classified"].to_numpy(), rule)
+    bound = flip_rate_bound_from_counts(flips, per_item["classified"].to_numpy(), rule, resamples, seed)
     if bound.classified == 0:
         raise NotFoundError(f"judge {judge!r} has no classified pair (every pair failed to parse)")
     return bound
 
 
 def compare_judges(reader: StoreReader, dataset_id: str, study: str, judge_a: str, judge_b: str,
-                   repetition: int | None = None, resamples: int = BOOTSTRAP_RESAMPLES,
-                   seed: int = BOOTSTRAP_SEED) -> JudgeComparison:
-    """Judge a's flip rate minus judge b's on the pairs both classified, with the paired item bootstrap (a
+                   repetition: int | None = None) -> JudgeComparison:
+    """Judge a's flip rate minus judge b's on the pairs both classified, with the paired cluster-robust t interval (a
     degenerate result, said so, when they share no pair). InvalidArgument when a and b are the same judge."""
     if judge_a == judge_b:
         raise InvalidArgument("pick two different judges to compare")
     shared = shared_flips(reader, dataset_id, study, judge_a, judge_b, repetition)
-    return compare_from_shared(shared, dataset_id, study, judge_a, judge_b, repetition, resamples, seed)
+    return compare_from_shared(shared, dataset_id, study, judge_a, judge_b, repetition)
 
 
 def candidate_win_intervals(reader: StoreReader, dataset_id: str, study: str, judges: Sequence[str] | None = None,

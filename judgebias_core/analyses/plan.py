@@ -14,8 +14,9 @@ import numpy as np
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import InvalidArgument, NotFoundError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
-from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, ClusteredMethod
+from judgebias_core.stats.clustered import ClusteredMethod
 from judgebias_core.stats.planning import estimate_design, plan_from_earlier_run, plan_swap_study
+from judgebias_core.stats.settings import CONFIDENCE, MIN_STUDENTIZED_ITEMS
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.plan_queries import earlier_studies, item_flip_counts, pairwise_dataset, run_judges
 
@@ -191,7 +192,7 @@ def plan_study(design: DatasetDesign, assumptions: PlanAssumptions, items: int |
         raise InvalidArgument(f"the target width must be strictly between 0 and 1 (got {target_width:g})")
     plan = plan_swap_study(planned, design.pairs_per_item, assumptions.flip_rate,
                            design_effect=assumptions.design_effect, target_width=target_width)
-    method: ClusteredMethod = "item-bootstrap" if planned >= MIN_BOOTSTRAP_ITEMS else "wilson-effective-n"
+    method: ClusteredMethod = "studentized-item-bootstrap" if planned >= MIN_STUDENTIZED_ITEMS else "exact-effective-items"
     return StudyPlan(design.dataset_id, design.pairs, planned, design.pairs_per_item, plan.flip_rate,
                      plan.design_effect, plan.expected_width, method, plan.effective_n, target_width,
                      plan.items_needed, CONFIDENCE, plan.note, assumptions)

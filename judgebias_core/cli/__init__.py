@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "report_commands",
     "transfer_commands",
     "plan_commands",
+    "scorecard_commands",
 )
 
 
@@ -111,10 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except Exception as error:
-        from judgebias_core.store.integrity import damage_error  # noqa: PLC0415 - only when a command failed
+        from judgebias_core.store.failures import store_failure  # noqa: PLC0415 - only when a command failed
 
-        damaged = damage_error(error, db_path(args))
-        if damaged is None:
+        failure = store_failure(error, db_path(args))
+        if failure is None:
             raise
-        print(f"error: {damaged}", file=sys.stderr)
+        print(f"error: {failure}", file=sys.stderr)
         return 2

@@ -30,15 +30,16 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
      "decision interval and Wilson (pairs assumed independent), direction with the clustered position test "
      "(corrected over the rows printed), preference fairness raw and Shi-scaled, excess over the repetition floor"),
     ("metrics", "pairwise-compare", "pairwise_commands",
-     "two judges' flip rates on the pairs both classified: the difference with its paired item-bootstrap interval "
-     "and cluster-robust test"),
+     "two judges' flip rates on the pairs both classified: the difference with its paired cluster-robust t interval "
+     "and test"),
     ("metrics", "repetition", "pairwise_commands",
      "repetition stability and repetition floor per (dataset, study, judge) with repetitions"),
     ("metrics", "listwise", "pairwise_commands",
      "list-wise consistency and first-slot share per (dataset, study, judge, repetition, p)"),
     ("root", "gate", "pairwise_commands",
-     "exit 1 when a judge's flip-rate upper 95%% bound (item-clustered by default) exceeds a threshold (0 when "
-     "not, 2 when the dataset or judge is unknown)"),
+     "exit 1 when a judge's flip-rate upper bound (one-sided 97.5%%, the top of the two-sided 95%% interval; "
+     "item-clustered by default) exceeds a threshold or is too close to it to call with the resamples drawn (0 when "
+     "it is clearly below, 2 when the dataset or judge is unknown)"),
     ("metrics", "rubric", "rubric_commands",
      "rubric position bias of a run: position shares, P(position | score), Bias Cost, correlations"),
     ("export", "trials", "rubric_commands", "export every judge call of a run (CSV, JSON Lines, Parquet)"),
@@ -59,6 +60,10 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
     ("root", "adopt-run-folder", "run_commands", "let this store replay a run folder written for another store"),
     ("root", "plan", "plan_commands",
      "plan a pairwise swap study: expected interval width, items for a target width, cost"),
+    ("root", "scorecard", "scorecard_commands",
+     "which judge to use: every judge configuration of a pairwise dataset (or dataset group) with accuracy against "
+     "the labels, flip rate, first-slot lean, longer-answer share, failures, cost, the paired difference from the "
+     "best row and a recommendation"),
     ("root", "report", "report_commands",
      "write one self-contained HTML report of a dataset (opens offline in any browser)"),
     ("export", "runs", "transfer_commands",

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from judgebias_core.errors import InvalidArgument, NotFoundError
 from judgebias_core.store.connection import resolve_db_path
 
 
@@ -25,6 +26,20 @@ class CommandGroups:
 
 def db_path(args: argparse.Namespace) -> Path:
     return resolve_db_path(getattr(args, "db", None))
+
+
+def read_input_file(name: str, option: str = "--file") -> bytes:
+    """The bytes of a file the command line names; a missing, unreadable or folder path is a named error."""
+    path = Path(name)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise NotFoundError(f"no file {path} (given with {option})") from None
+    except IsADirectoryError:
+        raise InvalidArgument(f"{path} is a folder; give a file with {option}") from None
+    except OSError as error:
+        raise InvalidArgument(f"cannot read {path} ({error.strerror or error}); give a readable file with "
+                              f"{option}") from None
 
 
 def _clean(value: Any) -> Any:

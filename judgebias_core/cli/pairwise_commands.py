@@ -18,9 +18,11 @@ from judgebias_core.analyses.pairwise import (
     repetition_metrics,
 )
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.pairwise_family import corrected_column, correction_words, pairwise_family
 from judgebias_core.stats.multiple import Correction
 from judgebias_core.stats.position_test import TIE_RULE
+from judgebias_core.stats.settings import GATE_RESAMPLES, SEED
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.schema import migrate
@@ -99,22 +101,39 @@ _BOUND_NAMES = {"clustered": "item-clustered", "wilson": "Wilson (pairs assumed 
 def _gate(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
+    resamples = args.resamples if args.resamples is not None else GATE_RESAMPLES
+    if resamples < 100:
+        raise InvalidArgument(f"--resamples must be at least 100 (got {resamples})")
     with Store(path).reader() as reader:
         dataset_summary(reader, args.dataset)  # raises NotFoundError (exit 2) for an unknown dataset
-        bound = judge_flip_rate_bound(reader, args.dataset, args.study, args.judge, args.bound)
-    passed = bound.upper <= args.max_flip_rate
-    verdict = "pass" if passed else "FAIL"
+        bound = judge_flip_rate_bound(reader, args.dataset, args.study, args.judge, args.bound, resamples, args.seed)
+    decision = bound.decision(args.max_flip_rate)
+    passed = decision == "pass"
+    verdict = {"pass": "pass", "fail": "FAIL", "too close to call": "TOO CLOSE TO CALL"}[decision]
+    comparison = {"pass": "<=", "fail": ">", "too close to call": "~"}[decision]
     line = (f"{verdict}: {args.judge} on {args.dataset}/{args.study}: flip rate {bound.rate:.4f} "
             f"({bound.flips} of {bound.classified} pairs over {bound.items} items, design effect "
-            f"{bound.design_effect:.2f}), {_BOUND_NAMES[bound.rule]} 95% upper bound {bound.upper:.4f} "
-            f"[{bound.method}] {'<=' if passed else '>'} max {args.max_flip_rate:.4f}")
+            f"{bound.design_effect:.2f}), {_BOUND_NAMES[bound.rule]} {bound.level_words} {bound.upper:.4f} "
+            f"[{bound.method}] {comparison} max {args.max_flip_rate:.4f}")
+    if bound.resamples:
+        low, high = bound.upper_band
+        line += (f"; Monte Carlo error of the bound over seeds: {low:.4f} to {high:.4f} (99% of seeds, "
+                 f"{bound.resamples:,} resamples, seed {bound.seed})")
+    if decision == "too close to call":
+        line += (f". The threshold lies inside that range: another seed could decide the other way, so the gate "
+                 f"does not pass; rerun with more --resamples (e.g. {resamples * 4:,}) to decide")
     if bound.degenerate_reason:
         line += f" ({bound.degenerate_reason})"
+    if bound.warning:
+        line += f" Warning: {bound.warning}."
     payload = {"dataset": args.dataset, "study": args.study, "judge": args.judge, "pairs": bound.classified,
                "items": bound.items, "flips": bound.flips, "flip_rate": bound.rate, "bound": bound.upper,
                "bound_method": bound.method, "bound_rule": bound.rule, "design_effect": bound.design_effect,
+               "bound_one_sided_level": bound.one_sided_level, "confidence": bound.confidence,
+               "bound_monte_carlo_range": list(bound.upper_band), "resamples": bound.resamples, "seed": bound.seed,
                "clustered_upper": bound.clustered_upper, "wilson_upper_pairs_assumed_independent": bound.wilson_upper,
-               "degenerate_reason": bound.degenerate_reason, "max_flip_rate": args.max_flip_rate, "passed": passed}
+               "degenerate_reason": bound.degenerate_reason, "warning": bound.warning,
+               "max_flip_rate": args.max_flip_rate, "decision": decision, "passed": passed}
     emit(args, payload, line)
     if not passed and args.json:
         print(line, file=sys.stderr)
@@ -141,7 +160,7 @@ def register(groups: CommandGroups) -> None:
 
     parser = groups.metrics.add_parser(
         "pairwise-compare", help="two judges' flip rates on the pairs both classified: the difference with its "
-        "paired item-bootstrap interval and cluster-robust test")
+        "paired cluster-robust t interval and test")
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", default="full", help="study (default full; a run id for engine runs)")
     parser.add_argument("--judge-a", required=True, help="first judge (the difference is a minus b)")
@@ -162,8 +181,9 @@ def register(groups: CommandGroups) -> None:
     parser.set_defaults(handler=_metric_handler(listwise_metrics))
 
     parser = groups.root.add_parser(
-        "gate", help="exit 1 when a judge's flip-rate upper 95%% bound (item-clustered by default) exceeds a "
-        "threshold (0 when not, 2 when the dataset or judge is unknown)")
+        "gate", help="exit 1 when a judge's flip-rate upper bound (one-sided 97.5%%, the top of the two-sided 95%% "
+        "interval; item-clustered by default) exceeds a threshold or is too close to it to call with the resamples "
+        "drawn (0 when it is clearly below, 2 when the dataset or judge is unknown)")
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--judge", required=True, help="judge name")
     parser.add_argument("--max-flip-rate", required=True, type=float, help="largest acceptable flip rate, in [0, 1]")
@@ -171,5 +191,9 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--bound", choices=sorted(_BOUND_NAMES), default="clustered",
                         help="which upper bound decides: clustered (default; items resampled, pairs of an item "
                         "are not independent) or wilson (the earlier rule, pairs assumed independent)")
+    parser.add_argument("--resamples", type=int, default=None,
+                        help=f"item bootstrap resamples of the clustered bound (default {GATE_RESAMPLES:,}; more "
+                        "narrows the Monte Carlo error that can make a case too close to call)")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"bootstrap seed (default {SEED})")
     add_json_flag(parser)
     parser.set_defaults(handler=_gate)

@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 from pydantic import ValidationError
 
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress, read_input_file
 from judgebias_core.engine import RunProgress, start_run
 from judgebias_core.engine.batch import BatchSettings, batch_provider, describe_batches, start_batch_run
 from judgebias_core.engine.folder_identity import adopt_run_folder
@@ -38,8 +38,10 @@ def _spec_from_args(args: argparse.Namespace) -> RunSpec:
         )
     template = None
     if args.template:
-        with open(args.template, encoding="utf-8") as handle:
-            template = handle.read()
+        try:
+            template = read_input_file(args.template, "--template").decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidArgument(f"{args.template} is not UTF-8 text ({error.reason} at byte {error.start})") from None
     return RunSpec(
         dataset_id=args.dataset, protocol=args.protocol, provider=args.provider, model=args.model,
         base_url=args.base_url, temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,

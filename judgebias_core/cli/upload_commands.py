@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress, read_input_file
 from judgebias_core.errors import InvalidArgument, invalid_argument
 from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import (
@@ -87,7 +87,7 @@ def _preview_payload(preview: UploadPreview) -> dict[str, Any]:
 def _upload(args: argparse.Namespace) -> int:
     kind: UploadKind = args.kind
     path = db_path(args)
-    data = Path(args.file).read_bytes()
+    data = read_input_file(args.file)
     frame = read_table(data, args.file)
     explicit = _pairs(args.map, "--map")
     try:
@@ -120,7 +120,7 @@ def _upload(args: argparse.Namespace) -> int:
 
 def _upload_rubric(args: argparse.Namespace) -> int:
     path = db_path(args)
-    data = Path(args.file).read_bytes()
+    data = read_input_file(args.file)
     rubrics, result = upload_rubrics(path, data, Path(args.file).name, args.dataset)
     rows = [{"rubric_id": r.rubric_id, "criterion": r.criterion, "k": r.k, "levels": list(r.scores)} for r in rubrics]
     emit(args, {"rubrics": rows, "inserted": result.inserted},

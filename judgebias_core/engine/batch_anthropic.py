@@ -42,7 +42,7 @@ class AnthropicBatches:
     max_bytes = 250_000_000
 
     def __init__(self, spec: RunSpec, settings: RunSettings, key: str | None = None) -> None:
-        self._key = api_key("anthropic", key)
+        self._key = api_key("anthropic", key, spec.base_url)
         self._client = anthropic.AsyncAnthropic(api_key=self._key, base_url=spec.base_url,
                                                 timeout=settings.timeout_s, max_retries=settings.sdk_max_retries)
 

@@ -48,7 +48,7 @@ class OpenAIBatches:
     max_bytes = 190_000_000
 
     def __init__(self, spec: RunSpec, settings: RunSettings, key: str | None = None) -> None:
-        self._key = api_key("openai", key)
+        self._key = api_key("openai", key, spec.base_url)
         self._client = openai.AsyncOpenAI(api_key=self._key, base_url=spec.base_url, timeout=settings.timeout_s,
                                           max_retries=settings.sdk_max_retries)
 

@@ -27,7 +27,7 @@ class AnthropicJudge(JudgeClient):
         self.model = spec.model
         self.name = spec.judge_name()
         self._spec = spec
-        self._key = api_key("anthropic", key)
+        self._key = api_key("anthropic", key, spec.base_url)
         self._client = anthropic.AsyncAnthropic(api_key=self._key, base_url=spec.base_url,
                                                 timeout=settings.timeout_s, max_retries=settings.sdk_max_retries)
 

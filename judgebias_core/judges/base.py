@@ -12,6 +12,7 @@ from judgebias_core.errors import InvalidArgument, MissingApiKey
 from judgebias_core.judges.redact import remember_secret, scrub_text
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.providers import get_provider
+from judgebias_core.providers.endpoints import NO_KEY, stored_key_allowed
 
 _KEY_LIKE = re.compile(r"(sk|key|ak)-[A-Za-z0-9_\-*]{6,}")
 
@@ -55,11 +56,15 @@ class JudgeClient(ABC):
         return f"{self.provider} {self.model}"
 
 
-def api_key(provider: str, given: str | None = None) -> str:
-    """The key from ``given`` (e.g. a Streamlit secret) or the environment variable the provider declares."""
+def api_key(provider: str, given: str | None = None, base_url: str | None = None) -> str:
+    """The key to send to ``base_url``: ``given`` (a key given for this endpoint, never stored), else the stored
+    key from the environment variable the provider declares when it may go there (its official endpoint or one
+    the operator listed: ``providers/endpoints.py``), else ``NO_KEY`` (nothing of the operator's is sent)."""
     variable = get_provider(provider).key_variable
     if variable is None:
         raise InvalidArgument(f"provider {provider!r} takes no API key")
+    if not given and not stored_key_allowed(provider, base_url):
+        return NO_KEY
     key = given or os.environ.get(variable)
     if not key:
         raise MissingApiKey(variable)

@@ -16,10 +16,9 @@ from judgebias_core.judges.sdk_transport import DirectPost
 from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
+from judgebias_core.providers.endpoints import NO_KEY  # a local server started without a key (vLLM) takes any
 
 TOP_LOGPROBS = 10
-# The SDK needs some key; a local server started without one (vLLM, Ollama) accepts any.
-KEYLESS_SERVER_KEY = "no-key"
 
 
 def reply_schema(call: PlannedCall) -> dict[str, Any]:
@@ -56,7 +55,7 @@ class OpenAIJudge(JudgeClient):
         self._api = ("OpenAI chat completions" if entry.default_base_url is None
                      else f"OpenAI-compatible chat completions ({entry.label})")
         self._base_url = spec.base_url or entry.default_base_url
-        self._key = api_key(spec.provider, key) if entry.key_variable else KEYLESS_SERVER_KEY
+        self._key = api_key(spec.provider, key, self._base_url) if entry.key_variable else NO_KEY
         self._client = openai.AsyncOpenAI(api_key=self._key, base_url=self._base_url, timeout=settings.timeout_s,
                                           max_retries=settings.sdk_max_retries)
         self._post = DirectPost(self._client, "/chat/completions", openai, FinalRequestOptions)

@@ -19,8 +19,8 @@ from judgebias_core.metrics.bias_cost import OrderingCost, rank_by_bias_cost
 from judgebias_core.metrics.rubric import ScorePositionTable
 from judgebias_core.metrics.rubric_bootstrap import item_bootstrap_sums
 from judgebias_core.stats.clustered import MIN_BOOTSTRAP_ITEMS
+from judgebias_core.stats.settings import CONFIDENCE
 
-CONFIDENCE = 0.95
 INTERVAL_KIND = "item bootstrap (percentile; all calls of an item resampled together)"
 _TIE = 1e-12
 

@@ -17,7 +17,8 @@ import pandas as pd
 import statsmodels.api as sm
 from scipy.stats import norm
 
-CONFIDENCE = 0.95
+from judgebias_core.stats.settings import CONFIDENCE
+
 # Cameron, Gelbach & Miller (2008): cluster-robust inference is unreliable with fewer than about 20-50 clusters.
 FEW_CLUSTERS = 20
 

@@ -12,14 +12,16 @@ import numpy as np
 import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_counts, resampled_column_sums
+from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_counts
 from judgebias_core.stats.bradley_terry import RIDGE
 from judgebias_core.stats.bradley_terry import _separation as bradley_terry_separation
 from judgebias_core.stats.clustered import clustered_rate
 from judgebias_core.stats.multiple import correct
+from judgebias_core.stats.resampling import item_resample_sums
+from judgebias_core.stats.settings import RESAMPLES, SEED
 
-DEFAULT_RESAMPLES = 2000
-DEFAULT_SEED = 0
+DEFAULT_RESAMPLES = RESAMPLES  # kept names: the defaults live in stats.settings
+DEFAULT_SEED = SEED
 CONVERGED_GRADIENT = 1e-6
 ORDER_HOLDS = 0.95
 
@@ -275,8 +277,8 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
     """Rank the candidates from per-item pair counts (:func:`item_score_counts_from_outcomes`).
 
     The bootstrap draws whole items with the same picks as every other item bootstrap of the project
-    (:func:`resampled_column_sums`); a player's resampled totals are sums of its combos' totals, so one matrix
-    product over the (candidate, opponent) columns gives everything.
+    (:func:`stats.resampling.item_resample_sums`); a player's resampled totals are sums of its combos' totals, so one
+    matrix product over the (candidate, opponent) columns gives everything.
     """
     kept = counts[counts["pairs"] > 0]
     if kept.empty:
@@ -296,7 +298,7 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
     per_item = np.zeros((len(items), 2 * len(combos)))  # summed scores, then pair counts, per item and combo
     per_item[item_codes, combo_codes] = kept["score_sum"].to_numpy(float)
     per_item[item_codes, len(combos) + combo_codes] = kept["pairs"].to_numpy(float)
-    drawn = resampled_column_sums(per_item, resamples, seed)
+    drawn = item_resample_sums(per_item, resamples, seed)
     boot_wins, boot_n = drawn[:, :len(combos)], drawn[:, len(combos):]
     as_candidate, as_opponent = _one_hot(combos["candidate"], players), _one_hot(combos["opponent"], players)
     boot_strength, boot_gradient = _bt_fit_resamples(design, boot_wins, boot_n)

@@ -100,6 +100,9 @@ class PairwiseJudgeMetrics:
     flip_rate_excess_method: str | None = None
     flip_rate_excess_p: float | None = None
     flip_rate_excess_degenerate_reason: str | None = None
+    # Set when the flip rate's decision interval rests on fewer than 30 items or fewer than 5 items with a flip
+    # (or without one): its coverage can fall short of 95% there (bench/bench_coverage.py; issue 23).
+    flip_rate_decision_warning: str | None = None
     iid_tests_note: str = IID_TESTS_NOTE
 
 
@@ -172,7 +175,7 @@ def _excess(items: pd.DataFrame, item_flips: np.ndarray, floor_items: pd.DataFra
     flips = ItemCounts.of(items["item_id"].astype(str).tolist(), item_flips, items["classified"].to_numpy())
     floor = ItemCounts.of(floor_items["item_id"].astype(str).tolist(), floor_items["floor_changed"].to_numpy(),
                           floor_items["floor_prompts"].to_numpy())
-    return excess_over_floor(flips, floor, resamples=resamples, seed=seed)
+    return excess_over_floor(flips, floor)
 
 
 def _row_metrics(key: tuple, counts: pd.Series, fairness: pd.Series, items: pd.DataFrame,
@@ -225,6 +228,7 @@ def _row_metrics(key: tuple, counts: pd.Series, fairness: pd.Series, items: pd.D
         flip_rate_excess_low=excess.low if excess else None, flip_rate_excess_high=excess.high if excess else None,
         flip_rate_excess_method=excess.method if excess else None, flip_rate_excess_p=excess.p_value if excess else None,
         flip_rate_excess_degenerate_reason=excess.degenerate_reason if excess else None,
+        flip_rate_decision_warning=flip.warning,
     )
 
 

@@ -1,7 +1,7 @@
 """Two judges on the same pairs, and candidates' win rates, with item-clustered intervals (METHODS.md section 2).
 
 - **Comparing two judges**: the difference of their flip rates on the pairs both classified (same repetition, item
-  and candidates), with the paired item bootstrap (``stats.paired.rate_difference``: items drawn once for both
+  and candidates), with the paired cluster-robust t interval (``stats.paired.rate_difference``: items paired for both
   judges, so what the pairs share cancels) and its cluster-robust t test.
 - **Win rates**: a candidate's overall win rate against its opponent (a tie or an inconsistent pair half a win)
   with the item-clustered decision interval of ``stats.clustered.clustered_rate`` (the candidate's pairs on one
@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from judgebias_core.stats.clustered import RESAMPLES, SEED, clustered_rate
+from judgebias_core.stats.clustered import clustered_rate
 from judgebias_core.stats.paired import ItemCounts, rate_difference
+from judgebias_core.stats.settings import RESAMPLES, SEED
 
 
 @dataclass(frozen=True)
@@ -52,19 +53,17 @@ class JudgeComparison:
         if self.degenerate:
             return f"{self.judge_a} against {self.judge_b} {where} ({self.degenerate_reason})."
         return (f"{self.judge_a} against {self.judge_b} {where}; 95% {self.method} interval "
-                f"{self.low * 100:+.1f} to {self.high * 100:+.1f} points (items resampled for both judges at once).")
+                f"{self.low * 100:+.1f} to {self.high * 100:+.1f} points (items paired: both judges' pairs of an item together).")
 
 
 def compare_from_shared(shared: pd.DataFrame, dataset: str, study: str, judge_a: str, judge_b: str,
-                        repetition: int | None = None, resamples: int = RESAMPLES,
-                        seed: int = SEED) -> JudgeComparison:
+                        repetition: int | None = None) -> JudgeComparison:
     """The comparison from per-item counts of shared pairs (``store.pairwise_queries.shared_flips``)."""
     shared = shared.groupby("item_id", as_index=False)[["shared", "flips_a", "flips_b"]].sum()
     items = shared["item_id"].astype(str).tolist()
     trials = shared["shared"].to_numpy()
     result = rate_difference(ItemCounts.of(items, shared["flips_a"].to_numpy(), trials),
-                             ItemCounts.of(items, shared["flips_b"].to_numpy(), trials), resamples=resamples,
-                             seed=seed)
+                             ItemCounts.of(items, shared["flips_b"].to_numpy(), trials))
     return JudgeComparison(
         dataset=dataset, study=study, judge_a=judge_a, judge_b=judge_b, repetition=repetition,
         shared_pairs=int(trials.sum()), items=len(items), flips_a=int(shared["flips_a"].sum()),

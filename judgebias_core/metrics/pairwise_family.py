@@ -49,11 +49,15 @@ def corrected_p(family: CorrectedTests, label: str) -> float:
 
 
 def leans(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str | None:
-    """'first' or 'second' when the family's correction still rejects "no position effect" for ``r``, else None."""
+    """'first' or 'second' when the family's correction still rejects "no position effect" for ``r`` and the share
+    of slot picks differs from one half, else None (a share of exactly 1/2 leans nowhere, whatever a test says)."""
     label = position_label(r)
     if label not in family.labels or not family.reject[family.labels.index(label)]:
         return None
-    return "first" if r.position_pick_share > 0.5 else "second"
+    share = r.position_pick_share
+    if share != share or abs(share - 0.5) < 1e-12:
+        return None
+    return "first" if share > 0.5 else "second"
 
 
 def correction_words(family: CorrectedTests) -> str:

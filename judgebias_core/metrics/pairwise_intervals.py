@@ -9,13 +9,12 @@ from typing import Literal
 import numpy as np
 
 from judgebias_core.stats.clustered import clustered_rate
+from judgebias_core.stats.resampling import item_resample_sums
+from judgebias_core.stats.settings import CONFIDENCE, RESAMPLES, SEED, one_sided_level, percent
 from judgebias_core.stats.wilson import wilson_bounds
 
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
-CONFIDENCE = 0.95
-# Above this many cells (resamples x items) the count matrix is not kept; picks are drawn in blocks of this size.
-_MAX_BLOCK_CELLS = 5_000_000
+BOOTSTRAP_RESAMPLES = RESAMPLES  # kept names: the defaults live in stats.settings
+BOOTSTRAP_SEED = SEED
 
 
 @dataclass(frozen=True)
@@ -55,28 +54,57 @@ class FlipRateBound:
     wilson_upper: float  # pairs assumed independent
     design_effect: float
     degenerate_reason: str | None
+    # The range ``upper`` would take over 99% of bootstrap seeds (zero-width for an exact or Wilson bound): a
+    # threshold inside it is too close to call with this many resamples.
+    upper_band: tuple[float, float] = (float("nan"), float("nan"))
+    confidence: float = CONFIDENCE
+    resamples: int = 0
+    seed: int | None = None
+    warning: str | None = None
+
+    @property
+    def one_sided_level(self) -> float:
+        """The upper bound is the top of a two-sided ``confidence`` interval: one-sided 97.5% for 95%."""
+        return one_sided_level(self.confidence)
+
+    @property
+    def level_words(self) -> str:
+        return (f"one-sided {percent(self.one_sided_level)} upper bound (the top of the two-sided "
+                f"{percent(self.confidence)} interval)")
+
+    def decision(self, threshold: float) -> GateDecision:
+        """pass when the whole Monte Carlo band of the bound is at most ``threshold``, fail when it is all above,
+        otherwise too close to call (another seed could decide the other way)."""
+        low, high = self.upper_band if all(np.isfinite(self.upper_band)) else (self.upper, self.upper)
+        if high <= threshold:
+            return "pass"
+        if low > threshold:
+            return "fail"
+        return "too close to call"
+
+
+GateDecision = Literal["pass", "fail", "too close to call"]
 
 
 def flip_rate_bound_from_counts(flips_per_item: np.ndarray, classified_per_item: np.ndarray,
-                                rule: BoundRule = "clustered") -> FlipRateBound:
-    """Flips over classified pairs (per item: flips, classified pairs) and the upper 95% bound ``rule`` picks."""
-    clustered = clustered_rate(np.asarray(flips_per_item), np.asarray(classified_per_item))
-    upper, method = ((clustered.high, clustered.method) if rule == "clustered" else
-                     (clustered.iid.high, clustered.iid.method))
+                                rule: BoundRule = "clustered", resamples: int = RESAMPLES,
+                                seed: int = SEED) -> FlipRateBound:
+    """Flips over classified pairs (per item: flips, classified pairs) and the upper bound ``rule`` picks (the top of
+    the two-sided 95% interval, one-sided 97.5%)."""
+    clustered = clustered_rate(np.asarray(flips_per_item), np.asarray(classified_per_item), resamples=resamples,
+                               seed=seed)
+    method: str
+    if rule == "clustered":
+        upper, method, band = clustered.high, clustered.method, clustered.high_band
+    else:
+        upper, method, band = clustered.iid.high, clustered.iid.method, (clustered.iid.high, clustered.iid.high)
     return FlipRateBound(flips=clustered.events, classified=clustered.pairs, items=clustered.items,
                          rate=clustered.rate, upper=float(upper), method=method, rule=rule,
                          clustered_upper=clustered.high, wilson_upper=clustered.iid.high,
-                         design_effect=clustered.design_effect, degenerate_reason=clustered.degenerate_reason)
-
-
-def _resample_counts(n_items: int, resamples: int, seed: int) -> np.ndarray:
-    """How often each item is drawn in each resample (resamples x items); shared by rows with as many items."""
-    picks = np.random.default_rng(seed).integers(0, n_items, size=(resamples, n_items))
-    offsets = (np.arange(resamples, dtype=np.int64) * n_items)[:, None]
-    counts = np.bincount((picks + offsets).ravel(), minlength=resamples * n_items).reshape(resamples, n_items)
-    counts = counts.astype(np.float64)
-    counts.flags.writeable = False
-    return counts
+                         design_effect=clustered.design_effect, degenerate_reason=clustered.degenerate_reason,
+                         upper_band=(float(band[0]), float(band[1])), confidence=clustered.confidence,
+                         resamples=clustered.resamples if rule == "clustered" else 0,
+                         seed=clustered.seed if rule == "clustered" else None, warning=clustered.warning)
 
 
 def item_bootstrap_rate(successes: np.ndarray, trials: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
@@ -89,27 +117,8 @@ def item_bootstrap_rate(successes: np.ndarray, trials: np.ndarray, resamples: in
     trials = np.asarray(trials, dtype=np.float64)
     if len(trials) == 0 or trials.sum() == 0:
         return Interval(float("nan"), float("nan"))
-    drawn_successes, drawn_trials = resampled_column_sums(np.column_stack([successes, trials]), resamples, seed).T
+    drawn_successes, drawn_trials = item_resample_sums(np.column_stack([successes, trials]), resamples, seed).T
     return _percentile_rate(drawn_successes, drawn_trials, confidence)
-
-
-def resampled_column_sums(columns: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Per resample, the sums of each column (items x columns) over the drawn items: every item bootstrap of the
-    project draws these picks (item indexes, seeded), turned into per-item counts and multiplied (exact for
-    integer counts)."""
-    n_items = len(columns)
-    if n_items * resamples <= _MAX_BLOCK_CELLS:
-        return _resample_counts(n_items, resamples, seed) @ columns
-    rng = np.random.default_rng(seed)
-    block = max(1, _MAX_BLOCK_CELLS // n_items)
-    drawn = []
-    for start in range(0, resamples, block):
-        size = min(block, resamples - start)
-        picks = rng.integers(0, n_items, size=(size, n_items))
-        offsets = (np.arange(size, dtype=np.int64) * n_items)[:, None]
-        counts = np.bincount((picks + offsets).ravel(), minlength=size * n_items).reshape(size, n_items)
-        drawn.append(counts.astype(np.float64) @ columns)
-    return np.concatenate(drawn)
 
 
 def _percentile_rate(successes: np.ndarray, trials: np.ndarray, confidence: float) -> Interval:
@@ -133,7 +142,7 @@ def item_bootstrap_rates(rows: Sequence[tuple[np.ndarray, np.ndarray]], resample
         else:
             by_size.setdefault(len(trials), []).append((index, successes, trials))
     for group in by_size.values():
-        drawn = resampled_column_sums(np.column_stack([c for _, s, t in group for c in (s, t)]), resamples, seed)
+        drawn = item_resample_sums(np.column_stack([c for _, s, t in group for c in (s, t)]), resamples, seed)
         for position, (index, _, _) in enumerate(group):
             intervals[index] = _percentile_rate(drawn[:, 2 * position], drawn[:, 2 * position + 1], confidence)
     return [interval for interval in intervals if interval is not None]

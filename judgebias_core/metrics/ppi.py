@@ -176,7 +176,7 @@ def _mean_score(trials: pd.DataFrame, values: pd.DataFrame, labelled: np.ndarray
     human, judged = values["human"].to_numpy(dtype=float), values["judge"].to_numpy(dtype=float)
     estimate = prediction_powered_mean(human[labelled], judged[labelled], judged[~labelled], method=method)
     keep = int(labelled.sum())
-    caveat = (f"only {keep} labelled items: below {FEW_LABELS} the normal interval can cover less often than "
+    caveat = (f"only {keep} labelled items: below {FEW_LABELS} the interval can cover less often than "
               "95%; keep a larger share") if keep < FEW_LABELS else None
     raters = values["raters"][labelled]
     return PredictionPoweredMeanScore(

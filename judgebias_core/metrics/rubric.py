@@ -15,8 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.protocols.orderings import Ordering
-
-CONFIDENCE = 0.95
+from judgebias_core.stats.settings import CONFIDENCE
 
 
 @dataclass(frozen=True)

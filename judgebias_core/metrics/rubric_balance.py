@@ -14,7 +14,7 @@ Cameron & Miller 2015), corrected over the k positions by Holm (stats/multiple.p
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -22,9 +22,8 @@ import pandas as pd
 from scipy.stats import t as t_distribution
 
 from judgebias_core.metrics.rubric import exposure_counts, parse_ordering_key, parsed_trials
-from judgebias_core.metrics.rubric_bootstrap import item_bootstrap_sums
 from judgebias_core.protocols.orderings import is_balanced
-from judgebias_core.stats.clustered import MIN_BOOTSTRAP_ITEMS, ClusteredRate, clustered_rate
+from judgebias_core.stats.clustered import ClusteredRate, clustered_rate
 from judgebias_core.stats.multiple import CorrectedTests, correct
 
 Weighting = Literal["none", "orderings-equal", "not-possible"]
@@ -132,19 +131,10 @@ def clustered_share_test(events: np.ndarray, trials: np.ndarray, null: float) ->
     return float(statistic), float(2 * t_distribution.sf(abs(statistic), groups - 1))
 
 
-def _position_interval(events: np.ndarray, trials: np.ndarray, drawn: np.ndarray) -> ClusteredRate:
-    """``clustered_rate``'s rules, with its item bootstrap taken from ``drawn`` (the resampled shares of this
-    position, from one draw shared by all positions: items resampled once, with all their calls)."""
-    fallback = clustered_rate(events, trials, min_bootstrap_items=len(trials) + 1,
-                              event_word="choices of this position")
-    if fallback.method != "wilson-effective-n" or len(trials) < MIN_BOOTSTRAP_ITEMS:
-        return fallback
-    tail = (1 - fallback.confidence) / 2
-    low, high = np.quantile(drawn, [tail, 1 - tail])
-    if high <= low:
-        return replace(fallback, degenerate=True, degenerate_reason=(
-            f"every item resample gave the same rate ({len(trials)} items with equal rates and sizes)"))
-    return replace(fallback, low=float(low), high=float(high), method="item-bootstrap")
+def _position_interval(events: np.ndarray, trials: np.ndarray, resamples: int, seed: int) -> ClusteredRate:
+    """``clustered_rate`` of one position's share; every position of a run draws the same items (one seed, one
+    cached draw of the resampling engine), with all their calls."""
+    return clustered_rate(events, trials, resamples=resamples, seed=seed, event_word="choices of this position")
 
 
 def position_tests(trials: pd.DataFrame, k: int, weighting: Weighting, resamples: int, seed: int) -> PositionTests:
@@ -156,11 +146,9 @@ def position_tests(trials: pd.DataFrame, k: int, weighting: Weighting, resamples
     per_item = np.zeros((len(items), k))
     np.add.at(per_item, (item_index, positions), weights)
     item_trials = per_item.sum(axis=1)
-    sums = item_bootstrap_sums(per_item, resamples, seed) if len(items) >= MIN_BOOTSTRAP_ITEMS else None
     shares, statistics, p_values = [], [], []
     for position in range(k):
-        drawn = sums[:, position] / sums.sum(axis=1) if sums is not None else np.empty(0)
-        shares.append(_position_interval(per_item[:, position], item_trials, drawn))
+        shares.append(_position_interval(per_item[:, position], item_trials, resamples, seed))
         statistic, p = clustered_share_test(per_item[:, position], item_trials, 1.0 / k)
         statistics.append(statistic)
         p_values.append(p)

@@ -1,57 +1,31 @@
-"""Item bootstrap of correlations, drawn as multinomial counts over the distinct value rows of the items.
+"""Item bootstrap of correlations, counted over the distinct value rows of the items.
 
-Resampling n items with replacement is the same as drawing, for each distinct row of values (an item's mean
-scores and label), how many times it is picked: a multinomial with the rows' frequencies. Rubric scores take few
-distinct values (means of 2k integer scores), so this is far cheaper than gathering n indexes per resample.
+The items are drawn by the package's resampling engine (``stats.resampling``); each resample's draws are counted per
+distinct row of values (an item's mean scores and label), which gives the same sums. Rubric scores take few distinct
+values (means of 2k integer scores), so the correlations are computed on a few columns instead of n.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 from scipy import sparse
 
-MAX_BOOTSTRAP_CELLS = 4_000_000  # resample x distinct-row counts held at once before drawing the next block
+from judgebias_core.stats.resampling import count_blocks, grouped_resample_sums
+
 Interval = tuple[float, float]
 NAN_INTERVAL: Interval = (float("nan"), float("nan"))
 
 
-def distinct_rows(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of the paired columns (P x m) and how often each occurs (P)."""
-    rows, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
-    return rows, counts
-
-
-def count_blocks(frequencies: np.ndarray, resamples: int, seed: int) -> Iterator[np.ndarray]:
-    """Blocks of resampled counts (resamples x P, float), each row summing to n, from one seeded stream."""
-    n = int(frequencies.sum())
-    rng = np.random.default_rng(seed)
-    block = max(1, min(resamples, MAX_BOOTSTRAP_CELLS // max(len(frequencies), 1)))
-    for start in range(0, resamples, block):
-        yield rng.multinomial(n, frequencies / n, size=min(block, resamples - start)).astype(float)
+def distinct_rows(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of the paired columns (P x m), how often each occurs (P) and each item's row (n)."""
+    rows, row_of, counts = np.unique(np.column_stack(columns), axis=0, return_inverse=True, return_counts=True)
+    return rows, counts, row_of.ravel()
 
 
 def item_bootstrap_sums(columns: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Per resample of the items (drawn with replacement, as many as there are), the column sums (resamples x m).
-
-    ``columns`` is items x m. Each resample draws item indexes uniformly (the item bootstrap itself), counted per
-    distinct row: integer draws and one ``bincount`` per block are several times faster than a multinomial over
-    thousands of items, and items with identical rows share one count.
-    """
-    values = np.asarray(columns, dtype=float)
-    items = len(values)
-    rows, row_of = np.unique(values, axis=0, return_inverse=True)
-    row_of = row_of.ravel()
-    rng = np.random.default_rng(seed)
-    block = max(1, min(resamples, MAX_BOOTSTRAP_CELLS // max(items, 1)))
-    sums = []
-    for start in range(0, resamples, block):
-        size = min(block, resamples - start)
-        drawn = row_of[rng.integers(0, items, size=(size, items))] + (np.arange(size) * len(rows))[:, None]
-        counts = np.bincount(drawn.ravel(), minlength=size * len(rows)).reshape(size, len(rows))
-        sums.append(counts.astype(float) @ rows)
-    return np.concatenate(sums)
+    """Per resample of the items (drawn with replacement, as many as there are), the column sums (resamples x m):
+    the resampling engine's draws counted per distinct row (identical items share one count)."""
+    return grouped_resample_sums(columns, resamples, seed)
 
 
 def _correlation(total: np.ndarray, sums: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -119,11 +93,11 @@ def bootstrap_correlations(scores: list[np.ndarray], labels: np.ndarray, resampl
 
     With two score columns a third entry gives the interval of their difference (first minus second).
     """
-    rows, frequencies = distinct_rows(*scores, labels)
+    rows, _, row_of = distinct_rows(*scores, labels)
     label_values = rows[:, -1]
     pearson: list[list[np.ndarray]] = [[] for _ in scores]
     spearman: list[list[np.ndarray]] = [[] for _ in scores]
-    for weights in count_blocks(frequencies, resamples, seed):
+    for weights in count_blocks(len(row_of), resamples, seed, row_of, len(rows)):
         for column in range(len(scores)):
             values = rows[:, column]
             pearson[column].append(weighted_pearson(weights, values, label_values))

@@ -11,9 +11,10 @@ from scipy.stats import rankdata
 
 from judgebias_core.metrics.rubric import CONFIDENCE
 from judgebias_core.metrics.rubric_bootstrap import NAN_INTERVAL, Interval, bootstrap_correlations
+from judgebias_core.stats.settings import RESAMPLES, SEED
 
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
+BOOTSTRAP_RESAMPLES = RESAMPLES  # kept names: the defaults live in stats.settings
+BOOTSTRAP_SEED = SEED
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ from judgebias_core.metrics.rubric_correlation import (
     correlation_estimate,
     row_pearson,
 )
+from judgebias_core.stats.settings import CONFIDENCE
 
-CONFIDENCE = 0.95
 DEGENERATE_WIDTH = 1e-9
 
 

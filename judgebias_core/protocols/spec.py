@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from judgebias_core.errors import InvalidArgument
 from judgebias_core.providers import get_provider, provider_names
 
 RunProtocol = Literal["rubric-permutation", "rubric-repeat", "pairwise-swap", "listwise", "repetition"]
@@ -76,6 +77,18 @@ class RunSpec(BaseModel):
             raise ValueError(f"unknown provider {name!r}; known: {', '.join(provider_names())}")
         return name
 
+    @field_validator("base_url")
+    @classmethod
+    def _an_endpoint(cls, url: str | None) -> str | None:
+        if url is not None:
+            from judgebias_core.providers.endpoints import normalise_base_url  # noqa: PLC0415 - imports the registry
+
+            try:
+                normalise_base_url(url)
+            except InvalidArgument as error:
+                raise ValueError(str(error)) from None
+        return url
+
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:8]
 
@@ -85,8 +98,15 @@ class RunSpec(BaseModel):
         return f"{self.dataset_id}-{self.protocol}-{self.provider}-{slug}-{self.fingerprint()}"
 
     def judge_name(self) -> str:
-        """The judge's display name in the store: the model, labelled when simulated or replayed."""
-        return get_provider(self.provider).judge_prefix + self.model
+        """The judge's display name in the store: the model, labelled when simulated or replayed, and followed by
+        ``@endpoint`` when it is served from a base URL that is neither official nor the provider's preset (so a
+        server someone typed in can never pose as the provider's model)."""
+        from judgebias_core.providers.endpoints import endpoint_label, names_endpoint  # noqa: PLC0415
+
+        name = get_provider(self.provider).judge_prefix + self.model
+        if self.base_url is not None and names_endpoint(self.provider, self.base_url):
+            name += f"@{endpoint_label(self.base_url)}"
+        return name
 
 
 class RunSettings(BaseModel):

@@ -49,7 +49,9 @@ def endpoint_description(spec: RunSpec) -> str:
 class Provider:
     """One judge provider. ``paid`` providers need a key, go through the price table, the spending cap and the
     response cache; ``prices`` is its part of the price table (USD per million input and output tokens).
-    ``default_base_url``: where a run without ``--base-url`` sends its calls (a local server's usual address)."""
+    ``default_base_url``: where a run without ``--base-url`` sends its calls (a local server's usual address).
+    ``official_base_urls``: the provider's own endpoints, the only ones (with no base URL at all) its stored key is
+    sent to unless the operator lists another (``providers/endpoints.py``)."""
 
     name: str
     label: str  # the New run page's wording
@@ -64,6 +66,7 @@ class Provider:
     judge_prefix: str = ""  # the judge's name in the store is prefix + model ("simulated:demo-judge")
     describe: Callable[[RunSpec], str] = endpoint_description
     default_base_url: str | None = None
+    official_base_urls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.capabilities.batch != (self.batch_backend is not None):

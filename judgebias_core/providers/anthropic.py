@@ -41,5 +41,5 @@ def _batches(spec: RunSpec, settings: RunSettings, key: str | None) -> BatchBack
 PROVIDER = Provider(
     name="anthropic", label="Anthropic", default_models=("claude-3-5-haiku-latest",),
     key_variable="ANTHROPIC_API_KEY", capabilities=Capabilities(batch=True),
-    client=_client, batch_backend=_batches, prices=PRICES,
+    client=_client, batch_backend=_batches, prices=PRICES, official_base_urls=("https://api.anthropic.com",),
 )

@@ -45,4 +45,5 @@ PROVIDER = Provider(
     key_variable="OPENAI_API_KEY",
     capabilities=Capabilities(batch=True, structured_output=True, logprobs=True, base_url=True),
     client=openai_api_client, batch_backend=_batches, prices=PRICES,
+    official_base_urls=("https://api.openai.com/v1",),
 )

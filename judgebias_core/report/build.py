@@ -25,6 +25,7 @@ from judgebias_core.store.report_queries import (
 # A builder whose module (or the metric module it reads) is not in this build is skipped and named in the report.
 SECTION_BUILDERS: tuple[tuple[str, str, str], ...] = (
     ("Pairwise position bias", "judgebias_core.report.pairwise_section", "pairwise_section"),
+    ("Which judge to use", "judgebias_core.report.scorecard_section", "scorecard_section"),
     ("What drives the bias", "judgebias_core.report.factors_section", "factors_section"),
     ("Rubric position bias", "judgebias_core.report.rubric_section", "rubric_section"),
     ("Agreement between judges", "judgebias_core.report.judges_section", "agreement_section"),

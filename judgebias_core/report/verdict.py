@@ -94,11 +94,13 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
     family = family if family is not None else pairwise_family([r])
     low, high = r.flip_rate_decision_low, r.flip_rate_decision_high
     method = r.flip_rate_decision_method
-    bootstrap = method == "item-bootstrap"
-    kind = (f"95% item-bootstrap interval ({r.bootstrap_resamples:,} resamples of the {r.items:,} items, each with "
-            "all its pairs)") if bootstrap else f"95% item-clustered interval ({method}, {r.items:,} items)"
+    bootstrap = method == "studentized-item-bootstrap"
+    kind = (f"95% studentized item-bootstrap interval ({r.bootstrap_resamples:,} resamples of the {r.items:,} items, "
+            "each with all its pairs)") if bootstrap else f"95% item-clustered interval ({method}, {r.items:,} items)"
     if r.flip_rate_degenerate and r.flip_rate_degenerate_reason:
         kind += f"; {r.flip_rate_degenerate_reason}"
+    if r.flip_rate_decision_warning:
+        kind += f"; {r.flip_rate_decision_warning}"
     advice = _first_met(
         ((high < FLIP_USABLE_AS_IS, "Usable as is, even for close comparisons."),
          (high < FLIP_USABLE_WITH_AVERAGING, "Usable with swap-averaging: judge every pair in both orders and count "
@@ -126,7 +128,7 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
                         "for close rankings."),
         ),
         figures={"flip_rate": r.flip_rate, "interval_low": low, "interval_high": high,
-                 "interval_kind": "item bootstrap" if bootstrap else method, "classified_pairs": r.classified_pairs,
+                 "interval_kind": "studentized item bootstrap" if bootstrap else method, "classified_pairs": r.classified_pairs,
                  "pairs": r.pairs, "items": r.items, "primacy": r.primacy, "recency": r.recency,
                  "position_p": r.position_p, "position_p_corrected": corrected_p(family, position_label(r)),
                  "correction": family.method, "family_size": family.family_size, "study": r.study},

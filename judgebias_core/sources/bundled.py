@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +13,7 @@ import pandas as pd
 from judgebias_core.identity import stable_id
 from judgebias_core.models import NO_REPLY, PARSE_FAILED, PARSE_OK, PARSER_PREPARSED, Rubric
 from judgebias_core.sources.common import call_ids, join_turns, judges_frame
+from judgebias_core.sources.llmbar import LLMBAR_DATASETS, LlmbarFiles, llmbar_batch
 from judgebias_core.sources.summeval_rubrics import SUMMEVAL_DIMENSIONS, summeval_rubric
 from judgebias_core.store.connection import PROJECT_ROOT
 from judgebias_core.store.handle import Store
@@ -242,7 +244,13 @@ def _summeval_batch(data_dir: Path) -> StoreBatch:
 
 
 BUNDLED_DATASETS: tuple[str, ...] = ("mtbench", "devbench", "autoj", "prometheus-vicuna", "prometheus-mt-bench",
-                                     "summeval")
+                                     "summeval", *LLMBAR_DATASETS)
+
+
+@lru_cache(maxsize=1)
+def _llmbar_files(data_dir: Path) -> LlmbarFiles:
+    """LLMBar's derived files, read once for its eight datasets."""
+    return LlmbarFiles(data_dir)
 
 
 def bundled_batch(dataset_id: str, data_dir: Path = BUNDLED_DATA_DIR) -> StoreBatch:
@@ -257,6 +265,8 @@ def bundled_batch(dataset_id: str, data_dir: Path = BUNDLED_DATA_DIR) -> StoreBa
         return _prometheus_batch(dataset_id, "mt_bench.jsonl.gz", "Prometheus MT-Bench (rubric-scored)", data_dir)
     if dataset_id == "summeval":
         return _summeval_batch(data_dir)
+    if dataset_id in LLMBAR_DATASETS:
+        return llmbar_batch(dataset_id, _llmbar_files(data_dir))
     raise KeyError(dataset_id)
 
 

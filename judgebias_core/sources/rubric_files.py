@@ -31,6 +31,7 @@ RUBRIC_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_RUBRIC_BYTES = 1024 * 1024
 _RUBRIC_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,79}$")
 MAX_LEVEL = 100
+_MAX_LEVEL_DIGITS = 30
 MAX_LEVELS = 20  # a permutation study shows every ordering's positions: more levels are not a rubric to test
 
 
@@ -45,10 +46,25 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
-            if key in seen:
+            try:
+                repeated = key in seen
+            except TypeError:  # YAML allows a list or mapping as a key ("? [1, 2]"); no rubric has one
+                raise yaml.constructor.ConstructorError(None, None, "a key must be a number or text, not a "
+                                                        f"{type(key).__name__}", key_node.start_mark) from None
+            if repeated:
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+# Integers in base 10 only: YAML 1.1 also reads 0x10 as 16, 010 as 8 and 1:30 as 90; those stay text here (and are
+# then refused as levels that are not integers).
+_INT_TAG = "tag:yaml.org,2002:int"
+_UniqueKeyLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != _INT_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_UniqueKeyLoader.add_implicit_resolver(_INT_TAG, re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -89,14 +105,25 @@ def _level(key: Any) -> int | None:
     if isinstance(key, float) and key.is_integer():
         return int(key)
     text = str(key).strip()
-    return int(text) if re.fullmatch(r"[+-]?\d+", text) else None
+    if not re.fullmatch(r"[+-]?\d+", text):
+        return None
+    # int() refuses more than 4,300 digits; any level that long is out of range anyway: a number just past the range
+    # says so (and _shown_level abbreviates it) instead of spending time on it.
+    return int(text) if len(text.lstrip("+-")) <= _MAX_LEVEL_DIGITS else (MAX_LEVEL + 1) * (-1 if text[0] == "-" else 1)
 
 
-def _level_problems(levels: list[RubricLevel], gaps: bool, where: str) -> list[str]:
-    values = sorted(lv.level for lv in levels)
+def _shown_level(key: Any, level: int) -> str:
+    """A level as the message shows it: its first digits when it is long."""
+    text = str(key).strip() if not isinstance(key, int) else str(level)
+    return text if len(text) <= _MAX_LEVEL_DIGITS else f"{text[:12]}..."
+
+
+def _level_problems(levels: list[tuple[Any, RubricLevel]], gaps: bool, where: str) -> list[str]:
+    values = sorted(lv.level for _, lv in levels)
     if len(values) > MAX_LEVELS:
         return [f"{where}: {len(values)} levels; a rubric has at most {MAX_LEVELS}"]
-    problems = [f"{where}: level {v} is out of range (1 to {MAX_LEVEL})" for v in values if not 1 <= v <= MAX_LEVEL]
+    problems = [f"{where}: level {_shown_level(key, lv.level)} is out of range (1 to {MAX_LEVEL})"
+                for key, lv in sorted(levels, key=lambda pair: pair[1].level) if not 1 <= lv.level <= MAX_LEVEL]
     if not problems and not gaps and values != list(range(values[0], values[0] + len(values))):
         problems.append(f"{where}: levels {', '.join(map(str, values))} have gaps; give consecutive levels, or "
                         "set gaps: true")
@@ -129,20 +156,22 @@ def _one(entry: Any, number: int) -> tuple[Rubric | None, list[RowProblem]]:
         problems.append(RowProblem(number, "levels", f"{where}: give at least two levels (under 'levels' or "
                                                      "'score_descriptions'), keyed by level"))
         return None, problems
-    levels = []
+    keyed: list[tuple[Any, RubricLevel]] = []
     for key, description in raw_levels.items():
         level = _level(key)
         if level is None:
-            problems.append(RowProblem(number, "levels", f"{where}: level {key!r} is not an integer"))
+            problems.append(RowProblem(number, "levels", f"{where}: level {key!r} is not an integer (base 10)"))
         elif not isinstance(description, str) or not description.strip():
-            problems.append(RowProblem(number, "levels", f"{where}: level {level} has no description"))
+            problems.append(RowProblem(number, "levels", f"{where}: level {_shown_level(key, level)} has no "
+                                                         "description"))
         else:
-            levels.append(RubricLevel(level, description.strip()))
+            keyed.append((key, RubricLevel(level, description.strip())))
+    levels = [lv for _, lv in keyed]
     if len({lv.level for lv in levels}) < len(levels):
         problems.append(RowProblem(number, "levels", f"{where}: a level is given twice"))
     elif levels and not problems:
         problems += [RowProblem(number, "levels", reason)
-                     for reason in _level_problems(levels, entry.get("gaps") is True, where)]
+                     for reason in _level_problems(keyed, entry.get("gaps") is True, where)]
     given_id = entry.get("rubric_id", entry.get("id"))
     if given_id is not None and not _RUBRIC_ID.match(str(given_id)):
         problems.append(RowProblem(number, "id", f"{where}: id {given_id!r} may hold only letters, digits, "

@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from judgebias_core.sources.upload_limits import UploadLimits, check_limit, check_shape
+from judgebias_core.errors import UploadLimitExceeded
+from judgebias_core.sources.upload_limits import MIB, UploadLimits, check_limit, check_shape, setting_name
 
 _CHUNK = 1024 * 1024
 
@@ -87,10 +88,47 @@ def check_xlsx(data: bytes, limits: UploadLimits) -> None:
     with archive:
         check_limit(limits, "max_expanded_bytes", sum(entry.file_size for entry in archive.infolist()),
                     "the workbook unpacks to")
+        _check_parts(archive, limits)
         sheet = _first_sheet(archive)
-        if sheet is None:
-            return
-        _check_sheet(archive, sheet, limits)
+        if sheet is not None:
+            _check_sheet(archive, sheet, limits)
+        if _SHARED_STRINGS in archive.namelist():
+            _check_shared_strings(archive, limits)
+
+
+_SHARED_STRINGS = "xl/sharedStrings.xml"
+# The reader parses every part other than the sheets whole, as a tree several times its size: each is held to this
+# share of the unpacked-size limit (16 MB by default; a real workbook's parts are kilobytes).
+_PART_SHARE = 16
+
+
+def _check_parts(archive: zipfile.ZipFile, limits: UploadLimits) -> None:
+    most = limits.max_expanded_bytes // _PART_SHARE
+    for entry in archive.infolist():
+        if entry.filename.startswith("xl/worksheets/") or entry.filename == _SHARED_STRINGS:
+            continue
+        if entry.file_size > most:
+            raise UploadLimitExceeded(
+                found=f"the workbook part {entry.filename!r} unpacks to {entry.file_size / MIB:,.1f} MB",
+                limit=f"{most / MIB:,.1f} MB for a part other than a sheet or the shared strings (1/{_PART_SHARE} of "
+                      "the unpacked-size limit)", setting=setting_name("max_expanded_bytes"))
+
+
+def _check_shared_strings(archive: zipfile.ZipFile, limits: UploadLimits) -> None:
+    """The reader loads every shared string, used or not: at most as many as the cell limit (one streaming count
+    of their start tags, any namespace prefix)."""
+    strings = 0
+    rest = b""
+    with archive.open(_SHARED_STRINGS) as stream:
+        while piece := stream.read(_CHUNK):
+            text = rest + piece
+            cut = text.rfind(b">") + 1
+            text, rest = text[:cut], text[cut:]
+            strings += len(_STRING_ITEM.findall(text))
+            check_limit(limits, "max_cells", strings, "the workbook holds shared strings for")
+
+
+_STRING_ITEM = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?si[\s/>]")
 
 
 def _first_sheet(archive: zipfile.ZipFile) -> str | None:

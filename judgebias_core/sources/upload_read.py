@@ -25,6 +25,10 @@ MAX_UPLOAD_BYTES = UploadLimits.max_bytes  # the default; the configured limits 
 MAX_NESTING = UploadLimits.max_nesting
 # C0 control characters other than tab, line feed and carriage return: refused in every format (NUL included).
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# Lone surrogates (a JSON or YAML escape such as \ud800 yields one): no UTF-8 text, hence no store, can hold them.
+LONE_SURROGATES = re.compile(r"[\ud800-\udfff]")
+REFUSED_CHARACTERS = re.compile(f"{CONTROL_CHARACTERS.pattern}|{LONE_SURROGATES.pattern}")
+JSON_LINE_END = re.compile(r"\r?\n")
 TABLE_SUFFIXES: dict[str, str] = {
     ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
     ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx",
@@ -70,12 +74,23 @@ def nested_too_deeply(row: int | None = None, column: str | None = None, max_nes
 
 
 def control_problem(text: str, where: str = "in the text") -> str | None:
-    """Why ``text`` is refused (a control character other than tab, line feed and carriage return), or None."""
-    found = CONTROL_CHARACTERS.search(text)
+    """Why ``text`` is refused (a control character other than tab, line feed and carriage return, or a lone
+    surrogate, which no UTF-8 text can hold), or None."""
+    found = REFUSED_CHARACTERS.search(text)
     if found is None:
         return None
+    if LONE_SURROGATES.match(found.group()):
+        return (f"lone surrogate U+{ord(found.group()):04X} {where} (half of a UTF-16 pair, not a character; "
+                "a JSON or YAML escape such as \\ud800 writes it): remove it")
     return (f"control character U+{ord(found.group()):04X} {where} (only tab, line feed and carriage return "
             "are allowed): remove it")
+
+
+def binary_problem(value: object) -> str | None:
+    """Why a cell holding bytes is refused (a binary Parquet column, not text), or None."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "binary data, not text: store this column as text (UTF-8 strings)"
+    return None
 
 
 def value_problem(value: Any, max_nesting: int = MAX_NESTING) -> str | None:
@@ -89,6 +104,8 @@ def value_problem(value: Any, max_nesting: int = MAX_NESTING) -> str | None:
             reason = control_problem(item)
             if reason:
                 return reason
+        elif binary := binary_problem(item):
+            return binary
         elif isinstance(item, list | tuple | dict):
             if depth >= max_nesting:
                 return nested_too_deeply(max_nesting=max_nesting).reason
@@ -107,8 +124,11 @@ def cell_problems(frame: pd.DataFrame, max_nesting: int = MAX_NESTING) -> list[R
             continue
         text = column.astype(object)
         # Vectorised over the column; a list's str() escapes its control characters, so lists are walked apart.
-        flagged = text.astype(str).str.contains(CONTROL_CHARACTERS.pattern, regex=True)
-        nested = text.map(lambda v: isinstance(v, list | dict | tuple | np.ndarray))
+        try:
+            flagged = text.astype(str).str.contains(CONTROL_CHARACTERS.pattern, regex=True)
+        except UnicodeError:  # a lone surrogate or bytes, which Arrow's UTF-8 strings cannot hold: cell by cell
+            flagged = text.map(lambda v: isinstance(v, str) and REFUSED_CHARACTERS.search(v) is not None)
+        nested = text.map(lambda v: isinstance(v, list | dict | tuple | np.ndarray | bytes | bytearray))
         for index in text.index[flagged | nested]:
             reason = value_problem(text[index], max_nesting)
             if reason:
@@ -152,7 +172,9 @@ def _read_json_lines(text: str, limits: UploadLimits) -> pd.DataFrame:
     problems: list[RowProblem] = []
     keys = _KeyCount(limits)
     row = 0
-    for line in text.splitlines():
+    # Rows end at a line feed only: str.splitlines would also split inside a JSON string at a raw U+2028, U+2029
+    # or U+0085, which JSON allows unescaped.
+    for line in JSON_LINE_END.split(text):
         if not line.strip():
             continue
         row += 1
@@ -174,7 +196,22 @@ def _read_json_lines(text: str, limits: UploadLimits) -> pd.DataFrame:
         records.append(value)
     if problems:
         raise ValidationFailed(problems)
-    return pd.DataFrame.from_records(records)
+    return _frame_of_records(records)
+
+
+def _frame_of_records(records: list[dict[str, object]]) -> pd.DataFrame:
+    """JSON objects as a frame; text Arrow cannot hold (a lone surrogate from an escape such as \\ud800) is a
+    problem on its row and column."""
+    try:
+        return pd.DataFrame.from_records(records)
+    except UnicodeError:
+        problems = [RowProblem(row, str(name), reason) for row, record in enumerate(records, start=1)
+                    for name, value in record.items() if (reason := value_problem(value))]
+        problems = [RowProblem(None, repr(str(name)), reason) for name in {n for r in records for n in r}
+                    if (reason := control_problem(str(name), "in a column name"))] + problems
+        if not problems:
+            raise
+        raise ValidationFailed(problems) from None
 
 
 class _KeyCount:
@@ -211,20 +248,29 @@ def _read_json(text: str, limits: UploadLimits) -> pd.DataFrame:
     keys = _KeyCount(limits)
     for record in value:
         keys.add(record)
-    return pd.DataFrame.from_records(value)
+    return _frame_of_records(value)
 
 
 def _read_binary(data: bytes, kind: str, limits: UploadLimits) -> pd.DataFrame:
+    from judgebias_core.sources import upload_xlsx  # noqa: PLC0415 - it uses this module's checks
+
     # Metadata first: a file that would expand past a limit is refused before a reader expands it.
     (check_parquet if kind == "parquet" else check_xlsx)(data, limits)
     try:
         if kind == "parquet":
             return pd.read_parquet(io.BytesIO(data))
-        return pd.read_excel(io.BytesIO(data), sheet_name=0, dtype=object, engine="openpyxl")
+        frame = pd.read_excel(io.BytesIO(data), sheet_name=0, dtype=object, engine="openpyxl")
     # Parquet and XLSX readers raise many unrelated types on corrupt input; each means "not readable".
     except Exception as error:
+        located = upload_xlsx.control_character_problems(data) if kind == "xlsx" else []
+        if located:  # the XML parser refused a control character: name its cells instead
+            raise ValidationFailed(located) from error
         label = "Parquet" if kind == "parquet" else "XLSX"
         raise file_problem(f"not a readable {label} file ({type(error).__name__})") from error
+    unsaved = upload_xlsx.unsaved_formula_problems(data, frame)
+    if unsaved:
+        raise ValidationFailed(unsaved)
+    return frame
 
 
 def read_table(data: bytes, file_name: str, limits: UploadLimits | None = None) -> pd.DataFrame:

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED, item_resample_sums
+from judgebias_core.stats.resampling import item_resample_sums
+from judgebias_core.stats.settings import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 KappaWeights = Literal["quadratic"] | None

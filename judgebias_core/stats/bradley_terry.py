@@ -23,7 +23,8 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import logsumexp
 
-from judgebias_core.stats.clustered import CONFIDENCE, SEED, item_resample_sums
+from judgebias_core.stats.resampling import item_resample_sums
+from judgebias_core.stats.settings import CONFIDENCE, SEED
 
 RIDGE = 0.01
 BT_RESAMPLES = 500  # each resample is a full re-fit

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, design_effect
+from judgebias_core.stats.clustered import design_effect
+from judgebias_core.stats.settings import CONFIDENCE, MIN_STUDENTIZED_ITEMS
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,8 @@ def plan_swap_study(items: int, pairs_per_item: int, flip_rate: float, design_ef
     width = 2 * z * math.sqrt(variance_per_item / items)
     needed = math.ceil(4 * z**2 * variance_per_item / target_width**2) if target_width else None
     smallest = min(items, needed) if needed is not None else items
-    note = (f"below {MIN_BOOTSTRAP_ITEMS} items the decision interval is Wilson on the effective n, not the item "
-            "bootstrap") if smallest < MIN_BOOTSTRAP_ITEMS else None
+    note = (f"below {MIN_STUDENTIZED_ITEMS} items the decision interval is Clopper-Pearson on the items as the effective "
+            "size, not the item bootstrap, and wider than planned") if smallest < MIN_STUDENTIZED_ITEMS else None
     return SwapStudyPlan(items, pairs_per_item, flip_rate, deff, width, items * pairs_per_item / deff, target_width,
                          needed, confidence, note)
 

@@ -24,7 +24,8 @@ from typing import Literal
 
 import numpy as np
 
-from judgebias_core.stats.clustered import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED, item_resample_sums
+from judgebias_core.stats.resampling import item_resample_sums
+from judgebias_core.stats.settings import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED
 
 SlotVerdict = Literal["A", "B", "C"]
 _SLOT_SCORE: dict[str, float] = {"A": 1.0, "B": 0.0, "C": 0.5}
@@ -117,6 +118,12 @@ def position_test_from_item_sums(score_sums: np.ndarray, squared_sums: np.ndarra
 
     item_means = sums / sizes
     if np.ptp(item_means) < 1e-12:
+        if abs(mean) < 1e-12:
+            # Every item balances its first-slot and second-slot picks exactly (e.g. one (A, A) and one (B, B)):
+            # no item leans, so there is nothing to test; a sign test over items would count ties as leans.
+            return result(0.5, nan, nan, 1.0, 0.0, "none",
+                          f"every one of the {n_items} items balances its first-slot and second-slot picks exactly "
+                          "(mean position score 0), so there is no lean to test and no interval can be estimated")
         # Every item leans the same way by the same amount: the exact sign test on items still respects clustering.
         return result(share, nan, nan, float(binomtest(n_items, n_items).pvalue), nan, "none",
                       f"every one of the {n_items} items has the same mean position score ({item_means[0]:+g}), so "

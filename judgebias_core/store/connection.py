@@ -7,6 +7,8 @@ connection, does its work and closes it (see docs/ARCHITECTURE.md).
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import random
 import time
@@ -16,12 +18,56 @@ from pathlib import Path
 
 import duckdb
 
-from judgebias_core.errors import StoreBusyError, StoreError
+from judgebias_core.errors import StoreBusyError, StoreError, StoreReadOnlyError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DB_PATH = PROJECT_ROOT / "data" / "judgebias.duckdb"
 DB_ENV_VAR = "JUDGEBIAS_DB"
 STORE_HELP = "restore it from a backup, or choose another store file with --db (or $JUDGEBIAS_DB)"
+# DuckDB never fetches or loads an extension on its own: given a SQLite file it would download sqlite_scanner over
+# HTTP to open it. The extensions judgebias uses (json, parquet, icu) are built into the Python package.
+CONNECTION_CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+# A DuckDB file starts with an 8-byte checksum and this magic; other files are told apart by their own start.
+DUCKDB_MAGIC = (8, b"DUCK")
+FOREIGN_FILE_KINDS: tuple[tuple[bytes, str], ...] = (
+    (b"SQLite format 3\x00", "a SQLite database"), (b"PAR1", "a Parquet file"),
+    (b"PK\x03\x04", "a ZIP archive (an XLSX workbook?)"), (b"\x1f\x8b", "a gzip file"),
+)
+
+
+def foreign_file_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why the file at ``path`` is not a DuckDB database, read from its first bytes before DuckDB opens it (DuckDB
+    would try an extension for some kinds); None for a DuckDB file, an empty file or one that cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(16)
+    except OSError:  # missing or unreadable: DuckDB's own error says which
+        return None
+    offset, magic = DUCKDB_MAGIC
+    if not head or head[offset:offset + len(magic)] == magic:
+        return None
+    kind = next((name for start, name in FOREIGN_FILE_KINDS if head.startswith(start)), None)
+    return f"it is {kind}, not a DuckDB database" if kind else "it is not a DuckDB database (no DuckDB header)"
+
+
+def read_only_problem(path: Path) -> str | None:
+    """Why this process may not write the existing file at ``path`` (no write permission, a read-only disk), or
+    None. Asked only after DuckDB refused to open it for writing."""
+    try:
+        with open(path, "r+b"):
+            return None
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return error.strerror or "no write permission"
+        return None
+
+
+def read_only_error(path: str | os.PathLike[str], reason: str) -> StoreReadOnlyError:
+    return StoreReadOnlyError(f"the store {path} is read-only here ({reason}): it can be read but not written; "
+                              "give this user write permission to it, or choose another store file with --db "
+                              "(or $JUDGEBIAS_DB)")
 
 
 def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -80,14 +126,20 @@ def connect(
     db_path = Path(path)
     if not read_only:
         db_path.parent.mkdir(parents=True, exist_ok=True)
+    foreign = foreign_file_problem(db_path)
+    if foreign:
+        raise StoreError(f"the store {db_path} cannot be opened ({foreign}): {STORE_HELP}")
     deadline = time.monotonic() + busy_timeout_s
     delay = 0.02
     retried_unlocked = False
     while True:
         try:
-            con = duckdb.connect(str(db_path), read_only=read_only)
+            con = duckdb.connect(str(db_path), read_only=read_only, config=CONNECTION_CONFIG)
             break
         except duckdb.Error as error:
+            refused = None if read_only else read_only_problem(db_path)
+            if refused:
+                raise read_only_error(db_path, refused) from error
             locked = _is_lock_error(error, db_path, read_only)
             if not locked and isinstance(error, duckdb.IOException) and not retried_unlocked:
                 retried_unlocked = True  # the holder may have let go between DuckDB's attempt and the probe
@@ -117,7 +169,10 @@ def transaction(path: str | os.PathLike[str], busy_timeout_s: float = 60.0) -> I
         try:
             yield con
         except BaseException:
-            con.execute("ROLLBACK")
+            # A fatal error (a damaged block, a full disk) ended the transaction already: the error that did it is the
+            # one to report, not "no transaction is active".
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
             raise
         con.execute("COMMIT")
 

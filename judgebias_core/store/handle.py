@@ -8,6 +8,7 @@ transaction keeps every query of the analysis on one snapshot.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from judgebias_core.store.blocks import refuse_truncated
 from judgebias_core.store.connection import connect, scalar, transaction
 
 
@@ -57,11 +59,15 @@ class Store:
     def reader(self, busy_timeout_s: float = 30.0) -> Iterator[StoreReader]:
         """One read-only connection and one read transaction for the whole block."""
         with connect(self.path, read_only=True, busy_timeout_s=busy_timeout_s) as con:
+            refuse_truncated(con, self.path)
             con.execute("BEGIN TRANSACTION")
             try:
                 yield StoreReader(con=con, path=self.path)
-            finally:
-                con.execute("ROLLBACK")
+            except BaseException:
+                with contextlib.suppress(duckdb.Error):  # a fatal read error ended the transaction: report that one
+                    con.execute("ROLLBACK")
+                raise
+            con.execute("ROLLBACK")
 
     @contextmanager
     def writer(self, busy_timeout_s: float = 60.0) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -13,7 +13,9 @@ from pathlib import Path
 import duckdb
 
 from judgebias_core.errors import StoreError
-from judgebias_core.store.connection import STORE_HELP, connect, scalar
+from judgebias_core.store.blocks import block_layout, block_problems
+from judgebias_core.store.connection import connect, scalar
+from judgebias_core.store.failures import first_line
 from judgebias_core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 # Rows that must have a partner in another table: (what, SQL counting the rows without one).
@@ -105,10 +107,6 @@ def table_digests(path: str | os.PathLike[str]) -> dict[str, tuple[int, int]]:
         return {table: _read_fully(con, table, columns) for table, columns in _stored_columns(con).items()}
 
 
-def _first_line(error: Exception) -> str:
-    return str(error).splitlines()[0] if str(error) else type(error).__name__
-
-
 def _schema_problems(con: duckdb.DuckDBPyConnection, stored: dict[str, list[str]],
                      expected: _Expected) -> tuple[int | None, list[str]]:
     if "schema_version" not in stored:
@@ -148,7 +146,8 @@ def _reference_problems(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def check_store(path: str | os.PathLike[str]) -> StoreCheck:
-    """Every problem of the store at ``path``: unreadable file or blocks, schema, keys, references."""
+    """Every problem of the store at ``path``: unreadable file, truncation, blocks failing their checksum, unreadable
+    tables, schema, keys, references."""
     where = str(path)
     if not Path(path).exists():
         return StoreCheck(where, None, problems=[f"there is no store at {where}"])
@@ -156,12 +155,12 @@ def check_store(path: str | os.PathLike[str]) -> StoreCheck:
         with connect(path, read_only=True) as con:
             stored = _stored_columns(con)
             rows: dict[str, int] = {}
-            problems: list[str] = []
+            problems: list[str] = block_problems(path, block_layout(con))
             for table, columns in stored.items():
                 try:
                     rows[table] = _read_fully(con, table, columns)[0]
                 except duckdb.Error as error:
-                    problems.append(f"table {table} cannot be read: {_first_line(error)}")
+                    problems.append(f"table {table} cannot be read: {first_line(error)}")
             if problems:  # damaged blocks: the invariants below would only fail on them again
                 return StoreCheck(where, None, rows, problems)
             version, problems = _schema_problems(con, stored, _expected_schema())
@@ -171,16 +170,4 @@ def check_store(path: str | os.PathLike[str]) -> StoreCheck:
     except StoreError as error:
         return StoreCheck(where, None, problems=[str(error)])
     except duckdb.Error as error:
-        return StoreCheck(where, None, problems=[f"the store cannot be read: {_first_line(error)}"])
-
-
-def damage_error(error: BaseException, path: str | os.PathLike[str]) -> StoreError | None:
-    """A ``StoreError`` when a DuckDB error means the file is damaged (a checksum, short read or unreadable
-    block), else None (the error is something else and stays as it is)."""
-    if not isinstance(error, duckdb.Error):
-        return None
-    text = str(error)
-    markers = ("Corrupt database file", "checksum", "Could not read enough bytes", "not a valid DuckDB database")
-    if isinstance(error, duckdb.IOException | duckdb.SerializationException) or any(m in text for m in markers):
-        return StoreError(f"the store {path} is damaged ({_first_line(error)}): run check-store; {STORE_HELP}")
-    return None
+        return StoreCheck(where, None, problems=[f"the store cannot be read: {first_line(error)}"])

@@ -53,6 +53,47 @@ def plan_items(path: str | os.PathLike[str], dataset_id: str, limit: int | None,
         return con.execute(_ITEMS_SQL, [dataset_id, wanted, wanted, limit if limit else 2**31 - 1]).df()
 
 
+# A plan's size before it is built (protocols/plan_size.py): per chosen item, its candidates (those kept, the
+# baseline always) and whether the baseline is one; for a rubric plan, items per rubric.
+_ITEM_CANDIDATE_COUNTS_SQL = """
+WITH chosen AS (SELECT item_id, seq FROM items WHERE dataset_id = $dataset ORDER BY seq LIMIT $limit)
+SELECT c.item_id,
+       count(a.candidate) FILTER ($keep IS NULL OR list_contains($keep, a.candidate)
+                                  OR a.candidate = d.baseline_candidate) AS candidates,
+       coalesce(bool_or(a.candidate = d.baseline_candidate), false) AS has_baseline
+FROM chosen c
+JOIN datasets d ON d.dataset_id = $dataset
+LEFT JOIN answers a ON a.dataset_id = $dataset AND a.item_id = c.item_id
+GROUP BY c.item_id, c.seq
+ORDER BY c.seq
+"""
+
+_ITEMS_PER_RUBRIC_SQL = """
+SELECT coalesce($rubric, rubric_id) AS rubric_id, count(*) AS items
+FROM (SELECT rubric_id FROM items WHERE dataset_id = $dataset AND ($keep IS NULL OR list_contains($keep, candidate))
+      ORDER BY seq LIMIT $limit)
+GROUP BY ALL
+"""
+
+
+def plan_item_candidate_counts(path: str | os.PathLike[str], dataset_id: str, limit: int | None,
+                               candidates: Sequence[str] | None = None) -> pd.DataFrame:
+    """``item_id, candidates, has_baseline`` of the first ``limit`` items, without reading any text."""
+    keep = list(candidates) if candidates else None
+    with connect(path, read_only=True) as con:
+        return con.execute(_ITEM_CANDIDATE_COUNTS_SQL,
+                           {"dataset": dataset_id, "limit": limit or 2**31 - 1, "keep": keep}).df()
+
+
+def plan_items_per_rubric(path: str | os.PathLike[str], dataset_id: str, limit: int | None,
+                          candidates: Sequence[str] | None = None, rubric_id: str | None = None) -> pd.DataFrame:
+    """``rubric_id, items`` of the first ``limit`` items (``rubric_id`` overriding each item's own)."""
+    keep = list(candidates) if candidates else None
+    with connect(path, read_only=True) as con:
+        return con.execute(_ITEMS_PER_RUBRIC_SQL, {"dataset": dataset_id, "limit": limit or 2**31 - 1,
+                                                   "keep": keep, "rubric": rubric_id}).df()
+
+
 def plan_answers(path: str | os.PathLike[str], dataset_id: str, item_ids: Sequence[str]) -> pd.DataFrame:
     """Candidate answers of the given items."""
     with connect(path, read_only=True) as con:

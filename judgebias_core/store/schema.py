@@ -6,10 +6,12 @@ Append a migration to add tables or columns; never edit one that has shipped.
 from __future__ import annotations
 
 import os
+import re
 
 import duckdb
 
-from judgebias_core.errors import SchemaError, StoreError
+from judgebias_core.errors import SchemaError, StoreError, StoreReadOnlyError
+from judgebias_core.store.blocks import refuse_truncated
 from judgebias_core.store.connection import STORE_HELP, connect, int_scalar, scalar
 
 MIGRATION_1 = """
@@ -211,11 +213,23 @@ CREATE TABLE batch_intents (
 );
 ALTER TABLE run_batches ADD COLUMN adopted_by VARCHAR;  -- NULL, or how a resume matched it: metadata | input file | window
 """
+# Operator actions on a served dashboard (issue 26): who launched, resumed or cancelled a run, or uploaded a file.
+# "local" is the one user of a dashboard on loopback without login.
+MIGRATION_6 = """
+CREATE TABLE operator_actions (
+    action_id VARCHAR PRIMARY KEY,     -- random hex
+    acted_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    actor VARCHAR NOT NULL,            -- the OpenID Connect email (else subject id), or local
+    action VARCHAR NOT NULL,           -- launch | resume | cancel | upload
+    target VARCHAR NOT NULL,           -- the run id, or the uploaded dataset or run id
+    detail VARCHAR                     -- e.g. the uploaded file's name
+);
+"""
 # Issue 27. The store's identity (a random id made once, when the store is created or first migrated here), which
 # its run folder records: journals written for another store are never replayed into this one silently. And the
 # requests a kill cut off after they were sent (engine/in_flight.py): paid for, most likely, so counted in the run's
 # cost as an estimate.
-MIGRATION_6 = """
+MIGRATION_7 = """
 CREATE TABLE store_identity (
     store_id VARCHAR PRIMARY KEY,
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
@@ -232,7 +246,8 @@ CREATE TABLE unanswered_sends (
     PRIMARY KEY (run_id, call_id, sent_at)
 );
 """
-MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
+MIGRATIONS: list[str] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6,
+                         MIGRATION_7]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -243,30 +258,71 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
     return int_scalar(con, "SELECT max(version) FROM schema_version")
 
 
-def migrate(path: str | os.PathLike[str]) -> int:
-    """Bring the store at ``path`` to the latest schema. Returns the version it is at."""
-    with connect(path) as con:
-        version = current_version(con)
-        if version > SCHEMA_VERSION:
-            raise SchemaError(
-                f"the store is at schema version {version}; this judgebias knows up to {SCHEMA_VERSION}"
-            )
-        if version == SCHEMA_VERSION:
-            return version
-        other_tables = "SELECT count(*) FROM information_schema.tables WHERE table_name <> 'schema_version'"
-        if version == 0 and scalar(con, other_tables):
-            raise StoreError(f"{path} is a DuckDB database but not a judgebias store (it has tables and no "
-                             f"schema_version): {STORE_HELP}")
-        con.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
+# Every table the migrations create (schema_version aside): a store at the latest version lacking one is damaged.
+SCHEMA_TABLES: tuple[str, ...] = tuple(dict.fromkeys(
+    re.findall(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)", "\n".join(MIGRATIONS), flags=re.IGNORECASE)))
+
+
+def missing_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Tables of the latest schema that the store does not hold."""
+    present = {row[0] for row in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+    return [table for table in SCHEMA_TABLES if table not in present]
+
+
+def _checked_version(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str]) -> int:
+    """The store's schema version; a newer one, or a store at the latest version that lacks a table, is refused."""
+    refuse_truncated(con, path)
+    version = current_version(con)
+    if version > SCHEMA_VERSION:
+        raise SchemaError(
+            f"the store is at schema version {version}; this judgebias knows up to {SCHEMA_VERSION}"
         )
-        for number, sql in enumerate(MIGRATIONS[version:], start=version + 1):
-            con.execute("BEGIN TRANSACTION")
-            try:
-                con.execute(sql)
-                con.execute("INSERT INTO schema_version (version) VALUES (?)", [number])
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            con.execute("COMMIT")
-        return SCHEMA_VERSION
+    if version == SCHEMA_VERSION:
+        missing = missing_tables(con)
+        if missing:
+            raise StoreError(f"the store {path} lacks the table{'s' if len(missing) > 1 else ''} "
+                             f"{', '.join(missing)} (dropped, or the file was edited): run check-store; {STORE_HELP}")
+    return version
+
+
+def migrate(path: str | os.PathLike[str]) -> int:
+    """Bring the store at ``path`` to the latest schema. Returns the version it is at.
+
+    A store this user may only read is checked through a read-only connection: one at the latest schema is
+    usable for reading as it is; one that needs a migration is refused with the way out.
+    """
+    try:
+        with connect(path) as con:
+            return _migrate_open(con, path)
+    except StoreReadOnlyError as refused:
+        with connect(path, read_only=True) as con:
+            version = _checked_version(con, path)
+        if version < SCHEMA_VERSION:
+            raise StoreReadOnlyError(f"{refused}; it is at schema version {version} and this judgebias needs "
+                                     f"version {SCHEMA_VERSION}, which opening it with write permission once "
+                                     "sets up") from None
+        return version
+
+
+def _migrate_open(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str]) -> int:
+    version = _checked_version(con, path)
+    if version == SCHEMA_VERSION:
+        return version
+    other_tables = "SELECT count(*) FROM information_schema.tables WHERE table_name <> 'schema_version'"
+    if version == 0 and scalar(con, other_tables):
+        raise StoreError(f"{path} is a DuckDB database but not a judgebias store (it has tables and no "
+                         f"schema_version): {STORE_HELP}")
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT current_timestamp)"
+    )
+    for number, sql in enumerate(MIGRATIONS[version:], start=version + 1):
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_version (version) VALUES (?)", [number])
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
+    return SCHEMA_VERSION

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
+from pandas.api.types import is_numeric_dtype
 
 from judgebias_core.errors import InvalidArgument, NotFoundError, RowProblem, ValidationFailed
 from judgebias_core.store.connection import connect
@@ -51,6 +52,11 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
 CALL_KINDS = ("pairwise", "listwise", "rubric")
 PARSE_STATUSES = ("ok", "failed", "no_reply")
 MAX_PROBLEMS_LISTED = 50
+# Integer columns of an export: given as text, only base-10 digits are an integer (DuckDB's cast would also read
+# "0x10" as 16 and "1_000" as 1000).
+INTEGER_COLUMNS = ("repetition", "options", "score", "chosen_position", "input_tokens", "output_tokens",
+                   "run_planned")
+BASE_10_INTEGER = r"^\s*[+-]?[0-9]+\s*$"
 
 # Every judge_calls column (new ones too: the export follows the schema), then the references.
 EXPORT_SQL = """
@@ -182,6 +188,11 @@ def validate_export(frame: pd.DataFrame, what: str) -> None:
     checks.append(("kind", ~frame["kind"].isin(CALL_KINDS), f"kind must be one of {', '.join(CALL_KINDS)}"))
     checks.append(("parse_status", ~frame["parse_status"].isin(PARSE_STATUSES),
                    f"parse_status must be one of {', '.join(PARSE_STATUSES)}"))
+    for column in (c for c in INTEGER_COLUMNS if c in frame.columns and not is_numeric_dtype(frame[c].dtype)):
+        values = frame[column]
+        written = values.notna() & values.astype(object).map(lambda v: not isinstance(v, int | float))
+        checks.append((column, written & ~values.astype(str).str.match(BASE_10_INTEGER),
+                       "not an integer (base-10 digits only)"))
     for column, bad, reason in checks:
         for row in frame.index[bad.fillna(True).to_numpy(dtype=bool)][:MAX_PROBLEMS_LISTED]:
             problems.append(RowProblem(int(row) + 1, column, reason))

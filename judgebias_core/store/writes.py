@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field, fields
 
@@ -67,8 +68,9 @@ def _insert_ignoring_existing(con: duckdb.DuckDBPyConnection, table: str, frame:
     con.register("_batch_frame", frame)
     try:
         con.execute(f"INSERT OR IGNORE INTO {table} BY NAME SELECT * FROM _batch_frame")
-    finally:
-        con.unregister("_batch_frame")
+    finally:  # after a fatal error the aborted transaction refuses this too: the first error is the one to see
+        with contextlib.suppress(duckdb.TransactionException):
+            con.unregister("_batch_frame")
     after = int_scalar(con, f"SELECT count(*) FROM {table}")
     return int(after - before)
 
@@ -148,8 +150,9 @@ def classify_pairs_of_calls(con: duckdb.DuckDBPyConnection, calls: pd.DataFrame)
     con.register("_touched_frame", touched)
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE _touched_calls AS SELECT call_id FROM _touched_frame")
-    finally:
-        con.unregister("_touched_frame")
+    finally:  # after a fatal error the aborted transaction refuses this too: the first error is the one to see
+        with contextlib.suppress(duckdb.TransactionException):
+            con.unregister("_touched_frame")
     for dataset_id, study in touched[["dataset_id", "study"]].drop_duplicates().itertuples(index=False):
         scope = {"dataset": dataset_id, "study": study}
         con.execute(

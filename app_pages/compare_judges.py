@@ -1,0 +1,72 @@
+"""Compare judges: every judge configuration of a dataset (or dataset group) side by side, and which one to use."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from judgebias_core.analyses.scorecard import judge_scorecard, scorecard_choices
+from judgebias_core.charts.scorecard import scorecard_chart
+from judgebias_core.report.scorecard_section import ACCURACY_NOTE, chart_caption, cost_notes, scorecard_table
+from ui.navigation import link_page
+from ui.share import (
+    chart_downloads,
+    escape_markdown,
+    explain,
+    permalink_hint,
+    report_button,
+    synced_selectbox,
+    table_downloads,
+)
+from ui.state import load_or_stop
+from ui.tables import show_table
+from ui.text import code_span, counted
+
+st.title("Compare judges")
+st.caption("Which judge should I use? Every judge configuration (judge x prompting strategy or study x protocol) "
+           "of one dataset side by side: accuracy against the labels with item-clustered intervals, position bias, "
+           "length bias, parse failures and cost, the paired difference from the best configuration, and a "
+           "recommendation.")
+choices = load_or_stop(scorecard_choices)
+if not choices:
+    st.info("No pairwise judge calls in the store yet: upload a pairwise log (Data page) or launch a swap run.")
+    link_page("data.py", "Open the Data page")
+    st.stop()
+names = dict(choices)
+default = next((i for i, (c, _) in enumerate(choices) if c == "llmbar-natural"), 0)
+dataset = synced_selectbox("Dataset", list(names), key="cj_dataset", index=default)
+st.caption(f"{escape_markdown(names[dataset])}")
+permalink_hint()
+card = load_or_stop(judge_scorecard, dataset)
+
+st.subheader("Recommendation")
+if card.recommendation.judge:
+    st.success(escape_markdown(card.recommendation.sentence))
+elif card.has_labels:
+    st.warning(escape_markdown(card.recommendation.sentence))
+else:
+    st.info(escape_markdown(card.recommendation.sentence))
+    labelled = ", ".join(code_span(d) for d in card.labelled_datasets) or "none yet"
+    st.markdown(f"Datasets with labels in this store: {labelled}. To add labels to these items, upload them as "
+                "pairs with a preference column on the Data page.")
+    link_page("data.py", "Upload labels (Data page)")
+    link_page("calibration.py", "Agreement with people (Calibration)")
+if len(card.datasets) > 1:
+    st.caption(f"Group of {counted(len(card.datasets), 'dataset')}: {escape_markdown(', '.join(card.datasets))}. "
+               "Pairs pooled; items stay distinct and are resampled as clusters.")
+elif card.rows:
+    report_button(dataset, key="cj-report")
+
+figure = scorecard_chart(card.rows, card.best, card.recommendation.label)
+st.plotly_chart(figure, width="stretch", key="cj-chart")
+st.caption(escape_markdown(chart_caption(card)))
+chart_downloads(figure, f"scorecard-{dataset}", key="cj-chart")
+
+st.subheader(f"Judge configurations ({len(card.rows)})")
+table = scorecard_table(card)
+show_table(table)
+table_downloads(table, f"scorecard-{dataset}", key="cj-table")
+st.caption(escape_markdown(ACCURACY_NOTE))
+for note in cost_notes(card):
+    st.caption(f"Cost: {escape_markdown(note)}")
+explain("scorecard_accuracy")
+explain("flip_rate")

@@ -1,0 +1,62 @@
+"""How many calls a run's plan holds, counted from the store's item and candidate counts before any prompt is
+rendered (``build_plan`` of R = 3,000 repetitions would hold gigabytes of prompts before a limit could refuse it).
+
+``planned_call_count(path, spec) == len(build_plan(path, spec).calls)`` for every spec ``build_plan`` accepts
+(tests/test_plan_size.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+from judgebias_core.errors import InvalidArgument
+from judgebias_core.protocols.orderings import orderings_for
+from judgebias_core.protocols.spec import RUBRIC_PROTOCOLS, RunSpec
+from judgebias_core.store import run_queries
+from judgebias_core.store.queries import load_rubric
+
+
+def planned_call_count(path: str | os.PathLike[str], spec: RunSpec) -> int:
+    """The number of calls the spec's plan will hold (the same errors as ``build_plan`` for a spec it refuses)."""
+    dataset = run_queries.dataset_row(path, spec.dataset_id)
+    if spec.protocol in RUBRIC_PROTOCOLS:
+        if dataset["kind"] != "pointwise":
+            raise InvalidArgument(f"{spec.protocol} needs a rubric-scored (pointwise) dataset; "
+                                  f"{spec.dataset_id} is pairwise")
+        return _rubric_calls(path, spec)
+    if dataset["kind"] != "pairwise":
+        raise InvalidArgument(f"{spec.protocol} needs a pairwise dataset; {spec.dataset_id} is rubric-scored")
+    return _pairwise_calls(path, spec, dataset["baseline_candidate"] is not None)
+
+
+def _rubric_calls(path: str | os.PathLike[str], spec: RunSpec) -> int:
+    per_rubric = run_queries.plan_items_per_rubric(path, spec.dataset_id, spec.limit_items, spec.candidates,
+                                                   spec.rubric_id)
+    total = 0
+    for rubric_id, items in per_rubric.itertuples(index=False):
+        if not isinstance(rubric_id, str):
+            raise InvalidArgument("an item has no rubric: pass --rubric")
+        scores = load_rubric(path, rubric_id).scores
+        if spec.protocol == "rubric-permutation":
+            trials = len(orderings_for(spec.orderings, scores))
+        else:
+            trials = spec.repeats if spec.repeats else 2 * len(scores)
+        total += int(items) * trials
+    return total
+
+
+def _pairwise_calls(path: str | os.PathLike[str], spec: RunSpec, has_baseline_candidate: bool) -> int:
+    counts = run_queries.plan_item_candidate_counts(path, spec.dataset_id, spec.limit_items, spec.candidates)
+    if spec.protocol == "listwise":
+        if spec.listwise_size < 2:
+            raise InvalidArgument("--listwise-size must be at least 2")
+        per_item = [spec.listwise_size if n >= spec.listwise_size else 0 for n in counts["candidates"]]
+    elif spec.pairs == "baseline":
+        if not has_baseline_candidate:
+            raise InvalidArgument("this dataset has no baseline candidate: use --pairs all")
+        per_item = [2 * (int(n) - 1) if has else 0 for n, has in zip(counts["candidates"], counts["has_baseline"],
+                                                                       strict=True)]
+    else:
+        per_item = [int(n) * (int(n) - 1) for n in counts["candidates"]]
+    repeats = (spec.repeats or 3) if spec.protocol == "repetition" else 1
+    return sum(per_item) * repeats
