@@ -22,7 +22,7 @@ from ui.verdict import overview_verdict_block  # noqa: E402, F401 - the first pa
 st.set_page_config(page_title="judgebias", page_icon="⚖️", layout="wide")
 
 # The navigation comes first: the sidebar shows the page titles from the first moment, also during the import.
-navigation = st.navigation(navigation_sections())
+navigation = st.navigation(navigation_sections(), expanded=True)  # all 13 pages, no "View 3 more"
 with st.sidebar:
     st.markdown("### ⚖️ judgebias")
     st.caption("How far can an LLM judge be trusted?")

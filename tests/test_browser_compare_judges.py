@@ -14,8 +14,6 @@ import pytest
 from tests.app_helpers import PROJECT_ROOT
 from tests.test_browser import (  # noqa: F401 - browser_page and dashboard are fixtures
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     _wait_until_idle,
     browser_page,
     dashboard,
@@ -50,7 +48,7 @@ def test_mtbench_page_says_where_labels_are(dashboard: str, browser_page: Any) -
 
 
 def test_llmbar_report_has_the_scorecard_and_its_labels_pass_the_layout_check(
-        bundled_db_master: Path, tmp_path: Path) -> None:
+        bundled_db_master: Path, tmp_path: Path, browser_page: Any) -> None:  # noqa: F811
     from tests.test_report_layout_browser import CHARTS_DRAWN, _layout
 
     out = tmp_path / "llmbar.html"
@@ -58,12 +56,8 @@ def test_llmbar_report_has_the_scorecard_and_its_labels_pass_the_layout_check(
                     "llmbar-gptout", "--out", str(out)], cwd=PROJECT_ROOT, check=True, timeout=600)
     html = out.read_text(encoding="utf-8")
     assert "Which judge to use: the judge scorecard" in html and "Use GPT-4 [" in html
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        layout = _layout(browser, out, "report_llmbar_gptout.png", CHARTS_DRAWN)
-        browser.close()
+    # The module's chromium: a second sync_playwright in the same worker would fail ("inside the asyncio loop").
+    layout = _layout(browser_page.context.browser, out, "report_llmbar_gptout.png", CHARTS_DRAWN)
     # the scorecard section's chart (other sections' charts on this data are the layout test's business)
     chart_id = re.search(r'chart-\d+-\d+', html.split('<section id="scorecard">', 1)[1]).group(0)  # type: ignore[union-attr]
     (chart,) = [c for c in layout.charts if c["id"] == chart_id]

@@ -18,6 +18,7 @@ from judgebias_core.errors import InvalidArgument
 from judgebias_core.judges.prices import price_of
 from judgebias_core.protocols.orderings import chosen_position
 from judgebias_core.protocols.spec import RunSpec
+from judgebias_core.providers.endpoints import endpoint_label
 from judgebias_core.store.queries import list_runs
 from tests.engine_helpers import QUICK, SECRET, calls_of, query, rubric_spec
 from tests.fake_provider import FakeProvider, Fault
@@ -48,7 +49,8 @@ def test_openai_rubric_run_stores_every_column(engine_db: Path, fake_provider: F
     assert all(chosen_position(list(o), 4) == p for o, p in zip(calls["ordering"], calls["chosen_position"],
                                                                  strict=True))
     assert len({tuple(o) for o in calls["ordering"]}) == 10 and set(calls["rubric_id"]) == {"summeval-coherence"}
-    assert (calls["study"] == "t-columns").all() and set(calls["judge"]) == {"gpt-4o-mini"}
+    assert (calls["study"] == "t-columns").all() and set(calls["judge"]) == {
+        f"gpt-4o-mini@{endpoint_label(fake_provider.openai_url)}"}  # a loopback base URL is named in the judge
     assert (calls["input_tokens"] > 0).all() and (calls["latency_ms"] > 0).all()
     price = price_of("gpt-4o-mini")
     expected = [price.cost(i, o) for i, o in zip(calls["input_tokens"], calls["output_tokens"], strict=True)]

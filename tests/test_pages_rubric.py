@@ -123,7 +123,7 @@ def test_calibration_page_shows_the_geval_block_of_a_rubric_run(app_env: Path) -
     at = open_page("calibration.py")
     next(box for box in at.selectbox if box.label == "Dataset").set_value("summeval").run()
     assert not at.exception
-    assert any(s.value.startswith("G-Eval expected score: run demo-summeval-coherence") for s in at.subheader)
+    assert any(s.value.startswith("G-Eval expected score: run `demo-summeval-coherence") for s in at.subheader)
     assert {"Expected score Pearson r", "Parsed score Pearson r"} <= {m.label for m in at.metric}
 
 

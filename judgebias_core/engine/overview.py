@@ -25,7 +25,7 @@ def runs_overview(db_path: str | os.PathLike[str]) -> pd.DataFrame:
         if run.origin == "engine" and status == RunStatus.RUNNING:
             live = read_progress(db_path, run.run_id)
             status = live.status.value if live else status
-        planned = int(run.planned) if run.planned is not None and run.planned == run.planned else None
+        planned = None if pd.isna(run.planned) else int(run.planned)  # NULL arrives as None, NaN or pd.NA
         summary = status_summary(status, planned, int(run.completed), int(run.failed))
         statuses.append(status)
         summaries.append(summary)

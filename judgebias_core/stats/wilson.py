@@ -2,7 +2,8 @@
 importing statsmodels and scipy.stats: those imports are most of the start-up of a CLI ``gate`` call.
 
 Same formula, same order of operations and the same normal quantile (``scipy.special.ndtri``, what
-``scipy.stats.norm.isf`` evaluates), so the bounds equal statsmodels' bit for bit (tests/test_wilson.py).
+``scipy.stats.norm.isf`` evaluates), so the bounds equal statsmodels' bit for bit (tests/test_wilson.py), except where rounding puts a bound a hair
+outside the estimate: there the bound is the estimate.
 """
 
 from __future__ import annotations
@@ -21,4 +22,7 @@ def wilson_bounds(count: float, nobs: float, alpha: float = 0.05) -> tuple[float
     center = (q + crit2 / (2 * nobs)) / denom
     dist = crit * math.sqrt(q * (1.0 - q) / nobs + crit2 / (4.0 * nobs**2))
     dist /= denom
-    return min(max(center - dist, 0.0), 1.0), min(max(center + dist, 0.0), 1.0)
+    low, high = min(max(center - dist, 0.0), 1.0), min(max(center + dist, 0.0), 1.0)
+    # Rounding can leave a bound a hair on the wrong side of the estimate (3.5e-18 above a zero rate); the interval
+    # always contains it, so such a bound is the estimate itself (never show an estimate outside its interval).
+    return min(low, q), max(high, q)
