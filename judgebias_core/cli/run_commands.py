@@ -48,7 +48,8 @@ def _spec_from_args(args: argparse.Namespace) -> RunSpec:
         repeats=args.repeats, orderings=args.orderings, options=args.options, pairs=args.pairs,
         listwise_size=args.listwise_size, allow_none=args.allow_none, rubric_id=args.rubric,
         limit_items=args.limit_items, replay_study=args.replay_study, template_text=template, simulated=simulated,
-        structured_output=args.structured_output, logprobs=args.logprobs,
+        structured_output=args.structured_output, logprobs=args.logprobs, extra_body=args.extra_body,
+        constrain_reply=args.constrain_reply, limit_candidates=args.limit_candidates,
     )
 
 
@@ -71,8 +72,12 @@ class _StderrProgress:
 
 def _run(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
-    settings = RunSettings(concurrency=args.concurrency, max_cost_usd=args.max_cost, timeout_s=args.timeout,
-                           sdk_max_retries=args.sdk_retries, max_attempts=args.attempts)
+    try:
+        settings = RunSettings.for_provider(spec.provider, concurrency=args.concurrency, max_cost_usd=args.max_cost,
+                                            timeout_s=args.timeout, sdk_max_retries=args.sdk_retries,
+                                            max_attempts=args.attempts)
+    except ValidationError as error:
+        raise invalid_argument(error, "run settings") from None
     if args.mode == "batch":
         try:
             batch_provider(spec)
@@ -121,6 +126,10 @@ def _left_note(left: tuple[tuple[str, int], ...]) -> str:
     return f"; {sum(c for _, c in left)} left without a reply ({reasons}): run the same command again to retry them"
 
 
+def _constrained() -> str:
+    return ", ".join(p.name for p in all_providers() if p.reply_constraint)
+
+
 def _having(capability: str) -> str:
     """The providers with a capability, for help texts ("openai, anthropic")."""
     return ", ".join(p.name for p in all_providers() if getattr(p.capabilities, capability))
@@ -147,7 +156,9 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--provider", required=True, choices=provider_names(), help="who judges")
     parser.add_argument("--model", required=True, help="model name (replay: the recorded judge, e.g. gpt-4-0613)")
     parser.add_argument("--base-url", help="OpenAI-compatible server (vLLM, Ollama, LM Studio) or API endpoint")
-    parser.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
+    local = ", ".join(p.name for p in all_providers() if p.local)
+    parser.add_argument("--concurrency", type=int,
+                        help=f"calls in flight (default 8; local servers {local}: 1)")
     parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
     parser.add_argument("--max-tokens", type=int, default=1024, help="reply token limit (default 1024)")
     parser.add_argument("--seed", type=int, help="sampling seed where the provider takes one (and the simulated judge)")
@@ -162,6 +173,9 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--rubric", help="rubric id (default: the item's own; SummEval: summeval-coherence)")
     parser.add_argument("--max-cost", type=float, help="spending cap in USD: the run stops cleanly before it")
     parser.add_argument("--limit-items", type=int, help="only the first N items in stored order")
+    parser.add_argument("--limit-candidates", type=int,
+                        help="pairwise protocols: only the first N candidates by name besides the baseline (with "
+                        "--limit-items 2 and 1 candidate, a swap run is 4 calls)")
     parser.add_argument("--run-id", help="run id (default: derived from the settings, so a rerun resumes)")
     parser.add_argument("--replay-study", default="full", help="replay: the recorded study (full or repetition)")
     parser.add_argument("--template", help="a file with the prompt template to use instead of the default")
@@ -171,8 +185,19 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--logprobs", action="store_true",
                         help=f"{_having('logprobs')} rubric runs: store the G-Eval expected score (from the "
                         "score token's log-probabilities)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout in seconds (default 60)")
-    parser.add_argument("--sdk-retries", type=int, default=2, help="the SDK's own retries per attempt (default 2)")
+    parser.add_argument("--constrain-reply", action="store_true",
+                        help=f"{_constrained()}: hold each reply to the template's answer format ([RESULT] n, "
+                        "[[A]]) with the server's own request field (llama.cpp grammar, vLLM guided_choice, Ollama "
+                        "JSON schema), so that a small local model's replies parse")
+    parser.add_argument("--extra-body", metavar="JSON",
+                        help="OpenAI-compatible servers: a JSON object merged into every request (e.g. "
+                        "'{\"grammar\": \"root ::= ...\"}' or '{\"top_k\": 1}'); stored with the run, so a "
+                        "resume sends the same")
+    parser.add_argument("--timeout", type=float,
+                        help=f"per-request timeout in seconds (default 60; local servers {local}: 600)")
+    parser.add_argument("--sdk-retries", type=int,
+                        help=f"the SDK's own retries per attempt (default 2; local servers {local}: 0, and a "
+                        "timed-out request is not sent again while the server may still compute it)")
     parser.add_argument("--attempts", type=int, default=3, help="engine attempts, with backoff between (default 3)")
     batch = parser.add_argument_group(f"batch mode ({batch_names}: their batch APIs, about half the live price)")
     batch.add_argument("--mode", choices=("live", "batch"), default="live",

@@ -113,7 +113,7 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
               run_id: str | None = None, on_progress: ProgressCallback | None = None,
               key: str | None = None) -> RunOutcome:
     """Run (or resume) a run to the end, a spending cap or a cancel request; returns its stored counts."""
-    settings = settings or RunSettings()
+    settings = settings or RunSettings.for_provider(spec.provider)
     provider = get_provider(spec.provider)
     if not provider.capabilities.live:
         raise InvalidArgument(f"provider {spec.provider!r} has no live calls: use batch mode")

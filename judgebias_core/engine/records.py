@@ -100,9 +100,12 @@ def cached_records(found: pd.DataFrame) -> dict[str, ReplyRecord]:
 
 
 def cache_key(spec: RunSpec, call: PlannedCall) -> str:
-    """Provider, model, endpoint, sampling parameters, the full prompt and the repetition index."""
+    """Provider, model, endpoint, sampling parameters, request fields (``--extra-body``, ``--constrain-reply``; only
+    when set, so earlier keys stay as they were), the full prompt and the repetition index."""
     parts = [spec.provider, spec.model, spec.base_url or "", spec.temperature, spec.max_tokens, spec.seed,
              spec.structured_output, spec.logprobs, call.system, call.user, call.repetition]
+    if spec.extra_body or spec.constrain_reply:
+        parts.append([spec.extra_body, spec.constrain_reply])
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 

@@ -133,14 +133,16 @@ class RunExecutor:
     async def _send(self, call: PlannedCall, key: str | None) -> ReplyRecord:
         params = self.client.request_params(call)
         self.landing.mark_sent(call.call_id)
-        started = time.perf_counter()
         error: JudgeCallError | None = None
+        started = time.perf_counter()
         for attempt in range(1, self.settings.max_attempts + 1):
+            started = time.perf_counter()  # latency is one attempt's, never the backoff and retries before it
             try:
                 reply = await self.client.send(params)
             except JudgeCallError as failure:
                 error = failure
-                if not failure.retryable or attempt == self.settings.max_attempts:
+                if not failure.retryable or attempt == self.settings.max_attempts or (
+                        failure.timed_out and not self.settings.retry_timeouts):
                     break
                 await asyncio.sleep(self._delay(failure, attempt))
                 continue

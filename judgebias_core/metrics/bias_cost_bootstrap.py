@@ -89,16 +89,22 @@ def bias_cost_ranking(table: ScorePositionTable, item_counts: np.ndarray, candid
 
     ``item_counts`` is items x k x k: each item's parsed choices of score s (row) at position p (column).
     """
-    ranking = tuple(rank_by_bias_cost(table, candidates))
     k, items = table.k, int(len(item_counts))
+    parsed = items > 0 and int(item_counts.sum()) > 0
+    # with nothing parsed there is no cost to list: every ordering would show 1.0 from nothing
+    ranking = tuple(rank_by_bias_cost(table, candidates)) if parsed else ()
     tied = sum(1 for c in ranking if c.rank == 1)
     if k < 3:
         reason = (f"at k = {k} both rows of P(position | score) sum to 1, so every ordering has the same Bias Cost: "
                   "it cannot separate the orderings, and no ordering is recommended")
         return BiasCostRanking(k, False, reason, ranking, (), float("nan"), tied, items, resamples, seed, confidence)
-    if items == 0 or int(item_counts.sum()) == 0:
-        return BiasCostRanking(k, False, "the probe run has no parsed trial", ranking, (), float("nan"), tied, items,
+    if not parsed:
+        return BiasCostRanking(k, False, "the probe run has no parsed trial", (), (), float("nan"), 0, items,
                                resamples, seed, confidence)
+    if (item_counts.reshape(items, k, k).sum(axis=2) > 0).sum(axis=1).max() <= 1:
+        reason = ("the judge gave each item the same score whatever the ordering, so its scores show no position "
+                  "effect for Bias Cost to correct, and no ordering is recommended")
+        return BiasCostRanking(k, False, reason, ranking, (), float("nan"), tied, items, resamples, seed, confidence)
     drawn = item_bootstrap_sums(item_counts.reshape(items, k * k), resamples, seed).reshape(-1, k, k)
     totals = drawn.sum(axis=2, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -104,6 +104,14 @@ def plan_answers(path: str | os.PathLike[str], dataset_id: str, item_ids: Sequen
         ).df()
 
 
+def dataset_candidates(path: str | os.PathLike[str], dataset_id: str) -> list[str]:
+    """The names of a dataset's candidates (answers' systems), sorted."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute("SELECT DISTINCT candidate FROM answers WHERE dataset_id = ? ORDER BY candidate",
+                           [dataset_id]).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def score_labels(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
     """Per item and rubric, the mean human score (else the reference judge's mean)."""
     with connect(path, read_only=True) as con:
