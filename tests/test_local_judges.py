@@ -23,6 +23,7 @@ from judgebias_core.protocols.plan_size import planned_call_count
 from judgebias_core.protocols.plans import build_plan
 from judgebias_core.protocols.spec import LOCAL_TIMEOUT_S, RunSettings, RunSpec, run_spec
 from judgebias_core.providers.endpoints import endpoint_label
+from tests.app_helpers import open_page
 from tests.engine_helpers import QUICK, calls_of, rubric_spec
 from tests.fake_provider import FakeProvider, Fault
 
@@ -56,7 +57,40 @@ def test_llamacpp_run_sends_the_grammar_and_extra_body_on_every_request(local_db
     assert all(b["top_k"] == 1 and b["cache_prompt"] is False for b in bodies)
     calls = calls_of(local_db, "t-grammar")
     assert set(calls["judge"]) == {f"smollm2@{endpoint_label(fake_provider.openai_url)}"}
-    assert (calls["cost_usd"] == 0).all()  # a local server is free: priced at 0 by its preset, not guessed
+    assert calls["cost_usd"].isna().all()  # a local server's cost is unknown until the operator prices it
+
+
+def test_an_unpriced_model_costs_unknown_never_zero(local_db: Path, fake_provider: FakeProvider,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-unpriced0123456789")
+    monkeypatch.setenv("JUDGEBIAS_DB", str(local_db))
+    args = ["--db", str(local_db), "run", "--dataset", "summeval", "--protocol", "rubric-permutation",
+            "--provider", "openai", "--model", "no-such-model", "--base-url", fake_provider.openai_url,
+            "--limit-items", "1", "--concurrency", "2"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "cost unknown (10 replies of a model without a price" in captured.out and "$0.0000" not in captured.out
+    run_id = next(r for r in _runs_json(local_db, capsys) if r["model"] == "no-such-model")
+    assert (run_id["cost_usd"], run_id["unpriced_calls"], run_id["completed"]) == (None, 10, 10)
+    assert calls_of(local_db, run_id["run_id"])["cost_usd"].isna().all()
+    at = open_page("runs.py")
+    shown = at.dataframe[0].value.set_index("run_id").loc[run_id["run_id"]]
+    assert shown["cost"] == "unknown"
+    priced_args = [a if a != "no-such-model" else "another-model" for a in args]  # not from the response cache
+    assert main([*priced_args, "--price-per-mtok", "1,2", "--json"]) == 0
+    priced = json.loads(capsys.readouterr().out)
+    assert priced["unpriced_calls"] == 0 and priced["cost_usd"] > 0
+    assert main(["--db", str(local_db), "run", "--dataset", "summeval", "--protocol", "rubric-permutation",
+                 "--provider", "llamacpp", "--model", "free", "--base-url", fake_provider.openai_url,
+                 "--limit-items", "1", "--price-per-mtok", "0,0", "--json"]) == 0
+    free = json.loads(capsys.readouterr().out)
+    assert (free["cost_usd"], free["unpriced_calls"]) == (0.0, 0)
+
+
+def _runs_json(db: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    assert main(["--db", str(db), "runs", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 
 def test_run_extra_body_from_the_cli_reaches_the_server(local_db: Path, fake_provider: FakeProvider,

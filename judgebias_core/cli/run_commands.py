@@ -67,7 +67,8 @@ class _StderrProgress:
         self.last = now
         left = f", about {p.seconds_left:.0f} s left" if p.seconds_left is not None else ""
         progress(f"{p.run_id}: {p.done}/{p.planned} calls ({p.completed} with a reply, {p.failed} failed, "
-                 f"{p.parse_failures} unparseable, {p.cached} from cache), ${p.cost_usd:.4f}{left} [{p.status}]")
+                 f"{p.parse_failures} unparseable, {p.cached} from cache), "
+                 f"{cost_text(p.cost_usd, p.unpriced_calls)}{left} [{p.status}]")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -75,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         settings = RunSettings.for_provider(spec.provider, concurrency=args.concurrency, max_cost_usd=args.max_cost,
                                             timeout_s=args.timeout, sdk_max_retries=args.sdk_retries,
-                                            max_attempts=args.attempts)
+                                            max_attempts=args.attempts, price_per_mtok=_price(args.price_per_mtok))
     except ValidationError as error:
         raise invalid_argument(error, "run settings") from None
     if args.mode == "batch":
@@ -94,11 +95,38 @@ def _run(args: argparse.Namespace) -> int:
                                   resubmit=args.resubmit)
     else:
         outcome = start_run(db_path(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
-    emit(args, asdict(outcome) | {"summary": outcome.summary},
+    emit(args, asdict(outcome) | {"summary": outcome.summary, "cost_usd": _known_cost(outcome)},
          f"run {outcome.run_id}: {outcome.summary}; {outcome.completed} of {outcome.planned} calls "
          f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
-         f"${outcome.cost_usd:.4f}{_estimate_note(outcome)}{_left_note(outcome.left_without_reply)}")
+         f"{cost_text(outcome.cost_usd, outcome.unpriced_calls)}{_estimate_note(outcome)}"
+         f"{_left_note(outcome.left_without_reply)}")
     return 0 if outcome.status.ended_cleanly else 1
+
+
+def _price(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    try:
+        given, taken = (float(part) for part in text.split(","))
+    except ValueError:
+        raise InvalidArgument(f"--price-per-mtok takes INPUT,OUTPUT in USD per million tokens (e.g. 0.15,0.60 or "
+                              f"0,0 for a free local server), not {text!r}") from None
+    if given < 0 or taken < 0:
+        raise InvalidArgument("--price-per-mtok: prices cannot be negative")
+    return given, taken
+
+
+def _known_cost(outcome: RunOutcome) -> float | None:
+    return None if outcome.unpriced_calls else outcome.cost_usd
+
+
+def cost_text(cost_usd: float, unpriced_calls: int) -> str:
+    """"$0.0123", or "cost unknown" with the unpriced replies named (never $0 for a model without a price)."""
+    if not unpriced_calls:
+        return f"${cost_usd:.4f}"
+    known = f"; ${cost_usd:.4f} for the priced ones" if cost_usd else ""
+    return (f"cost unknown ({unpriced_calls} replies of a model without a price{known}: give one with "
+            "--price-per-mtok)")
 
 
 def _estimate_note(outcome: RunOutcome) -> str:
@@ -172,6 +200,9 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--allow-none", action="store_true", help="list-wise: allow 'no clear winner'")
     parser.add_argument("--rubric", help="rubric id (default: the item's own; SummEval: summeval-coherence)")
     parser.add_argument("--max-cost", type=float, help="spending cap in USD: the run stops cleanly before it")
+    parser.add_argument("--price-per-mtok", metavar="IN,OUT",
+                        help="USD per million input and output tokens for this run, over the price table (0,0 for a "
+                        "free local server); without a price a model's cost is stored and shown as unknown")
     parser.add_argument("--limit-items", type=int, help="only the first N items in stored order")
     parser.add_argument("--limit-candidates", type=int,
                         help="pairwise protocols: only the first N candidates by name besides the baseline (with "

@@ -177,6 +177,9 @@ class RunSettings(BaseModel):
     store_retry_s: float = Field(120.0, gt=0)
     # send a timed-out request again: False for local servers, which go on computing a request whose client left
     retry_timeouts: bool = True
+    # USD per million input and output tokens for this run (``--price-per-mtok``), over the price table; 0,0 says a
+    # local server is free
+    price_per_mtok: tuple[float, float] | None = None
 
     @classmethod
     def for_provider(cls, provider: str, **given: object) -> RunSettings:
