@@ -161,6 +161,8 @@ def _prediction_powered() -> None:
     share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
     ppi = load_or_stop(prediction_powered, dataset, judge, chosen, scope, float(share), int(seed))
+    if ppi.caveat:
+        st.warning(f"Caution: {ppi.caveat}.")
     figure = ppi_forest(ppi)
     st.plotly_chart(figure, width="stretch", key="cal-ppi")
     chart_downloads(figure, f"ppi-{dataset}-{judge}", key="cal-ppi")

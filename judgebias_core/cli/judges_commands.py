@@ -13,7 +13,12 @@ from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emi
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
-from judgebias_core.metrics.ppi import FEW_LABELS, PredictionPoweredMeanScore, labels_worth_sentence
+from judgebias_core.metrics.ppi import (
+    DEFAULT_MIN_LABELS,
+    FEW_LABELS,
+    PredictionPoweredMeanScore,
+    labels_worth_sentence,
+)
 from judgebias_core.metrics.verbosity import CLUSTERS, CONTROLS, verbosity_frame
 from judgebias_core.store.agreement_queries import pairwise_studies
 from judgebias_core.store.handle import Store, StoreReader
@@ -109,8 +114,7 @@ def _ppi(args: argparse.Namespace) -> int:
            for row in (e.ppi, e.human_only, e.judge_only)]
         + [f"  {everything}; PPI++ tuning {e.tuning:.3f}; interval: {e.interval}",
            f"  {labels_worth_sentence(e)}"]
-        + ([f"  caution: {result.caveat}"] if isinstance(result, PredictionPoweredMeanScore) and result.caveat
-           else []))
+        + ([f"  caution: {result.caveat}"] if result.caveat else []))
     emit(args, result, text)
     return 0
 
@@ -183,7 +187,7 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--study", help="study or run id (default: every study of the judge on the dataset)")
     parser.add_argument("--label-fraction", type=float,
                         help=f"share of items whose human label is kept (default 0.1; rubric: at least enough for "
-                             f"{FEW_LABELS} labelled items)")
+                             f"{DEFAULT_MIN_LABELS} labelled items; below {FEW_LABELS} the result carries a caveat)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random choice of labelled items")
     parser.add_argument("--labels", choices=["subsample", "stored"], default="subsample",
                         help="subsample: keep a random --label-fraction of the items' labels (default; shows the "

@@ -124,7 +124,7 @@ def ppi_sentence(ppi: PredictionPoweredWinRate, who: str) -> str:
             f"{ppi.candidate}'s human win rate is {_interval(e.ppi.estimate, e.ppi.low, e.ppi.high)}, against "
             f"{_interval(e.human_only.estimate, e.human_only.low, e.human_only.high)} from those labels alone and "
             f"{e.judge_only.estimate:.2f} from the judge alone (not an estimate of the human figure); every human "
-            f"label gives {ppi.all_labels_human_win_rate:.2f}.")
+            f"label gives {ppi.all_labels_human_win_rate:.2f}." + (f" Caution: {ppi.caveat}." if ppi.caveat else ""))
 
 
 def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
