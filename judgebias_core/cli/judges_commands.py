@@ -141,14 +141,16 @@ def _leaderboard(args: argparse.Namespace) -> int:
         board = leaderboard(reader, args.dataset, _default_studies(reader, args), args.judge, args.resamples,
                             args.seed)
     columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
-               "rank_strength", "rank_first_slot", "rank_second_slot", "order_holds_share", "position_artefact"]
+               "rank_strength", "rank_first_slot", "rank_second_slot", "order_holds_share", "order_holds_call",
+               "position_artefact"]
     emit(args, board, board.frame()[columns].round(4).to_string(index=False)
-         + f"\nflip rate {board.flip_rate:.4f}, item-clustered "
-           f"upper bound {board.flip_rate_clustered_high:.4f} ({board.flip_bound_method}); top two within it: "
+         + f"\nflip rate {board.flip_rate:.4f}, top of its item-clustered two-sided 95% interval (one-sided 97.5% "
+           f"upper bound) {board.flip_rate_clustered_high:.4f} ({board.flip_bound_method}); top two within it: "
            f"{board.top_two_within_flip_bound}"
          + f"\nneighbour orders unsure (position_artefact, on the upper row): {board.flagged_pairs} of "
            f"{board.neighbour_pairs} ({board.pairs_changing_with_presentation} change with presentation, "
-           f"{board.pairs_not_separated} hold in < 95% of resamples; {board.orders_established_holm} established "
+           f"{board.pairs_not_separated} not shown to hold in 95% of resamples, {board.pairs_too_close_to_call} of "
+           f"them too close to call; {board.orders_established_holm} established "
            "after Holm)"
          + (f"\nseparation: {board.separation_note}; strengths rest on the ridge penalty ({board.ridge})"
             if board.separation_note else ""))

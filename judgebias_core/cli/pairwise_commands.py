@@ -71,7 +71,8 @@ def _pairwise(args: argparse.Namespace) -> int:
     family = pairwise_family(results, _CORRECTIONS[args.correction])
     position, excess = corrected_column(results, family), corrected_column(results, family, "excess")
     rows = [asdict(r) | {"position_p_corrected": p, "flip_rate_excess_p_corrected": e,
-                         "correction": family.method, "family_size": family.family_size}
+                         "correction": family.method, "family_size": family.family_size,
+                         "flip_rate_estimate": asdict(r.flip_rate_estimate)}
             for r, p, e in zip(results, position, excess, strict=True)]
     text = _text_table(rows, TEXT_COLUMNS)
     if rows:
