@@ -70,15 +70,20 @@ def _bootstrap_difference(item_keys: np.ndarray, mine: np.ndarray, best: np.ndar
     codes, items = pd.factorize(item_keys, sort=True)
     n_items = len(items)
     trials = np.bincount(codes, minlength=n_items).astype(float)
-    gap = np.bincount(codes, weights=mine - best, minlength=n_items)
-    difference = float(gap.sum() / trials.sum())
+    mine_items = np.bincount(codes, weights=mine, minlength=n_items)
+    best_items = np.bincount(codes, weights=best, minlength=n_items)
+    total = float(trials.sum())
+    difference = float(mine_items.sum()) / total - float(best_items.sum()) / total  # as each row's rate is summed
+    gap = mine_items - best_items
     nan = float("nan")
     if n_items < 2:
         return _Difference(difference, nan, nan, nan, BOOTSTRAP_METHOD,
                            "one item: no between-item variation can be estimated")
     counts = draw_counts(n_items, resamples, seed)
     draws = (counts @ gap) / (counts @ trials)  # every item has a pair, so no resample has zero trials
-    standard_error = float(np.std(draws, ddof=1))
+    # The bootstrap variance of a mean over n items is (n - 1) / n of the unbiased one: scale it back, so the
+    # standard error matches the cluster-robust one (its n / (n - 1) factor) up to Monte Carlo error.
+    standard_error = float(np.std(draws, ddof=1)) * float(np.sqrt(n_items / (n_items - 1)))
     if standard_error == 0:
         return _Difference(difference, difference, difference, nan, BOOTSTRAP_METHOD,
                            "the difference is the same in every item, so it has no item-to-item variation to test")

@@ -7,6 +7,7 @@ import pandas as pd
 
 from judgebias_core.analyses.scorecard import Scorecard, judge_scorecard
 from judgebias_core.charts.scorecard import chart_axis, point_numbers, scorecard_chart
+from judgebias_core.metrics.label_words import label_kind_cell
 from judgebias_core.metrics.scorecard import RateFigure
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import percent
@@ -69,7 +70,7 @@ def scorecard_table(card: Scorecard) -> pd.DataFrame:
             "longer answer won": _rate(row.longer_answer_share, False),
             "parse failures": f"{row.parse_failures:,} of {row.judgments:,}",
             "cost per 1,000": _cost(card, index),
-            "labels": row.label_kind or "none",
+            "labels": label_kind_cell(row.label_kind),
             "note": row.item_set_note or "",
         })
     return pd.DataFrame(records).sort_values("#").reset_index(drop=True)
