@@ -4,11 +4,14 @@ scorecard rates, the leaderboard), and none from 30 items with events spread ove
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judgebias_core.analyses.scorecard import judge_scorecard, scorecard_json
 from judgebias_core.metrics.calibration import agreement_table
 from judgebias_core.metrics.leaderboard import leaderboard_from_outcomes
 from judgebias_core.metrics.rubric_correlation import correlation_difference, correlation_estimate
@@ -18,6 +21,7 @@ from judgebias_core.stats.estimate import small_sample_warning
 from judgebias_core.stats.paired import ItemCounts, rate_difference
 from judgebias_core.stats.position_test import position_test_from_item_sums
 from judgebias_core.stats.settings import FEW_EVENT_ITEMS, FEW_ITEMS
+from judgebias_core.store.handle import Store
 from tests.test_leaderboard import _outcome
 from tests.test_scorecard_metrics import _pairs
 
@@ -91,3 +95,15 @@ def test_scorecard_rates_and_the_leaderboard_warn_on_few_items() -> None:
     outcomes = pd.DataFrame(rows)
     board = leaderboard_from_outcomes(outcomes, "d", ["s"], "judge", resamples=200)
     assert board.items == 20 and "only 20 items" in (board.interval_warning or "")
+
+
+def test_scorecard_json_nests_the_accuracy_estimate(bundled_db_master: Path) -> None:
+    with Store(bundled_db_master).reader() as reader:
+        payload = scorecard_json(judge_scorecard(reader, "llmbar-natural", resamples=300))
+    labelled = [row for row in payload["rows"] if row["accuracy"] is not None]
+    assert labelled
+    for row in labelled:
+        nested, flat = row["accuracy_estimate"], row["accuracy"]
+        assert (nested["estimate"], nested["low"], nested["high"], nested["method"]) == (
+            flat["estimate"], flat["low"], flat["high"], flat["method"])
+        assert (nested["items"], nested["units"], nested["warning"]) == (flat["items"], flat["pairs"], flat["warning"])
