@@ -60,12 +60,15 @@ def leans(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str | None:
     return "first" if share > 0.5 else "second"
 
 
-def correction_words(family: CorrectedTests) -> str:
-    """'Holm correction over 30 tests (position effect and excess over the repetition floor)'."""
+def correction_words(family: CorrectedTests, scope: str = "") -> str:
+    """'Holm correction over 30 tests shown together'; with ``scope`` (which tests the family holds, e.g. 'every
+    study and repetition of this report') that scope follows in parentheses, so a page and a report correcting
+    over different families each say which one."""
     count = f"{family.family_size} test{'s' if family.family_size != 1 else ''}"
+    where = f" ({scope})" if scope else ""
     if family.method == "none":
-        return f"no correction for the {count} shown"
-    return f"{family.method_name} over {count} shown together"
+        return f"no correction for the {count} shown{where}"
+    return f"{family.method_name} over {count} shown together{where}"
 
 
 def corrected_column(results: Sequence[PairwiseJudgeMetrics], family: CorrectedTests,
@@ -73,3 +76,10 @@ def corrected_column(results: Sequence[PairwiseJudgeMetrics], family: CorrectedT
     """Per result, its corrected p of the position test (``label="position"``) or of the excess test."""
     name = position_label if label == "position" else excess_label
     return [corrected_p(family, name(r)) for r in results]
+
+
+def page_family_scope(study: str) -> str:
+    """Which tests a page's family holds, and how it differs from the report's (which corrects every study)."""
+    return (f"the rows shown on this page, study {study}: the position test of every row and the excess over the "
+            "repetition floor where measured; the report corrects every study and repetition of the dataset "
+            "together, a larger family, so its corrected p-values can be larger")

@@ -155,6 +155,7 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
         reports.append(rubric_report(reader, run.run_id, match["run_id"].iloc[0] if len(match) else None))
     if not reports:
         return None
+    verdicts = [rubric_verdict(r) for r in reports]
     figures, sentences = [], []
     for report in reports:
         label = f"{report.run.judge} · run {report.run.run_id}"
@@ -170,9 +171,10 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
                                               bias_cost_sentence(report), geval_sentence(report)) if s))
     return ReportSection(
         key="rubric", title="Moving the score options (rubric position bias)",
-        headline=tuple(position_sentence(r) for r in reports), sentences=tuple(sentences), figures=tuple(figures),
+        headline=tuple(verdict.lines[0].text for verdict in verdicts), sentences=tuple(sentences),
+        figures=tuple(figures),
         tables=(ReportTable("Rubric runs", run_table(reports), "Trials are judge calls (one item under one "
                             "ordering); rates are over readable scores. Place shares carry item-clustered intervals; "
                             "each run's place tests are Holm-corrected over its k places."),),
-        metric_keys=METRIC_KEYS, verdicts=tuple(rubric_verdict(r) for r in reports),
+        metric_keys=METRIC_KEYS, verdicts=tuple(verdicts),
     )

@@ -114,3 +114,11 @@ def item_texts(reader: StoreReader, dataset_id: str, item_id: str) -> dict[str, 
         texts["response"] = head[0][1]
     texts.update({f"answer: {candidate}": answer for candidate, answer in answers})
     return texts
+
+
+def judge_simulated(reader: StoreReader, judge: str) -> bool:
+    """Whether ``judge`` is a simulated judge (its row in ``judges``, or any of its runs, says so)."""
+    row = reader.rows(
+        "SELECT coalesce(bool_or(j.simulated), false) OR coalesce((SELECT bool_or(r.simulated) FROM runs r "
+        "WHERE r.judge = ?), false) FROM judges j WHERE j.judge = ?", [judge, judge])
+    return bool(row and row[0][0])
