@@ -64,3 +64,33 @@ def test_the_rules_keep_the_terms_in_the_fold(reports: dict[str, Report]) -> Non
 def test_a_fit_on_few_units_does_not_headline(reports: dict[str, Report]) -> None:
     factors = next(s for s in reports["llmbar-faireval"].sections if s.key == "factors")
     assert factors.headline[0].startswith("Only 4 (judge, candidate, task) units: too few to say what drives")
+
+
+def test_page_messages_name_controls_not_flags() -> None:
+    from judgebias_core.errors import InvalidArgument
+    from judgebias_core.protocols.plans import swap_orders
+    from ui.text import gui_words
+
+    with pytest.raises(InvalidArgument) as raised:
+        swap_orders(["a", "b"], None, "baseline")
+    assert "--pairs all" in str(raised.value)  # the CLI's words
+    assert gui_words(str(raised.value)) == ("this dataset has no baseline candidate: choose 'all pairs of "
+                                            "candidates' under Pairs")
+    assert "--" not in gui_words("item i1 has no rubric: pass --rubric")
+
+
+def test_bias_cost_recommends_only_a_stable_ordering(bundled_db_master: Path) -> None:
+    from judgebias_core.analyses.rubric import rubric_report
+    from judgebias_core.report.bias_cost_words import cost_choice, cost_interval_words
+
+    with Store(bundled_db_master).reader() as reader:
+        report = rubric_report(reader, "demo-summeval-coherence-permutation")
+    costs, best = report.bias_cost, report.recommended
+    assert best is not None and costs.stability < 0.5 and not costs.stable
+    choice = cost_choice(costs, "under this run")
+    assert choice.recommended is None and choice.sentence.startswith("No ordering is reliably better under this run")
+    # 51234 costs 0.086, below every resampled cost (0.087 to 0.358): the interval is named, never shown as bounds.
+    interval = costs.interval_of(best.ordering)
+    assert interval is not None and not interval.contains_estimate and best.bias_cost < interval.low
+    words = cost_interval_words(costs, best)
+    assert "all above the measured 0.086" in words and "degenerate as bounds on the cost" in words
