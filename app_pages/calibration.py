@@ -8,6 +8,7 @@ import streamlit as st
 from judgebias_core.analyses.calibration import (
     calibration,
     calibration_choices,
+    dataset_label_words,
     disagreeing_pairs,
     disagreeing_trials,
     judge_is_simulated,
@@ -48,7 +49,8 @@ ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
                 "swap_aggregated": "Swap-aggregated (order change = tie)"}
 
 st.title("Calibration")
-st.caption("How often a judge agrees with people. Human labels are the truth here; where a dataset only has "
+st.caption("How often a judge agrees with the labels: people's ratings, or gold labels that a dataset's authors "
+           "set (LLMBar's own subsets, always named gold). The labels are the truth here; where a dataset only has "
            "another model's scores (the Prometheus items' GPT-4 scores), they are shown as a reference judge, "
            "never as human.")
 targets = load_or_stop(calibration_choices)
@@ -78,6 +80,11 @@ pool = len(runs) > 1 and synced_checkbox(f"Pool all {len(runs)} runs of this jud
 scope = None if pool else study  # None: every run of the judge on the dataset
 permalink_hint()
 label_source = in_judge[in_judge["study"] == study]["label_source"].iloc[0]
+words = load_or_stop(dataset_label_words, dataset, label_source)
+if words.gold:
+    st.info("These are **gold labels**: each pair's correct answer as the dataset's authors set it (LLMBar's own "
+            "subsets), not ratings collected from human raters. Read every number below as agreement with those "
+            "gold labels.")
 if label_source != "human":
     st.warning("These labels come from a **reference judge** (another model), not from people: read every "
                "number below as agreement with that judge.")
@@ -85,17 +92,17 @@ if label_source != "human":
 result = load_or_stop(calibration, dataset, judge, scope, pool)
 simulated = load_or_stop(judge_is_simulated, judge)
 who = judge + " (a simulated judge, not a model)" if simulated else judge
-verdict_block([calibration_verdict(result, who, simulated)])
+verdict_block([calibration_verdict(result, who, simulated, words=words)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
-           f"labels: {label_source}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
+           f"labels: {words.short}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
            f"({'every run of the judge' if pool else 'one run; choose another above'}). "
            f"{escape_markdown(result.rule)}.")
 
 
 def _class_table(table: AgreementTable) -> pd.DataFrame:
     return pd.DataFrame([c.__dict__ for c in table.per_class]).rename(columns={
-        "human_count": "human says (n)", "judge_count": "judge says (n)"})
+        "human_count": f"{words.axis} says (n)", "judge_count": "judge says (n)"})
 
 
 def _agreement_summary(name: str, table: AgreementTable) -> None:
@@ -108,7 +115,7 @@ def _agreement_summary(name: str, table: AgreementTable) -> None:
 def _agreement_detail(name: str, table: AgreementTable) -> None:
     left, right = st.columns([3, 2])
     with left:
-        figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES[name])
+        figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES[name], human_label=words.axis)
         st.plotly_chart(figure, width="stretch", key=f"cal-confusion-{name}")
         chart_downloads(figure, f"confusion-{dataset}-{judge}-{name}", key=f"cal-confusion-{name}")
     with right:
@@ -184,7 +191,7 @@ def _prediction_powered() -> None:
 if isinstance(result, PairwiseCalibration):
     cols = st.columns(3)
     cols[0].metric("Correct in both orders", f"{result.both_orders_correct_rate:.2%}",
-                   help="Pairs whose verdict matches the human label in both orders, over every pair.")
+                   help="Pairs whose verdict matches the label in both orders, over every pair.")
     cols[0].caption(f"{result.both_orders_correct:,} of {result.pairs:,} pairs")
     cols[1].metric("Position consistency", f"{result.position_consistency:.2%}")
     cols[1].caption(f"{result.consistent_pairs:,} of {result.pairs - result.failed_pairs:,} pairs with both "
@@ -233,7 +240,7 @@ elif isinstance(result, RubricCalibration):
     left, right = st.columns(2)
     with left:
         figure = confusion_heatmap(result.levels, result.confusion, "Judge score vs labels' median",
-                                   human_label=f"{label_source} median")
+                                   human_label=f"{words.axis} median")
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"confusion-{dataset}-{judge}", key="cal-confusion-rubric")
     with right:

@@ -238,7 +238,8 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "label + 1/2 x pairs where it is a tie and the label is not) / labelled pairs (a failed order makes a tie). "
         "Each order's accuracy and 'right in both orders' are shown beside it. 95% intervals resample items. The "
         "difference from the most accurate row is taken on the labelled pairs both judged, items resampled once for "
-        "both rows (paired item bootstrap), tested by the cluster-robust t; Holm over the comparisons shown decides "
+        "both rows (paired item bootstrap with the shown resamples and seed, its standard error used with Student's "
+        "t on items - 1); Holm over the comparisons shown decides "
         "'clearly worse', and each interval is at the Bonferroni level 1 - 0.05 / comparisons.",
         "Miller 2024, 'Adding Error Bars to Evals' (arXiv 2411.00640), sec. 4; Zeng et al. 2024 (LLMBar) for the "
         "swap protocol and the per-order statistics",

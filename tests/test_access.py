@@ -199,7 +199,11 @@ def test_operator_actions_are_recorded_with_who_did_them(bundled_db: Path) -> No
     assert actions_on(bundled_db, "run-a")[["actor", "action"]].values.tolist() == [
         ["ops@example.org", "launch"], ["ops@example.org", "cancel"]]
     assert actions_on(bundled_db, "my-dataset")["detail"].tolist() == ["items.csv"]
-    # runs going at once: the store's running runs whose last launch or resume was this actor's
+    # runs going at once: the store's running runs whose last launch or resume was this actor's, and launches
+    # whose child has not written its run yet (two quick launches both count)
+    assert running_runs_of(bundled_db, "ops@example.org") == 2
+    with transaction(bundled_db) as con:  # a launch whose run never appeared stops counting after a while
+        con.execute("UPDATE operator_actions SET acted_at = acted_at - INTERVAL 11 MINUTE")
     assert running_runs_of(bundled_db, "ops@example.org") == 0
     for run_id in ("run-a", "run-b"):
         with transaction(bundled_db) as con:

@@ -36,6 +36,25 @@ def test_metrics_pairwise_corrects_the_rows_printed(bundled_db_master: Path,
     assert "binomial_p" not in text.split("\n")[0] and "Holm correction over 3 tests" in text
 
 
+def test_unscoped_family_is_stated_beside_each_datasets_own(bundled_db_master: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22: with no --dataset the Holm family spans every dataset (466 tests with LLMBar's studies); each row
+    says so, and also gives the family and corrected p of its own dataset, as the Pairwise bias page corrects."""
+    rows = run_cli(capsys, bundled_db_master, "metrics", "pairwise")
+    assert len({r["family_size"] for r in rows}) == 1 and rows[0]["family_size"] > 400
+    mtbench = [r for r in rows if r["dataset"] == "mtbench"]
+    assert {r["dataset_family_size"] for r in mtbench} == {57}  # the page's default view: 30 rows, 27 floors
+    scoped = run_cli(capsys, bundled_db_master, "metrics", "pairwise", "--dataset", "mtbench")
+    by_row = {(r["study"], r["judge"], r["repetition"]): r for r in scoped}
+    for row in mtbench:
+        same = by_row[(row["study"], row["judge"], row["repetition"])]
+        assert row["position_p_corrected_in_dataset"] == pytest.approx(same["position_p_corrected"], nan_ok=True)
+        assert row["position_p_corrected_in_dataset"] <= row["position_p_corrected"] + 1e-12
+    assert main(["--db", str(bundled_db_master), "metrics", "pairwise"]) == 0
+    text = capsys.readouterr().out
+    assert f"Holm correction over {rows[0]['family_size']} tests" in text and "mtbench 57" in text
+
+
 def test_pairwise_compare_is_the_paired_difference_on_shared_pairs(bundled_db_master: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     result = run_cli(capsys, bundled_db_master, "metrics", "pairwise-compare", "--dataset", "mtbench",

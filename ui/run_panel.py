@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Sequence
 
 import streamlit as st
@@ -33,6 +34,9 @@ from ui.text import counted, escape_markdown
 NEW_RUN_DATASET_PARAM = "nr_dataset"
 # st.session_state key: run id -> (dataset id, protocol) of the runs launched in this session, for their links.
 RUN_SCOPES_KEY = "active_run_scopes"
+
+
+_LAUNCH_LOCK = threading.Lock()
 
 
 def dollars(amount: float) -> str:
@@ -132,14 +136,18 @@ def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, 
     if variable and not typed_key and key_needed(provider, specs[0].base_url) and not key_available(provider):
         st.session_state["launch_error"] = MissingApiKey(variable)
         return
-    try:
-        claim_run_folder(db_path())  # a run folder written for another store is refused here, not in the child
-        check_launch(specs, settings, [planned_call_count(db_path(), spec) for spec in specs], access)
-    except JudgebiasError as error:
-        st.session_state["launch_error"] = error
-        return
+    # Check and record as one step: two sessions of one operator clicking Launch at once (Streamlit runs every
+    # session in a thread of this process) must not both pass the runs-at-once limit. The recorded launch counts
+    # as a run going until its child writes the run (store/access_queries.py).
+    with _LAUNCH_LOCK:
+        try:
+            claim_run_folder(db_path())  # a run folder written for another store is refused here, not in the child
+            check_launch(specs, settings, [planned_call_count(db_path(), spec) for spec in specs], access)
+        except JudgebiasError as error:
+            st.session_state["launch_error"] = error
+            return
+        record_operator_action(action, run_ids)
     keys = provider_keys()
-    record_operator_action(action, run_ids)
     for spec, run_id in zip(specs, run_ids, strict=True):
         launch_background(db_path(), spec, settings, run_id, keys, batch, typed_key or None,
                           access.config.key_endpoints)

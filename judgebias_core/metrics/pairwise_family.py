@@ -78,8 +78,20 @@ def corrected_column(results: Sequence[PairwiseJudgeMetrics], family: CorrectedT
     return [corrected_p(family, name(r)) for r in results]
 
 
-def page_family_scope(study: str) -> str:
-    """Which tests a page's family holds, and how it differs from the report's (which corrects every study)."""
+def dataset_families(results: Sequence[PairwiseJudgeMetrics], method: Correction = "holm",
+                     alpha: float = ALPHA) -> dict[str, CorrectedTests]:
+    """One family per dataset: what the Pairwise bias page corrects in its default view (every study of one
+    dataset), beside the larger family a command over several datasets corrects at once."""
+    datasets = sorted({r.dataset for r in results})
+    return {d: pairwise_family([r for r in results if r.dataset == d], method, alpha) for d in datasets}
+
+
+def page_family_scope(study: str | None) -> str:
+    """Which tests a page's family holds (``study`` None: every study of the dataset, as the report corrects), and
+    how it differs from the report's family when the page shows one study."""
+    if study is None:
+        return ("every study and repetition of this dataset shown on this page: the position test of every row and "
+                "the excess over the repetition floor where measured, the same family as the report's")
     return (f"the rows shown on this page, study {study}: the position test of every row and the excess over the "
             "repetition floor where measured; the report corrects every study and repetition of the dataset "
             "together, a larger family, so its corrected p-values can be larger")

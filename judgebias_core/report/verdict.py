@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from judgebias_core.metrics.agreement import AgreementResult
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.label_words import LabelWords
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 from judgebias_core.metrics.pairwise_family import (
     corrected_p,
@@ -279,9 +280,10 @@ def _ceiling_lines(result: PairwiseCalibration | RubricCalibration, name: str) -
 
 
 def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: str | None = None,
-                        simulated: bool = False) -> Verdict:
+                        simulated: bool = False, words: LabelWords | None = None) -> Verdict:
     """How far a judge agrees with the labels beyond chance (Cohen's kappa and its interval). A ``simulated``
-    judge is called one in every sentence that compares it with people."""
+    judge is called one in every sentence that compares it with people; ``words`` name the labels (gold labels
+    are not people's ratings), by default from the result's label source alone."""
     name = who or result.judge
     if simulated and "simulated judge" not in name:
         name += " (a simulated judge, not a model)"
@@ -291,7 +293,7 @@ def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: st
     n = table.n
     interval = table.kappa_interval.split(" (")[0]  # "item-bootstrap"; the parenthesis is the rule's text
     unit = "pair" if pairwise else "scored call"
-    labels = "people's labels" if result.label_source == "human" else "a reference judge's labels (not people's)"
+    labels = (words or LabelWords(result.label_source)).phrase
     substitute = "This simulated judge is not" if simulated else "Not"
     advice = _first_met(((low >= KAPPA_SUBSTITUTE and not simulated,
                           f"Usable in place of {labels} for data like this."),

@@ -14,14 +14,19 @@ from judgebias_core.store.schema import migrate
 
 OperatorAction = Literal["launch", "resume", "cancel", "upload"]
 
-# Runs still going whose latest launch or resume was this actor's.
-_RUNNING_OF_SQL = """
+# Runs still going whose latest launch or resume was this actor's: marked running in the store, or launched so
+# recently that the child process has not written its run yet (the action is recorded before the launch), so two
+# launches in quick succession both count. A launch whose run never appeared stops counting after PENDING_MINUTES.
+PENDING_MINUTES = 10
+_RUNNING_OF_SQL = f"""
 WITH latest AS (
-    SELECT target AS run_id, arg_max(actor, acted_at) AS actor
+    SELECT target AS run_id, arg_max(actor, acted_at) AS actor, max(acted_at) AS acted_at
     FROM operator_actions WHERE action IN ('launch', 'resume') GROUP BY target
 )
-SELECT count(*) FROM latest l JOIN runs r USING (run_id)
-WHERE l.actor = ? AND r.status = 'running' AND NOT list_contains(?, r.run_id)
+SELECT count(*) FROM latest l LEFT JOIN runs r USING (run_id)
+WHERE l.actor = ? AND NOT list_contains(?, l.run_id)
+  AND (r.status = 'running'
+       OR (r.run_id IS NULL AND l.acted_at > current_timestamp::TIMESTAMP - INTERVAL {PENDING_MINUTES} MINUTE))
 """
 
 

@@ -122,3 +122,10 @@ def judge_simulated(reader: StoreReader, judge: str) -> bool:
         "SELECT coalesce(bool_or(j.simulated), false) OR coalesce((SELECT bool_or(r.simulated) FROM runs r "
         "WHERE r.judge = ?), false) FROM judges j WHERE j.judge = ?", [judge, judge])
     return bool(row and row[0][0])
+
+
+def label_groups(reader: StoreReader, dataset_id: str, label_source: str) -> list[str]:
+    """The raters' groups (gold, human, expert, crowd, reference-judge) of a dataset's labels of one source."""
+    return [str(row[0]) for row in reader.rows(
+        "SELECT DISTINCT rater_group FROM human_labels WHERE dataset_id = ? AND label_source = ? ORDER BY 1",
+        [dataset_id, label_source])]
