@@ -68,6 +68,8 @@ st.caption(f"Bradley-Terry strengths: ridge-penalised maximum likelihood (penalt
            "squared strengths), the same fit for the estimate and every bootstrap resample "
            f"({board.converged_resamples:,} of {board.resamples:,} resamples converged). Tie rule: a consistent tie "
            "or a pair whose verdict changed with the order counts half a win for each side.")
+if board.interval_warning:
+    st.warning(f"Small sample: {escape_markdown(board.interval_warning.removeprefix('small sample: '))}.")
 if board.separation_note:
     st.warning(f"Separation: {escape_markdown(board.separation_note)}. Those strengths are set by the penalty, not "
                "by the data: read them as 'at least this far ahead (or behind)', and read the win rates instead.")
