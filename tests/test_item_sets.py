@@ -7,7 +7,12 @@ from pathlib import Path
 import pandas as pd
 
 from judgebias_core.analyses.pairwise import pairwise_metrics, study_item_notes
-from judgebias_core.metrics.item_sets import default_studies, item_set_notes, studies_sentence
+from judgebias_core.metrics.item_sets import (
+    default_studies,
+    item_set_notes,
+    other_studies_sentence,
+    studies_sentence,
+)
 from judgebias_core.report.verdict_studies import verdicts_across_studies
 from judgebias_core.store.handle import Store
 
@@ -28,6 +33,9 @@ def test_notes_name_each_studys_items() -> None:
 def test_default_studies_show_every_judge() -> None:
     few = {"full": ["a", "b"], "rep": ["a", "b", "c"]}
     assert default_studies(few) == ["full", "rep"]
+    assert other_studies_sentence(few, "rep") is None
+    assert other_studies_sentence(few, "full") == ("Study full holds 2 of the dataset's 3 judges; the other 1 is in "
+                                                   "another study (rep: c): pick it above to see them.")
     many = {f"s{i:02d}": ["a", "b", "c"] for i in range(10)} | {"z": ["d"]}
     assert default_studies(many) == ["s00", "z"]  # the fewest studies that still hold every judge
     sentence = studies_sentence(few, {("a", "full"): "full: 3 items; rep: 1 of the 3 items",

@@ -82,3 +82,18 @@ def studies_sentence(study_judges: Mapping[str, Sequence[str]], notes: dict[tupl
             f"{', '.join(judges)} ({note})" for note, judges in by_note.items()) + \
             ": two studies' figures of one judge are compared on the calls both hold."
     return sentence
+
+
+def other_studies_sentence(study_judges: Mapping[str, Sequence[str]], study: str) -> str | None:
+    """For a view of one study: the dataset's judges it does not hold and the studies that do (None when it holds
+    every judge), so no judge sits in a study nothing points to."""
+    here = set(study_judges.get(study, ()))
+    everyone = {j for judges in study_judges.values() for j in judges}
+    missing = everyone - here
+    if not missing:
+        return None
+    where = {s: sorted(missing & set(js)) for s, js in sorted(study_judges.items()) if s != study}
+    places = "; ".join(f"{s}: {', '.join(js)}" for s, js in where.items() if js)
+    verb = "is" if len(missing) == 1 else "are"
+    return (f"Study {study} holds {len(here)} of the dataset's {len(everyone)} judges; the other {len(missing)} "
+            f"{verb} in another study ({places}): pick it above to see them.")

@@ -35,15 +35,17 @@ def _safety_line(board: Leaderboard) -> VerdictLine:
         "How sure we are",
         f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
         f"{board.pairs_changing_with_presentation} change when the candidates are ranked from one presentation "
-        f"alone, and {board.pairs_not_separated} hold in fewer than {percent(ORDER_HOLDS, 0)} of "
-        f"{board.resamples:,} redraws of the {board.items:,} questions; {board.orders_established_holm} are firm "
-        f"once the {comparisons} made are allowed for. The gap between the top two is {top_two} the share of "
-        f"verdicts this judge may change with the order (up to {percent(board.flip_rate_clustered_high)}).",
+        f"alone, and {board.pairs_not_separated} are not shown to hold in {percent(ORDER_HOLDS, 0)} of "
+        f"{board.resamples:,} redraws of the {board.items:,} questions ({board.pairs_too_close_to_call} of them too "
+        f"close to call); {board.orders_established_holm} are firm once the {comparisons} made are allowed for. The "
+        f"gap between the top two is {top_two} the share of verdicts this judge may change with the order (up to "
+        f"{percent(board.flip_rate_clustered_high)}).",
         "A neighbour pair is unsure when its order reverses in the ranking from the first-slot calls alone or the "
-        f"second-slot calls alone, or holds in fewer than {percent(ORDER_HOLDS, 0)} of item bootstrap resamples "
-        "(all pairs of an item drawn together); 'firm' means established after Holm's correction over the "
-        f"{board.neighbour_pairs} neighbour pairs; the top two are compared with the flip rate's item-clustered "
-        "upper 95% bound.")
+        f"second-slot calls alone, or is not shown to hold in {percent(ORDER_HOLDS, 0)} of item bootstrap resamples "
+        "(all pairs of an item drawn together): it holds in fewer, or the share's Monte Carlo band (99% of seeds) "
+        "straddles the threshold, too close to call. 'Firm' means established after Holm's correction over the "
+        f"{board.neighbour_pairs} neighbour pairs. The top two are compared with the top of the flip rate's "
+        "item-clustered two-sided 95% interval (one-sided 97.5%).")
 
 
 def _reportable(board: Leaderboard) -> str:
