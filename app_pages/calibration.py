@@ -106,6 +106,8 @@ def _agreement_summary(name: str, table: AgreementTable) -> None:
               help=ORDER_TITLES[name])
     st.caption(f"95%: {table.kappa_ci_low:.3f} to {table.kappa_ci_high:.3f} ({table.kappa_interval}) · accuracy "
                f"{table.accuracy:.3f} ({round(table.accuracy * table.n):,} of {table.n:,})")
+    if table.interval_warning:
+        st.caption(f"Caution: {escape_markdown(table.interval_warning)}.")
 
 
 def _agreement_detail(name: str, table: AgreementTable) -> None:
@@ -168,6 +170,8 @@ def _prediction_powered() -> None:
     share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
     ppi = load_or_stop(prediction_powered, dataset, judge, chosen, scope, float(share), int(seed))
+    if ppi.caveat:
+        st.warning(f"Caution: {ppi.caveat}.")
     figure = ppi_forest(ppi)
     st.plotly_chart(figure, width="stretch", key="cal-ppi")
     chart_downloads(figure, f"ppi-{dataset}-{judge}", key="cal-ppi")
@@ -232,6 +236,8 @@ elif isinstance(result, RubricCalibration):
     cols[2].caption(f"{result.items:,} items · {result.failed:,} unparsed calls left out")
     cols[3].metric("Pearson r", f"{result.pearson.statistic:.3f}")
     cols[3].caption(f"95%: {result.pearson.ci_low:.3f} to {result.pearson.ci_high:.3f} (item-bootstrap)")
+    if result.interval_warning:
+        st.warning(f"Caution: {escape_markdown(result.interval_warning)}.")
     _human_ceiling(result)
     explain("kappa_quadratic")
     left, right = st.columns(2)

@@ -141,8 +141,10 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "Whether the order of the top of a leaderboard could be an artefact of where answers were shown.",
         "Candidates are ranked three ways: from the swap-aggregated verdicts, from the call with the candidate shown "
         "first alone, and from the call with it shown second alone. A neighbour pair is flagged when its order "
-        "changes in either single-slot ranking, or holds in fewer than 95% of item bootstrap resamples. Separately, "
-        "the top two are compared with the item-clustered upper bound of the judge's flip rate.",
+        "changes in either single-slot ranking, or is not shown to hold in at least 95% of item bootstrap resamples "
+        "(it holds in fewer, or is too close to call within the Monte Carlo error of that share). Separately, the "
+        "top two are compared with the top of the item-clustered two-sided 95% interval of the judge's flip rate "
+        "(a one-sided 97.5% upper bound).",
         PROJECT,
     ),
     MetricExplanation(

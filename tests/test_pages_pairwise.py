@@ -27,8 +27,8 @@ def test_pairwise_page_shows_known_answer_and_drill_down(app_env: Path) -> None:
     assert abs(table.loc["gpt-4-0613", "PC"] - 0.8154) < 5e-5
     assert len(at.get("plotly_chart")) >= 3  # forest plot, heatmaps, scatters
     # ranking-safety note for each judge's candidate win rates
-    notes = [w.value for w in at.warning] + [s.value for s in at.success]
-    assert any("clustered upper bound of the judge's flip rate" in n for n in notes)
+    notes = [w.value.replace("\\", "") for w in at.warning] + [s.value.replace("\\", "") for s in at.success]
+    assert any("two-sided 95% interval of the judge's flip rate" in n and "one-sided 97.5%" in n for n in notes)
     # the drill-down shows both raw replies of an inconsistent pair of the chosen judge
     _box(at, "Judge").set_value("gpt-4-0613").run()
     assert not at.exception

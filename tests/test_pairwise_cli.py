@@ -90,3 +90,20 @@ def test_half_wins_keep_their_exact_rate(items: list[tuple[int, int, int]]) -> N
     assert rate.rate == pytest.approx(wins.sum() / trials.sum())
     if not rate.degenerate:
         assert rate.low <= rate.rate <= rate.high and rate.high > rate.low
+
+
+def test_pairwise_rows_nest_the_flip_rate_estimate(bundled_db_master: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: the decision interval as a nested Estimate beside the flat fields, which keep their meaning; the
+    repetition study (24 items) carries the small-sample warning in both."""
+    rows = run_cli(capsys, bundled_db_master, "metrics", "pairwise", "--dataset", "mtbench")
+    for row in rows:
+        nested = row["flip_rate_estimate"]
+        assert (nested["estimate"], nested["low"], nested["high"], nested["method"]) == (
+            row["flip_rate"], row["flip_rate_decision_low"], row["flip_rate_decision_high"],
+            row["flip_rate_decision_method"])
+        assert (nested["items"], nested["units"], nested["confidence"]) == (row["items"], row["classified_pairs"], 0.95)
+        assert nested["warning"] == row["flip_rate_decision_warning"]
+        assert (row["items"] < 30) == (row["flip_rate_decision_warning"] is not None) == (
+            row["position_warning"] is not None and "only" in row["position_warning"])
+    assert any(row["items"] < 30 for row in rows) and any(row["items"] >= 30 for row in rows)

@@ -103,6 +103,7 @@ def scorecard_json(card: Scorecard) -> dict:
             "accuracy": _rate(row.accuracy), "accuracy_first_order": _rate(row.accuracy_first_order),
             "accuracy_swapped_order": _rate(row.accuracy_swapped_order),
             "accuracy_both_orders": _rate(row.accuracy_both_orders), "kappa": _rate(row.kappa),
+            "accuracy_estimate": asdict(row.accuracy.as_estimate()) if row.accuracy is not None else None,
             "flip_rate": asdict(row.flip_rate), "position_consistency": row.position_consistency,
             "first_slot_share": asdict(row.first_slot_share), "longer_answer_share": asdict(row.longer_answer_share),
             "parse_failures": row.parse_failures,

@@ -81,7 +81,8 @@ def _pairwise(args: argparse.Namespace) -> int:
                          "correction": family.method, "family_size": family.family_size,
                          "dataset_family_size": own[r.dataset].family_size,
                          "position_p_corrected_in_dataset": corrected_column([r], own[r.dataset])[0],
-                         "flip_rate_excess_p_corrected_in_dataset": corrected_column([r], own[r.dataset], "excess")[0]}
+                         "flip_rate_excess_p_corrected_in_dataset": corrected_column([r], own[r.dataset], "excess")[0],
+                         "flip_rate_estimate": asdict(r.flip_rate_estimate)}
             for r, p, e in zip(results, position, excess, strict=True)]
     text = _text_table(rows, TEXT_COLUMNS)
     if rows:

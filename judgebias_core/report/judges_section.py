@@ -126,7 +126,7 @@ def ppi_sentence(ppi: PredictionPoweredWinRate, who: str) -> str:
             f"{ppi.candidate}'s human win rate is {_interval(e.ppi.estimate, e.ppi.low, e.ppi.high)}, against "
             f"{_interval(e.human_only.estimate, e.human_only.low, e.human_only.high)} from those labels alone and "
             f"{e.judge_only.estimate:.2f} from the judge alone (not an estimate of the human figure); every human "
-            f"label gives {ppi.all_labels_human_win_rate:.2f}.")
+            f"label gives {ppi.all_labels_human_win_rate:.2f}." + (f" Caution: {ppi.caveat}." if ppi.caveat else ""))
 
 
 def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
@@ -250,8 +250,9 @@ def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
                                  "*Ties include pairs whose verdict changed with the order, counted as half a win. "
                                  "A candidate's order with the next one down is unsure when it changes in the "
-                                 "ranking from one presentation order alone or holds in fewer than 95% of item "
-                                 "resamples.")
+                                 "ranking from one presentation order alone or is not shown to hold in 95% of item "
+                                 "resamples (it holds in fewer, or is too close to call within the Monte Carlo "
+                                 "error).")
                      for b in boards),
         metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
         verdicts=tuple(v for v in (leaderboard_verdict(b, scope.who(b.judge)) for b in boards) if v is not None),
