@@ -183,6 +183,9 @@ def test_verdict_lines_on_every_page_speak_plainly(dashboard: str, browser_page:
     _wait_until_idle(browser_page)
     lines = browser_page.evaluate(_VERDICT_LINES_JS, list(VERDICT_HEADINGS))
     found = [f"{term} in {line!r}" for line in lines for term in terms_in(first_sentences(line, 2))]
+    # Chart titles too (the drawn ones: charts in closed tabs or expanders have not drawn theirs).
+    titles = browser_page.evaluate("() => [...document.querySelectorAll('.gtitle')].map(t => t.textContent)")
+    found += [f"chart title: {term} in {title!r}" for title in titles for term in terms_in(title)]
     assert not found, f"{url_path or 'overview'}:\n" + "\n".join(found)
     if url_path in ("pairwise_bias", *PLAIN_WORD_EXTRAS):  # pages that always open on a verdict
         assert lines, f"{url_path}: no verdict line found"
