@@ -31,6 +31,8 @@ from ui.tables import show_table
 from ui.text import counted
 from ui.upload_widgets import rubric_labels
 
+PAIR_CHOICES = {"baseline": "each candidate against the baseline", "all": "all pairs of candidates"}
+
 st.title("New run")
 st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "
            "list-wise runs and repetition runs. Every judgment lands in the store as it arrives.")
@@ -132,7 +134,12 @@ with st.expander("Protocol settings", expanded=True):
             listwise_size = cols[2].number_input("Candidates per list", min_value=2, max_value=8, value=3)
             allow_none = cols[3].checkbox("Allow 'no clear winner'")
         else:
-            pairs = cols[2].selectbox("Pairs", ["baseline", "all"])
+            # Without a baseline candidate only "all pairs" can be planned: offer it alone, and say why.
+            has_baseline = next(s.baseline_candidate for s in summaries if s.id == dataset) is not None
+            pairs = cols[2].selectbox("Pairs", ["baseline", "all"] if has_baseline else ["all"],
+                                      format_func=PAIR_CHOICES.get,
+                                      help=None if has_baseline else "This dataset names no baseline candidate, "
+                                      "so every pair of its candidates is judged.")
             if protocol == "repetition":
                 repeats = cols[3].number_input("Repetitions R", min_value=2, value=3,
                                                max_value=limits.max_repetitions if access.served else None)

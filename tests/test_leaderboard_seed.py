@@ -3,11 +3,15 @@ close to call" state, so no neighbour pair goes from "holds" to "does not hold" 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judgebias_core.cli import main
 from judgebias_core.metrics.leaderboard import ORDER_HOLDS, leaderboard_from_outcomes
 from judgebias_core.stats.resampling import DOES_NOT_HOLD, HOLDS, TOO_CLOSE, share_call
 from tests.test_leaderboard import _outcome
@@ -48,3 +52,13 @@ def test_no_neighbour_order_goes_from_holds_to_does_not_hold_with_the_seed() -> 
         assert board.pairs_not_separated == sum(r.order_holds_call != HOLDS for r in board.rows[:-1])
     assert all(not {HOLDS, DOES_NOT_HOLD} <= seen for seen in calls.values()), calls
     assert any(TOO_CLOSE in seen for seen in calls.values())  # the race is close enough to need the third state
+
+
+def test_the_repetition_study_leaderboard_is_cautioned(bundled_db_master: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """MTBench's repetition study has 24 items: the board and its text say so; the top-two bound is named."""
+    assert main(["--db", str(bundled_db_master), "metrics", "leaderboard", "--dataset", "mtbench", "--study",
+                 "repetition", "--judge", "gpt-4-0613"]) == 0
+    text = capsys.readouterr().out
+    assert "caution: small sample: only 24 items" in text and "one-sided 97.5% upper bound" in text
+    assert "too close to call" in text

@@ -46,3 +46,9 @@ def test_overview_verdicts_cover_every_judge_across_studies(app_env: Path) -> No
     assert len(subjects) == 12
     assert any("gpt-4-0613 · study repetition (items differ by study: full: 80 items; repetition: 24 of the 80 "
                "items)" in m for m in subjects)
+
+
+def test_overview_says_which_human_labels_are_gold(app_env: Path) -> None:
+    at = open_page()
+    labels = next(m for m in at.metric if m.label == "Human labels")
+    assert "419 of them are gold" in labels.proto.help  # LLMBar's five own subsets; the count itself unchanged

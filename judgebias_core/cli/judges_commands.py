@@ -153,7 +153,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
            f"them too close to call; {board.orders_established_holm} established "
            "after Holm)"
          + (f"\nseparation: {board.separation_note}; strengths rest on the ridge penalty ({board.ridge})"
-            if board.separation_note else ""))
+            if board.separation_note else "")
+         + (f"\ncaution: {board.interval_warning}" if board.interval_warning else ""))
     return 0
 
 

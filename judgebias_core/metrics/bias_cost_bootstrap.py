@@ -23,6 +23,9 @@ from judgebias_core.stats.settings import CONFIDENCE
 
 INTERVAL_KIND = "item bootstrap (percentile; all calls of an item resampled together)"
 _TIE = 1e-12
+# The recommendation's own rule: an ordering is recommended only when it has the lowest cost in at least this share
+# of the resamples; below it, another ordering is about as likely to be the best, and none is called better.
+STABLE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,13 @@ class CostInterval:
     difference_low: float
     difference_high: float
     lowest_share: float
+
+    @property
+    def contains_estimate(self) -> bool:
+        """Whether the percentile interval holds the measured cost. A cost sums absolute gaps, which resampling
+        inflates (every resample's noise adds to them), so a small cost can lie below all its resampled costs:
+        the interval is then degenerate as bounds on the cost, and is named so wherever it is shown."""
+        return self.low - _TIE <= self.bias_cost <= self.high + _TIE
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,12 @@ class BiasCostRanking:
     @property
     def recommended(self) -> OrderingCost | None:
         return self.ranking[0] if self.defined and self.ranking else None
+
+    @property
+    def stable(self) -> bool:
+        """The lowest-cost ordering is lowest in at least ``STABLE_SHARE`` of the resamples: only then is it
+        recommended (``recommended`` names the lowest-cost ordering whatever its stability)."""
+        return self.recommended is not None and self.stability >= STABLE_SHARE
 
     @property
     def few_items(self) -> bool:

@@ -45,14 +45,14 @@ def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | 
     figures = []
     for result in results:
         label = result.target.replace("_", " ")
-        figures.append(aic_path(result).update_layout(title=f"Stepwise path, target {label}"))
+        figures.append(aic_path(result).update_layout(title=f"How the fit for {label} was built, one factor at a time"))
         if result.final_variables:
             figures.append(aic_rise_chart(result).update_layout(title=f"How much each factor matters for {label}"))
     notes = [f"Units of study '{study}': every judge of the study, whatever the judges chosen for this report; "
              f"{results[0].units_left_out} unit(s) without a classified pair left out.", QUALITY_GAP_CAVEAT,
              POST_SELECTION_NOTE]
     return ReportSection(
-        key="factors", title=f"What drives the bias (study {study})", headline=tuple(sentences[:1]),
+        key="factors", title=f"What drives the bias (study {study})", headline=(verdicts[0].lines[0].text,),
         sentences=tuple(sentences), figures=tuple(figures),
         tables=(ReportTable("Stepwise steps", pd.concat([steps_table(r) for r in results], ignore_index=True),
                             f"Units: {results[0].units:,} (judge, candidate, task) combinations; AIC = 2k - 2 ln L "
