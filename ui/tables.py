@@ -153,11 +153,12 @@ def readable_column_config(frame: pd.DataFrame, column_config: Mapping[str, Any]
     fixed = sum(int(e["width"]) for k, e in config.items() if e is not None and k not in fitted
                 and isinstance(e.get("width"), int))
     # Prose wraps; a cell longer than the widest column is cut (shown whole on hover) however wide it is.
-    prose = [key for key in fitted if is_prose(frame[_column(frame, key)])
-             or _cell_chars(frame[_column(frame, key)]) * PX_PER_CHAR + CELL_PADDING_PX > MAX_WIDTH_PX]
+    prose = [key for key in fitted if is_prose(frame[_column(frame, key)])]
+    cut_anyway = [key for key in fitted if _cell_chars(frame[_column(frame, key)]) * PX_PER_CHAR + CELL_PADDING_PX
+                  > MAX_WIDTH_PX]
     # Prose keeps a readable measure: it wraps onto at most a few lines rather than a word per line.
     floors = {k: max(h, min(fitted[k], PROSE_MIN_PX)) if k in prose else h for k, h in headers.items()}
-    for key, width in fit_widths(fitted, floors, max(0, TABLE_BUDGET_PX - fixed), prose).items():
+    for key, width in fit_widths(fitted, floors, max(0, TABLE_BUDGET_PX - fixed), [*prose, *cut_anyway]).items():
         config[key]["width"] = width
     config.update(given)  # entries for the index or columns not in the frame, as the page gave them
     return config
@@ -171,7 +172,7 @@ def row_height(frame: pd.DataFrame, config: Mapping[str, Any]) -> int | None:
     """A row height that lets narrowed prose cells wrap whole (the grid wraps text only in rows taller than 4 rem);
     None when every cell fits on one line."""
     lines = max((wrapped_lines(int(entry["width"]), frame[_column(frame, key)]) for key, entry in config.items()
-                 if entry is not None and isinstance(entry.get("width"), int) and key in map(str, frame.columns)
+                 if isinstance(entry, dict) and isinstance(entry.get("width"), int) and key in map(str, frame.columns)
                  and is_prose(frame[_column(frame, key)])), default=1)
     if lines <= 1:
         return None
