@@ -8,6 +8,7 @@ import streamlit as st
 from judgebias_core.analyses.calibration import (
     calibration,
     calibration_choices,
+    dataset_label_words,
     disagreeing_pairs,
     disagreeing_trials,
     prediction_powered,
@@ -47,7 +48,8 @@ ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
                 "swap_aggregated": "Swap-aggregated (order change = tie)"}
 
 st.title("Calibration")
-st.caption("How often a judge agrees with people. Human labels are the truth here; where a dataset only has "
+st.caption("How often a judge agrees with the labels: people's ratings, or gold labels that a dataset's authors "
+           "set (LLMBar's own subsets, always named gold). The labels are the truth here; where a dataset only has "
            "another model's scores (the Prometheus items' GPT-4 scores), they are shown as a reference judge, "
            "never as human.")
 targets = load_or_stop(calibration_choices)
@@ -77,23 +79,28 @@ pool = len(runs) > 1 and synced_checkbox(f"Pool all {len(runs)} runs of this jud
 scope = None if pool else study  # None: every run of the judge on the dataset
 permalink_hint()
 label_source = in_judge[in_judge["study"] == study]["label_source"].iloc[0]
+words = load_or_stop(dataset_label_words, dataset, label_source)
+if words.gold:
+    st.info("These are **gold labels**: each pair's correct answer as the dataset's authors set it (LLMBar's own "
+            "subsets), not ratings collected from human raters. Read every number below as agreement with those "
+            "gold labels.")
 if label_source != "human":
     st.warning("These labels come from a **reference judge** (another model), not from people: read every "
                "number below as agreement with that judge.")
 
 result = load_or_stop(calibration, dataset, judge, scope, pool)
 simulated_banner([judge])
-verdict_block([calibration_verdict(result)])
+verdict_block([calibration_verdict(result, words=words)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
-           f"labels: {label_source}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
+           f"labels: {words.short}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
            f"({'every run of the judge' if pool else 'one run; choose another above'}). "
            f"{escape_markdown(result.rule)}.")
 
 
 def _class_table(table: AgreementTable) -> pd.DataFrame:
     return pd.DataFrame([c.__dict__ for c in table.per_class]).rename(columns={
-        "human_count": "human says (n)", "judge_count": "judge says (n)"})
+        "human_count": f"{words.axis} says (n)", "judge_count": "judge says (n)"})
 
 
 def _agreement_summary(name: str, table: AgreementTable) -> None:
@@ -101,12 +108,15 @@ def _agreement_summary(name: str, table: AgreementTable) -> None:
               help=ORDER_TITLES[name])
     st.caption(f"95%: {table.kappa_ci_low:.3f} to {table.kappa_ci_high:.3f} ({table.kappa_interval}) · accuracy "
                f"{table.accuracy:.3f} ({round(table.accuracy * table.n):,} of {table.n:,})")
+    if table.interval_warning:
+        st.caption(f"Caution: {escape_markdown(table.interval_warning)}.")
 
 
 def _agreement_detail(name: str, table: AgreementTable) -> None:
     left, right = st.columns([3, 2])
     with left:
-        figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES[name], judges=[judge])
+        figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES[name], human_label=words.axis,
+                                   judges=[judge])
         st.plotly_chart(figure, width="stretch", key=f"cal-confusion-{name}")
         chart_downloads(figure, f"confusion-{dataset}-{judge}-{name}", key=f"cal-confusion-{name}")
     with right:
@@ -163,6 +173,8 @@ def _prediction_powered() -> None:
     share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
     ppi = load_or_stop(prediction_powered, dataset, judge, chosen, scope, float(share), int(seed))
+    if ppi.caveat:
+        st.warning(f"Caution: {ppi.caveat}.")
     figure = ppi_forest(ppi, judges=[judge])
     st.plotly_chart(figure, width="stretch", key="cal-ppi")
     chart_downloads(figure, f"ppi-{dataset}-{judge}", key="cal-ppi")
@@ -183,7 +195,7 @@ def _prediction_powered() -> None:
 if isinstance(result, PairwiseCalibration):
     cols = st.columns(3)
     cols[0].metric("Correct in both orders", f"{result.both_orders_correct_rate:.2%}",
-                   help="Pairs whose verdict matches the human label in both orders, over every pair.")
+                   help="Pairs whose verdict matches the label in both orders, over every pair.")
     cols[0].caption(f"{result.both_orders_correct:,} of {result.pairs:,} pairs")
     cols[1].metric("Position consistency", f"{result.position_consistency:.2%}")
     cols[1].caption(f"{result.consistent_pairs:,} of {result.pairs - result.failed_pairs:,} pairs with both "
@@ -227,12 +239,14 @@ elif isinstance(result, RubricCalibration):
     cols[2].caption(f"{result.items:,} items · {result.failed:,} unparsed calls left out")
     cols[3].metric("Pearson r", f"{result.pearson.statistic:.3f}")
     cols[3].caption(f"95%: {result.pearson.ci_low:.3f} to {result.pearson.ci_high:.3f} (item-bootstrap)")
+    if result.interval_warning:
+        st.warning(f"Caution: {escape_markdown(result.interval_warning)}.")
     _human_ceiling(result)
     explain("kappa_quadratic")
     left, right = st.columns(2)
     with left:
         figure = confusion_heatmap(result.levels, result.confusion, "Judge score vs labels' median",
-                                   human_label=f"{label_source} median", judges=[judge])
+                                   human_label=f"{words.axis} median", judges=[judge])
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"confusion-{dataset}-{judge}", key="cal-confusion-rubric")
     with right:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from judgebias_core.analyses.scorecard import judge_scorecard, scorecard_choices
 from judgebias_core.charts.scorecard import scorecard_chart
-from judgebias_core.report.scorecard_section import ACCURACY_NOTE, chart_caption, cost_notes, scorecard_table
+from judgebias_core.report.scorecard_section import accuracy_note, chart_caption, cost_notes, scorecard_table
 from ui.navigation import link_page
 from ui.share import (
     chart_downloads,
@@ -67,7 +67,7 @@ st.subheader(f"Judge configurations ({len(card.rows)})")
 table = scorecard_table(card)
 show_table(table)
 table_downloads(table, f"scorecard-{dataset}", key="cj-table")
-st.caption(escape_markdown(ACCURACY_NOTE))
+st.caption(escape_markdown(accuracy_note(card)))
 for note in cost_notes(card):
     st.caption(f"Cost: {escape_markdown(note)}")
 explain("scorecard_accuracy")

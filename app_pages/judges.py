@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.analyses.judges import agreement_report, disagreeing_calls
+from judgebias_core.analyses.pairwise import study_item_notes
 from judgebias_core.charts.judges import (
     agreement_heatmap,
     disagreement_bars,
@@ -13,6 +14,7 @@ from judgebias_core.charts.judges import (
     family_heatmap_is_sparse,
 )
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_pairs_frame, family_agreement_sentence
+from judgebias_core.metrics.item_sets import default_studies, studies_sentence
 from judgebias_core.report.verdict import agreement_verdict
 from judgebias_core.stats.clustered import CONFIDENCE
 from judgebias_core.store.calibration_queries import item_texts
@@ -41,9 +43,11 @@ top = st.columns(3)
 dataset, studies_frame = pick_pairwise_dataset(top[0], key="jd_dataset")
 study_names = studies_frame["study"].tolist()
 with top[1]:
+    study_judges = dict(zip(study_names, studies_frame["judges"], strict=True))
     studies = synced_multiselect(
-        "Studies (or run ids)", study_names, key="jd_studies", default=study_names[:1],
-        help="Choose several to compare judges that were run separately on the same pairs.")
+        "Studies (or run ids)", study_names, key="jd_studies", default=default_studies(study_judges),
+        help="By default every study (the fewest that hold every judge when there are many). Choose several to compare judges "
+             "that were run separately on the same pairs.")
 with top[2]:
     max_repetition = int(studies_frame[studies_frame["study"].isin(studies)]["repetitions"].max() or 1) \
         if studies else 1
@@ -65,6 +69,8 @@ cols[2].metric("Calls every judge answered", f"{result.disagreement.instances:,}
 cols[3].metric("Calls with a majority verdict", f"{result.ensemble_instances:,}")
 st.caption(f"Dataset {escape_markdown(dataset)} · studies {escape_markdown(', '.join(studies))} · repetition "
            f"{repetition}. Majority vote: {result.ensemble_rule}.")
+st.caption(escape_markdown(studies_sentence({s: study_judges[s] for s in studies},
+                                            cached(study_item_notes, dataset))))
 for note in result.notes:
     st.warning(note)
 report_button(dataset, [judge.split(" [")[0] for judge in result.judges], key="jd-report")

@@ -30,6 +30,7 @@ COLUMNS = {"rank_win_rate": "rank", "candidate": "candidate", "pairs": "pairs (n
            "strength_ci_low": "BT low", "strength_ci_high": "BT high", "rank_strength": "BT rank",
            "gap_to_next": "gap to next", "rank_first_slot": "rank shown first",
            "rank_second_slot": "rank shown second", "order_holds_share": "order holds (share of resamples)",
+           "order_holds_call": "order holds in 95%?",
            "order_changes_with_presentation": "order changes with slot",
            "position_artefact": "order with next unsure", "unsure_reason": "why unsure", "is_reference": "reference"}
 
@@ -56,7 +57,8 @@ frame = board.candidates_frame()
 cols[0].metric("Candidates", len(frame))
 cols[1].metric("Classified pairs (n)", f"{board.pairs:,}")
 cols[2].metric("Items", f"{board.items:,}")
-cols[3].metric("Flip rate, item-clustered upper bound", f"{board.flip_rate_clustered_high:.3f}")
+cols[3].metric("Flip rate, item-clustered upper bound", f"{board.flip_rate_clustered_high:.3f}",
+               help="The top of the two-sided 95% interval: a one-sided 97.5% upper bound.")
 cols[3].caption(f"flip rate {board.flip_rate:.3f} over {board.pairs:,} pairs ({board.flip_bound_method})")
 st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · judge {escape_markdown(judge)} · "
            f"{board.failed_pairs:,} pairs with a parse failure left out · bootstrap over items, {board.resamples:,} "
@@ -70,6 +72,8 @@ st.caption(f"Bradley-Terry strengths: ridge-penalised maximum likelihood (penalt
            "squared strengths), the same fit for the estimate and every bootstrap resample "
            f"({board.converged_resamples:,} of {board.resamples:,} resamples converged). Tie rule: a consistent tie "
            "or a pair whose verdict changed with the order counts half a win for each side.")
+if board.interval_warning:
+    st.warning(f"Small sample: {escape_markdown(board.interval_warning.removeprefix('small sample: '))}.")
 if board.separation_note:
     st.warning(f"Separation: {escape_markdown(board.separation_note)}. Those strengths are set by the penalty, not "
                "by the data: read them as 'at least this far ahead (or behind)', and read the win rates instead.")
@@ -80,21 +84,23 @@ explain("ranking_safety")
 st.caption("What the flag fires on: a candidate is marked when its order with the **next one down** is unsure, for "
            "either of two reasons. (1) Position: ranked from the calls with each candidate shown first alone, or "
            "shown second alone, the two change places. (2) Items: over bootstrap resamples of the items (all pairs "
-           "of an item drawn together) their order holds in fewer than 95% of resamples, so the items cannot "
-           "separate them. Each pair is checked on its own; the count established after Holm's correction over "
+           "of an item drawn together) their order is not shown to hold in at least 95% of resamples (it holds in "
+           "fewer, or is too close to call within the Monte Carlo error), so the items cannot separate them. Each pair is checked on its own; the count established after Holm's correction over "
            "all neighbour pairs is given apart.")
 if board.flagged_pairs:
     st.warning(f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
-               f"{board.pairs_changing_with_presentation} change with the slot, {board.pairs_not_separated} hold in "
-               f"fewer than 95% of {board.resamples:,} resamples of the {board.items:,} items "
+               f"{board.pairs_changing_with_presentation} change with the slot, {board.pairs_not_separated} are not "
+               f"shown to hold in 95% of {board.resamples:,} resamples of the {board.items:,} items "
+               f"({board.pairs_too_close_to_call} too close to call) "
                f"({board.orders_established_holm} established after Holm's correction).")
 else:
     st.success(f"All {board.neighbour_pairs} neighbour orders hold in both single-slot rankings and in at least 95% "
                f"of resamples ({board.orders_established_holm} established after Holm's correction).")
 if len(board.rows) > 1:
     top_two = "less" if board.top_two_within_flip_bound else "more"
-    st.caption(f"The top two differ by {top_two} than the judge's item-clustered flip-rate upper bound "
-               f"({board.flip_rate_clustered_high:.3f}, {board.flip_bound_method}).")
+    st.caption(f"The top two differ by {top_two} than the top of the judge's item-clustered two-sided 95% flip-rate "
+               f"interval ({board.flip_rate_clustered_high:.3f}, a one-sided 97.5% upper bound; "
+               f"{board.flip_bound_method}).")
 
 frame = frame[list(COLUMNS)].rename(columns=COLUMNS)
 show_table(frame,

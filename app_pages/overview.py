@@ -42,7 +42,9 @@ cols[1].metric("Items", f"{overview.items:,}")
 cols[2].metric("Judges", overview.judges)
 cols[3].metric("Runs", overview.runs)
 cols[4].metric("Judge calls", f"{overview.judge_calls:,}", help="Every stored call of a judge model.")
-cols[5].metric("Human labels", f"{overview.human_labels:,}", help="Ratings and preferences given by people. "
+cols[5].metric("Human labels", f"{overview.human_labels:,}", help="Ratings and preferences given by people, "
+               f"and gold labels: {overview.gold_labels:,} of them are gold (each LLMBar pair's correct answer as "
+               "its authors set it, named gold wherever shown). "
                f"Not counted: {overview.reference_labels:,} scores by a reference judge (GPT-4 on the Prometheus "
                "items), which are kept apart and never shown as human.")
 st.caption(

@@ -12,12 +12,13 @@ from judgebias_core.analyses.pairwise import (
     compare_judges,
     listwise_metrics,
     pairwise_metrics,
+    study_item_notes,
     unit_metrics,
 )
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.metrics.pairwise import candidate_win_rates, metrics_frame, ranking_safety, task_breakdown
 from judgebias_core.metrics.pairwise_family import CORRECTIONS, corrected_column, correction_words, pairwise_family
-from judgebias_core.report.verdict import pairwise_verdicts
+from judgebias_core.report.verdict_studies import verdicts_across_studies
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
 from ui.share import (
@@ -42,6 +43,7 @@ WIN_COLUMNS = {"judge": "judge", "candidate": "candidate", "classified": "classi
                "overall_win_rate": "overall win rate", "win_rate_low": "win low", "win_rate_high": "win high",
                "win_rate_method": "interval method", "win_rate_degenerate_reason": "degenerate because",
                "items": "items"}
+ALL_STUDIES = "all studies"
 VERDICT_MEANING = {"A": "first slot better", "B": "second slot better", "C": "tie"}
 # The headline first (judge, flip rate with its interval and count), so it is on screen without scrolling.
 TABLE_COLUMNS = {
@@ -51,7 +53,7 @@ TABLE_COLUMNS = {
     "dataset": "dataset", "study": "study", "repetition": "rep", "pairs": "pairs",
     "failed_pairs": "failed pairs", "consistent": "consistent", "primacy": "primacy", "recency": "recency",
     "flip_rate_decision_method": "interval method", "flip_rate_degenerate_reason": "degenerate because",
-    "design_effect": "design effect", "items": "items",
+    "design_effect": "design effect", "items": "items", "item_set_note": "items by study",
     "flip_rate_ci_low": "Wilson low (pairs indep.)", "flip_rate_ci_high": "Wilson high (pairs indep.)",
     "first_slot_share": "first-slot share", "first_slot_share_decision_low": "first-slot low",
     "first_slot_share_decision_high": "first-slot high", "first_slot_share_decision_method": "first-slot method",
@@ -127,8 +129,13 @@ with top[0]:
     dataset = synced_selectbox("Dataset", dataset_options, key="pw_dataset")
 in_dataset = scope[scope["dataset_id"] == dataset]
 with top[1]:
-    study = synced_selectbox("Study (or run id)", sorted(in_dataset["study"].unique()), key="pw_study")
-in_study = in_dataset[in_dataset["study"] == study]
+    study_names = sorted(in_dataset["study"].unique())
+    # Every judge of the dataset by default: a judge measured only in a second study (MTBench's repetition) is
+    # never hidden behind the first one.
+    study = synced_selectbox("Study (or run id)", ([ALL_STUDIES] if len(study_names) > 1 else []) + study_names,
+                             key="pw_study", help="'all studies' shows every judge of the dataset, its study named.")
+every_study = study == ALL_STUDIES
+in_study = in_dataset if every_study else in_dataset[in_dataset["study"] == study]
 with top[2]:
     repetitions = sorted(int(r) for r in in_study["repetition"].unique())
     repetition = synced_selectbox("Repetition", ["all", *repetitions], key="pw_rep",
@@ -146,9 +153,13 @@ permalink_hint()
 judge_filter = tuple(judges) or None
 
 with stop_on_error():
-    results = cached(pairwise_metrics, dataset, judge_filter, study, tasks=tuple(tasks) or None,
-                     candidates=tuple(candidates) or None)
-    units = cached(unit_metrics, dataset, study, judge_filter, None if repetition == "all" else repetition)
+    results = cached(pairwise_metrics, dataset, judge_filter, None if every_study else study,
+                     tasks=tuple(tasks) or None, candidates=tuple(candidates) or None)
+    # The per-study sections below the table (tasks, win rates, comparisons, pairs) look at one study.
+    measured = sorted({r.study for r in results}) or study_names
+    detail_study = ("full" if "full" in measured else measured[0]) if every_study else study
+    units = cached(unit_metrics, dataset, detail_study, judge_filter, None if repetition == "all" else repetition)
+    notes = cached(study_item_notes, dataset)
 results = [r for r in results if repetition == "all" or r.repetition == repetition]
 if tasks:
     units = units[units["task"].isin(tasks)]
@@ -157,7 +168,7 @@ if candidates:
 if not results:
     if not (in_study["kind"] == "listwise").any():
         st.info("No pairs match these filters.")
-    listwise_section(dataset, study, judge_filter)
+    listwise_section(dataset, detail_study, judge_filter)
     st.stop()
 
 correction = CORRECTIONS[st.selectbox(
@@ -167,16 +178,19 @@ correction = CORRECTIONS[st.selectbox(
     "share of false calls among those made.")]
 family = pairwise_family(results, correction)
 simulated_banner([r.judge for r in results])
-verdict_block(pairwise_verdicts(results, family=family))
+verdict_block(verdicts_across_studies(results, notes, family))
 st.subheader("Judges")
 frame = metrics_frame(results).assign(position_p_corrected=corrected_column(results, family),
-                                      flip_rate_excess_p_corrected=corrected_column(results, family, "excess"))
+                                      flip_rate_excess_p_corrected=corrected_column(results, family, "excess"),
+                                      item_set_note=[notes.get((r.judge, r.study), "") for r in results])
 table = frame[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
 show_table(table,
            column_config={c: st.column_config.NumberColumn(format="%.3f") for c in RATE_COLUMNS}
            | {c: st.column_config.NumberColumn(format="%.2g") for c in
               ["position p", "position p corrected", "excess p corrected"]})
-st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)}. Counts are pairs (one pair = two judge calls). "
+scope_words = "every study, named in each row" if every_study else f"study {code_span(study)}"
+st.caption(f"Dataset {code_span(dataset)}, {scope_words}. 'Items by study' is filled for a judge measured in "
+           "several studies on different items: compare its figures across studies on those items only. Counts are pairs (one pair = two judge calls). "
            "Rates are "
            "fractions over n = classified pairs (consistent + primacy + recency); pairs with a parse failure on "
            "either side are counted under 'failed pairs' and left out of the rates. Low/high = the 95% item-clustered "
@@ -191,7 +205,8 @@ st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)}. Counts are 
            "and task; units whose every pair failed are left out of both and counted. Excess = flip rate - "
            "repetition floor with its paired item-clustered interval. Repetition stability (RS) and the floor ignore the task and candidate "
            "filters.")
-table_downloads(table, f"pairwise-{dataset}-{study}", key="pw_table")
+file_scope = "all-studies" if every_study else study
+table_downloads(table, f"pairwise-{dataset}-{file_scope}", key="pw_table")
 report_button(dataset, judges, key="pw-report")
 with st.expander("What each column means"):
     for key in ("position_consistency", "flip_rate", "first_slot_share", "position_test", "preference_fairness",
@@ -204,13 +219,17 @@ st.plotly_chart(forest, width="stretch")
 st.caption("Blue: Wilson 95% interval (pairs assumed independent). Orange band: the item-clustered 95% decision "
            "interval (pairs of an item resampled together; usually wider, because pairs on one question are not "
            "independent; its method in the hover). A degenerate interval is not drawn: the hover says why.")
-chart_downloads(forest, f"flip-rate-{dataset}-{study}", key="pw_forest")
+chart_downloads(forest, f"flip-rate-{dataset}-{file_scope}", key="pw_forest")
 with st.expander("Flip rate of every judge x dataset x study in the store"):
     everywhere = cached(pairwise_metrics, None, judge_filter, None)
     st.plotly_chart(flip_rate_forest(everywhere), width="stretch", key="forest-all")
     st.caption("Same intervals as above, one row per (judge, dataset, study, repetition); the task and "
                "candidate filters do not apply here.")
 
+if every_study:
+    st.info(f"Below: study {code_span(detail_study)} only (tasks, win rates, the two-judge comparison and the "
+            "inconsistent pairs look at one study at a time). Pick a study above to see another.")
+    results = [r for r in results if r.study == detail_study]
 if not units.empty:
     st.subheader("By task")
     breakdown = task_breakdown(units)
@@ -220,7 +239,7 @@ if not units.empty:
             explain(metric)
             heatmap = judge_task_heatmap(breakdown, metric)
             st.plotly_chart(heatmap, width="stretch", key=f"heat-{metric}")
-            chart_downloads(heatmap, f"{metric}-by-task-{dataset}-{study}", key=f"pw_heat_{metric}")
+            chart_downloads(heatmap, f"{metric}-by-task-{dataset}-{detail_study}", key=f"pw_heat_{metric}")
 
     st.subheader("Consistency and fairness against the answer quality gap")
     explain("quality_gap")
@@ -231,12 +250,12 @@ if not units.empty:
             st.plotly_chart(scatter, width="stretch", key=f"gap-{metric}")
     st.caption(f"One point per (judge, candidate, task): {len(units):,} units. Overall win rate counts inconsistent "
                "pairs as ties. Published finding: larger gaps go with higher consistency.")
-    table_downloads(units, f"pairwise-units-{dataset}-{study}", key="pw_units")
+    table_downloads(units, f"pairwise-units-{dataset}-{detail_study}", key="pw_units")
 
     st.subheader("Candidate win rates and ranking safety")
     explain("ranking_safety")
     wins = candidate_win_rates(units).merge(
-        cached(candidate_win_intervals, dataset, study, judge_filter, None if repetition == "all" else repetition,
+        cached(candidate_win_intervals, dataset, detail_study, judge_filter, None if repetition == "all" else repetition,
                tuple(tasks) or None, tuple(candidates) or None), on=["judge", "candidate"], how="left")
     for result in results:
         if repetition == "all" and result.repetition != min(r.repetition for r in results):
@@ -256,7 +275,7 @@ if not units.empty:
                "pairs; an inconsistent pair counts as a tie (half a win) in the overall win rate. Low/high: 95% "
                "item-clustered interval (a candidate's pairs on one item resampled together), its method named.")
 
-compare_section(dataset, study, sorted({r.judge for r in results}), None if repetition == "all" else repetition)
+compare_section(dataset, detail_study, sorted({r.judge for r in results}), None if repetition == "all" else repetition)
 
 st.subheader("Inconsistent pairs")
 st.caption("Pairs whose verdict changed when the answers swapped, with both raw replies side by side. The "
@@ -268,7 +287,7 @@ with drill[0]:
 with drill[1]:
     kind = st.selectbox("Which pairs", ["primacy and recency", "primacy", "recency", "failed"], key="pw_drill_kind")
 classes = ("primacy", "recency") if kind == "primacy and recency" else (kind,)
-pairs = cached(pair_details, dataset, study, (judge,), classes, None if repetition == "all" else repetition,
+pairs = cached(pair_details, dataset, detail_study, (judge,), classes, None if repetition == "all" else repetition,
                tasks[0] if len(tasks) == 1 else None, candidates[0] if len(candidates) == 1 else None, 500)
 if pairs.empty:
     st.info("No such pairs for this judge and filters.")
@@ -299,4 +318,4 @@ else:
             else:
                 st.caption("No raw reply stored (verdicts published pre-parsed, without the judge's text).")
 
-listwise_section(dataset, study, judge_filter)
+listwise_section(dataset, detail_study, judge_filter)

@@ -141,8 +141,10 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "Whether the order of the top of a leaderboard could be an artefact of where answers were shown.",
         "Candidates are ranked three ways: from the swap-aggregated verdicts, from the call with the candidate shown "
         "first alone, and from the call with it shown second alone. A neighbour pair is flagged when its order "
-        "changes in either single-slot ranking, or holds in fewer than 95% of item bootstrap resamples. Separately, "
-        "the top two are compared with the item-clustered upper bound of the judge's flip rate.",
+        "changes in either single-slot ranking, or is not shown to hold in at least 95% of item bootstrap resamples "
+        "(it holds in fewer, or is too close to call within the Monte Carlo error of that share). Separately, the "
+        "top two are compared with the top of the item-clustered two-sided 95% interval of the judge's flip rate "
+        "(a one-sided 97.5% upper bound).",
         PROJECT,
     ),
     MetricExplanation(
@@ -238,7 +240,8 @@ _ENTRIES: tuple[MetricExplanation, ...] = (
         "label + 1/2 x pairs where it is a tie and the label is not) / labelled pairs (a failed order makes a tie). "
         "Each order's accuracy and 'right in both orders' are shown beside it. 95% intervals resample items. The "
         "difference from the most accurate row is taken on the labelled pairs both judged, items resampled once for "
-        "both rows (paired item bootstrap), tested by the cluster-robust t; Holm over the comparisons shown decides "
+        "both rows (paired item bootstrap with the shown resamples and seed, its standard error used with Student's "
+        "t on items - 1); Holm over the comparisons shown decides "
         "'clearly worse', and each interval is at the Bonferroni level 1 - 0.05 / comparisons.",
         "Miller 2024, 'Adding Error Bars to Evals' (arXiv 2411.00640), sec. 4; Zeng et al. 2024 (LLMBar) for the "
         "swap protocol and the per-order statistics",

@@ -90,6 +90,7 @@ class StoreOverview:
     reference_labels: int
     rubrics: int
     schema_version: int
+    gold_labels: int = 0  # of human_labels: gold labels a dataset's authors set (LLMBar), not raters' ratings
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,10 @@ def test_llmbar_page_recommends_and_labels_every_point(dashboard: str, browser_p
     main = _open(dashboard, browser_page, "llmbar-natural")
     assert "Compare judges" in main and "Use GPT-4 [" in main
     assert "Judge configurations (65)" in main
-    points = browser_page.locator('[data-testid="stPlotlyChart"] g.textpoint text')
+    selector = '[data-testid="stPlotlyChart"] g.textpoint text'
+    # The chart draws its labels after the script run ends: wait for all 65, not for a fixed time.
+    browser_page.wait_for_function(f"() => document.querySelectorAll('{selector}').length >= 65", timeout=60_000)
+    points = browser_page.locator(selector)
     texts = [points.nth(i).text_content() for i in range(points.count())]
     assert sorted(texts, key=int) == [str(n) for n in range(1, 66)]  # every point carries its row number
 
@@ -63,4 +66,6 @@ def test_llmbar_report_has_the_scorecard_and_its_labels_pass_the_layout_check(
     (chart,) = [c for c in layout.charts if c["id"] == chart_id]
     assert int(chart["labels"]) > 5  # type: ignore[call-overload]
     assert chart["outside"] == [] and chart["overlaps"] == []
+    # and every other chart of the LLMBar report (the calibration heatmaps' colour bars once overlapped there)
+    assert [(c["id"], c["outside"], c["overlaps"]) for c in layout.charts if c["outside"] or c["overlaps"]] == []
     assert [m for m in layout.console if m.startswith(("error", "pageerror"))] == []

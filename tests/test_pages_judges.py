@@ -14,8 +14,24 @@ def _metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def test_judges_page_shows_agreement_and_disputed_calls(app_env: Path) -> None:
+def _full_study(at):
+    next(m for m in at.multiselect if m.label.startswith("Studies")).set_value(["full"]).run()
+    return at
+
+
+def test_judges_page_opens_on_every_judge_with_its_study_named(app_env: Path) -> None:
     at = open_page("judges.py")
+    assert not at.exception
+    assert _metrics(at)["Judges"] == "12"  # mtbench: full's 3 and repetition's 9, three judges in both
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "Judges by study: full: gemini-pro, gpt-3.5-turbo-1106, gpt-4-0613; repetition: claude-3-haiku" in captions
+    assert "gpt-4-0613 (full: 80 items; repetition: 24 of the 80 items)" in captions
+    pairs = at.dataframe[0].value
+    assert "gpt-4-0613 [repetition]" in set(pairs["judge A"]) | set(pairs["judge B"])
+
+
+def test_judges_page_shows_agreement_and_disputed_calls(app_env: Path) -> None:
+    at = _full_study(open_page("judges.py"))
     assert not at.exception
     metrics = _metrics(at)
     assert metrics["Judges"] == "3"  # mtbench, study full
@@ -30,7 +46,7 @@ def test_judges_page_shows_agreement_and_disputed_calls(app_env: Path) -> None:
 
 def test_judges_page_chance_corrected_agreement(app_env: Path) -> None:
     """Issue 14: kappa heatmap on demand, alpha and effective judges, leave-one-out ensemble with no-majority share."""
-    at = open_page("judges.py")
+    at = _full_study(open_page("judges.py"))
     metrics = _metrics(at)
     assert "Krippendorff's alpha (all judges, nominal)" in metrics
     assert metrics["Effective number of judges"].endswith("of 3")

@@ -41,3 +41,13 @@ def test_other_biases_page_clusters_by_candidate_and_controls_for_quality(app_en
     judges = at.dataframe[1].value.set_index("judge")
     assert round(judges.loc["gpt-4-0613", "log-odds per 1,000 chars"], 3) == 0.446
     assert "clustered by candidate: low" in judges.columns
+
+
+def test_one_study_pages_point_to_the_judges_of_the_other_studies(app_env: Path) -> None:
+    """Issue 22: Other biases and Leaderboard show one study; they name the dataset's judges it does not hold."""
+    for page in ("other_biases.py", "leaderboard.py"):
+        at = open_page(page)
+        assert not at.exception
+        captions = " ".join(c.value for c in at.caption).replace("\\", "")
+        assert "Study full holds 3 of the dataset's 9 judges; the other 6 are in another study (repetition: " \
+               "claude-3-haiku-20240307" in captions, page

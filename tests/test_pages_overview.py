@@ -35,3 +35,20 @@ def test_overview_links_to_every_other_page(app_env: Path) -> None:
     at = open_page()
     linked = {link.proto.page for link in at.get("page_link")}
     assert linked == {page.url_path for page in PAGES if page.file != DEFAULT_PAGE}
+
+
+def test_overview_verdicts_cover_every_judge_across_studies(app_env: Path) -> None:
+    """Issue 22: the Overview's swap-test verdicts show MTBench's 12 (judge, study) rows, each study named."""
+    at = open_page()
+    markdown = [m.value.replace("\\", "") for m in at.markdown]
+    assert any("every judge (12) across 2 studies (full, repetition)" in m for m in markdown)
+    subjects = [m for m in markdown if "· study " in m]
+    assert len(subjects) == 12
+    assert any("gpt-4-0613 · study repetition (items differ by study: full: 80 items; repetition: 24 of the 80 "
+               "items)" in m for m in subjects)
+
+
+def test_overview_says_which_human_labels_are_gold(app_env: Path) -> None:
+    at = open_page()
+    labels = next(m for m in at.metric if m.label == "Human labels")
+    assert "419 of them are gold" in labels.proto.help  # LLMBar's five own subsets; the count itself unchanged

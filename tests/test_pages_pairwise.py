@@ -27,8 +27,8 @@ def test_pairwise_page_shows_known_answer_and_drill_down(app_env: Path) -> None:
     assert abs(table.loc["gpt-4-0613", "PC"] - 0.8154) < 5e-5
     assert len(at.get("plotly_chart")) >= 3  # forest plot, heatmaps, scatters
     # ranking-safety note for each judge's candidate win rates
-    notes = [w.value for w in at.warning] + [s.value for s in at.success]
-    assert any("clustered upper bound of the judge's flip rate" in n for n in notes)
+    notes = [w.value.replace("\\", "") for w in at.warning] + [s.value.replace("\\", "") for s in at.success]
+    assert any("two-sided 95% interval of the judge's flip rate" in n and "one-sided 97.5%" in n for n in notes)
     # the drill-down shows both raw replies of an inconsistent pair of the chosen judge
     _box(at, "Judge").set_value("gpt-4-0613").run()
     assert not at.exception
@@ -119,3 +119,24 @@ def test_pairwise_page_shows_the_excess_over_the_floor_with_its_interval(app_env
     _box(at, "Repetition").set_value(3).run()
     third = at.dataframe[0].value.set_index("judge").loc["gpt-3.5-turbo-0125"]
     assert third["units left out"] == 1 and abs(third["PF raw"] - 0.0753) < 5e-5
+
+
+def test_pairwise_page_opens_on_every_judge_of_the_dataset_with_its_study(app_env: Path) -> None:
+    """Issue 22: MTBench's 9 repetition-study judges are not hidden behind the full study's 3, and a judge measured
+    in both studies says on which items."""
+    at = open_page("pairwise_bias.py", query={"pw_dataset": "mtbench"})
+    assert not at.exception
+    assert _box(at, "Study (or run id)").value == "all studies"
+    table = at.dataframe[0].value
+    assert set(table["study"]) == {"full", "repetition"} and table["judge"].nunique() == 9
+    assert len(table) == 3 + 9 * 3  # full's 3 judges, and each repetition of the repetition study's 9
+    gpt4 = table[table["judge"] == "gpt-4-0613"]
+    assert set(gpt4["items by study"]) == {"full: 80 items; repetition: 24 of the 80 items"}
+    assert set(table[table["judge"] == "claude-3-opus-20240229"]["items by study"]) == {""}
+    markdown = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "gpt-4-0613 · study repetition (items differ by study: full: 80 items; repetition: 24 of the 80 items)" \
+        in markdown
+    assert "gpt-4-0613 [full] flips about 1 pair in 5" in markdown and "(18.5%)" in markdown
+    assert "gpt-4-0613 [repetition] flips" in markdown and "(11.5%)" in markdown
+    assert sum("· study " in m.value for m in at.markdown) == 12  # one verdict per (judge, study)
+    assert any("Below: study `full` only" in i.value for i in at.info)

@@ -46,6 +46,10 @@ def test_swap_plan_next_to_the_cost(app_env: Path) -> None:
     design_effect = _number(at, "Design effect").value
     assert metrics["Items for a target width"] == "73"
     assert metrics["Cost for that many items (estimate)"] == "$0.00"  # a replayed judge is free
+    assert float(metrics["Width met with 80% assurance"]) > float(metrics["Expected interval width"])
+    next(r for r in at.radio if r.label.startswith("Plan the items")).set_value("assurance").run()
+    assert not at.exception and int(_metrics(at)["Items for a target width"].replace(",", "")) > 73
+    next(r for r in at.radio if r.label.startswith("Plan the items")).set_value("expected").run()
 
     _number(at, "Expected flip rate").set_value(0.3).run()
     assert any(c.startswith("Typed in: flip rate 0.300") for c in _captions(at))

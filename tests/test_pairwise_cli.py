@@ -36,6 +36,25 @@ def test_metrics_pairwise_corrects_the_rows_printed(bundled_db_master: Path,
     assert "binomial_p" not in text.split("\n")[0] and "Holm correction over 3 tests" in text
 
 
+def test_unscoped_family_is_stated_beside_each_datasets_own(bundled_db_master: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22: with no --dataset the Holm family spans every dataset (466 tests with LLMBar's studies); each row
+    says so, and also gives the family and corrected p of its own dataset, as the Pairwise bias page corrects."""
+    rows = run_cli(capsys, bundled_db_master, "metrics", "pairwise")
+    assert len({r["family_size"] for r in rows}) == 1 and rows[0]["family_size"] > 400
+    mtbench = [r for r in rows if r["dataset"] == "mtbench"]
+    assert {r["dataset_family_size"] for r in mtbench} == {57}  # the page's default view: 30 rows, 27 floors
+    scoped = run_cli(capsys, bundled_db_master, "metrics", "pairwise", "--dataset", "mtbench")
+    by_row = {(r["study"], r["judge"], r["repetition"]): r for r in scoped}
+    for row in mtbench:
+        same = by_row[(row["study"], row["judge"], row["repetition"])]
+        assert row["position_p_corrected_in_dataset"] == pytest.approx(same["position_p_corrected"], nan_ok=True)
+        assert row["position_p_corrected_in_dataset"] <= row["position_p_corrected"] + 1e-12
+    assert main(["--db", str(bundled_db_master), "metrics", "pairwise"]) == 0
+    text = capsys.readouterr().out
+    assert f"Holm correction over {rows[0]['family_size']} tests" in text and "mtbench 57" in text
+
+
 def test_pairwise_compare_is_the_paired_difference_on_shared_pairs(bundled_db_master: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     result = run_cli(capsys, bundled_db_master, "metrics", "pairwise-compare", "--dataset", "mtbench",
@@ -71,3 +90,20 @@ def test_half_wins_keep_their_exact_rate(items: list[tuple[int, int, int]]) -> N
     assert rate.rate == pytest.approx(wins.sum() / trials.sum())
     if not rate.degenerate:
         assert rate.low <= rate.rate <= rate.high and rate.high > rate.low
+
+
+def test_pairwise_rows_nest_the_flip_rate_estimate(bundled_db_master: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: the decision interval as a nested Estimate beside the flat fields, which keep their meaning; the
+    repetition study (24 items) carries the small-sample warning in both."""
+    rows = run_cli(capsys, bundled_db_master, "metrics", "pairwise", "--dataset", "mtbench")
+    for row in rows:
+        nested = row["flip_rate_estimate"]
+        assert (nested["estimate"], nested["low"], nested["high"], nested["method"]) == (
+            row["flip_rate"], row["flip_rate_decision_low"], row["flip_rate_decision_high"],
+            row["flip_rate_decision_method"])
+        assert (nested["items"], nested["units"], nested["confidence"]) == (row["items"], row["classified_pairs"], 0.95)
+        assert nested["warning"] == row["flip_rate_decision_warning"]
+        assert (row["items"] < 30) == (row["flip_rate_decision_warning"] is not None) == (
+            row["position_warning"] is not None and "only" in row["position_warning"])
+    assert any(row["items"] < 30 for row in rows) and any(row["items"] >= 30 for row in rows)

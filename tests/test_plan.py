@@ -156,3 +156,15 @@ def test_planned_width_matches_the_realised_clustered_width(bundled_db: Path) ->
                 for _ in range(100)]
     assert {r.method for r in realised} == {plan.interval_method}
     assert np.mean([r.width for r in realised]) == pytest.approx(plan.expected_width, rel=0.15)
+
+
+def test_width_modes_in_json_and_text(bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--dataset", "mtbench", "--flip-rate", "0.2", "--design-effect", "2.5", "--items", "40",
+            "--target-width", "0.06", "--model", "gpt-4o")
+    expected, assured = _json(capsys, bundled_db_master, *args), _json(capsys, bundled_db_master, *args,
+                                                                       "--width-mode", "assurance")
+    assert (expected["width_mode"], assured["width_mode"], assured["assurance"]) == ("expected", "assurance", 0.8)
+    assert expected["items_needed"] == 57 < assured["items_needed"]
+    assert assured["assured_width"] == expected["assured_width"] > expected["expected_width"]
+    code, out, _ = _plan(capsys, bundled_db_master, *args, "--width-mode", "assurance")
+    assert code == 0 and "planned as the width met with 80% assurance" in out

@@ -16,8 +16,10 @@ from scipy.stats import t as student_t
 from judgebias_core.cli import main
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.ppi import (
+    DEFAULT_MIN_LABELS,
     FEW_LABELS,
     default_label_fraction,
+    few_labels_caveat,
     labelled_sample,
     labels_worth_sentence,
     prediction_powered_mean_score,
@@ -131,14 +133,16 @@ def test_demo_interval_covers_the_all_labels_human_mean(demo_trials: pd.DataFram
     target = results[0].all_labels_human_mean
     covered = sum(r.estimate.ppi.low <= target <= r.estimate.ppi.high for r in results)
     assert covered >= 93, covered
-    assert all(r.caveat is None for r in results)
+    assert all(r.caveat is not None and "below 30" in r.caveat for r in results)  # 10 labels: cautioned (issue 23)
 
 
-def test_few_labels_carry_a_caveat_and_the_default_share_avoids_it(demo_trials: pd.DataFrame) -> None:
+def test_fewer_than_30_labels_carry_a_caveat(demo_trials: pd.DataFrame) -> None:
     few = prediction_powered_mean_score(demo_trials, "summeval", JUDGE, None, "summeval-coherence", 0.1, 0)
     assert few.labelled == 4 and few.caveat is not None and f"below {FEW_LABELS}" in few.caveat
     default = prediction_powered_mean_score(demo_trials, "summeval", JUDGE, None, "summeval-coherence", None, 0)
-    assert default.label_fraction == default_label_fraction(40) == 0.25 and default.labelled == FEW_LABELS
+    assert default.label_fraction == default_label_fraction(40) == 0.25 and default.labelled == DEFAULT_MIN_LABELS
+    assert FEW_LABELS == 30 and default.caveat is not None and "only 10 labelled items" in default.caveat
+    assert few_labels_caveat(29) is not None and few_labels_caveat(30) is None
     assert default_label_fraction(1392) == 0.1 and default_label_fraction(5) == 0.5
     with pytest.raises(InvalidArgument, match="at least two labelled"):
         prediction_powered_mean_score(demo_trials, "summeval", JUDGE, None, "summeval-coherence", 0.01, 0)

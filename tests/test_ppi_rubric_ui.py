@@ -35,6 +35,8 @@ def test_calibration_page_shows_the_prediction_powered_mean_score(app_env: Path)
     share.set_value(0.1).run()
     assert not at.exception
     assert any("only 4 labelled items" in w.value for w in at.warning)
+    share.set_value(0.25).run()
+    assert any("only 10 labelled items: below 30" in w.value for w in at.warning)
 
 
 def test_report_calibration_reads_the_prediction_powered_mean_score(bundled_db_master: Path) -> None:
@@ -45,5 +47,5 @@ def test_report_calibration_reads_the_prediction_powered_mean_score(bundled_db_m
     e = expected.estimate
     assert "10 random items of 40" in sentence and "prediction-powered estimate (PPI++" in sentence
     assert f"{e.ppi.estimate:.2f} ({e.ppi.low:.2f} to {e.ppi.high:.2f})" in sentence
-    assert "extra labels" in sentence and "Caution" not in sentence
+    assert "extra labels" in sentence and "Caution: only 10 labelled items: below 30" in sentence  # issue 23
     assert any("Prediction-powered mean score" in (f.layout.title.text or "") for f in calibration.figures)

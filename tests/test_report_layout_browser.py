@@ -110,8 +110,14 @@ def _layout(browser: object, file: Path, screenshot: str, ready: str = "true") -
     page.on("pageerror", lambda error: console.append(f"pageerror: {error}"))
     page.goto(file.as_uri(), wait_until="load")
     page.wait_for_function(f"() => {ready}", timeout=30_000)
-    page.wait_for_timeout(500)  # automargin redraws once after the first paint
-    charts = page.evaluate(LAYOUT_CHECK, LABELS)
+    # Automargin redraws after the first paint, later on a loaded machine: read the layout until two readings a
+    # moment apart agree (at most ~15 s), never after one fixed sleep.
+    charts, previous = page.evaluate(LAYOUT_CHECK, LABELS), None
+    for _ in range(50):
+        if charts == previous:
+            break
+        page.wait_for_timeout(300)
+        charts, previous = page.evaluate(LAYOUT_CHECK, LABELS), charts
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / screenshot), full_page=True)
     context.close()

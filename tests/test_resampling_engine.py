@@ -11,9 +11,10 @@ from judgebias_core.stats import resampling
 
 PACKAGE = Path(__file__).resolve().parents[1] / "judgebias_core"
 # Random draws that are not item bootstraps, each with its reason: the simulated judge's own randomness, PPI's choice
-# of which items keep their labels, cross-validation folds and the stepwise permutation baseline.
+# of which items keep their labels, cross-validation folds, the stepwise permutation baseline and the planner's
+# simulated studies (their bootstrap draws through the engine).
 NOT_ITEM_BOOTSTRAPS = {"judges/simulated.py", "metrics/ppi.py", "metrics/stepwise_validation.py",
-                       "metrics/stepwise_baseline.py", "stats/resampling.py"}
+                       "metrics/stepwise_baseline.py", "stats/resampling.py", "stats/plan_assurance.py"}
 DRAW = re.compile(r"default_rng|\.multinomial\(|\.integers\(|\.choice\(|np\.random\.")
 
 

@@ -138,3 +138,23 @@ def test_one_configuration_is_not_called_a_winner() -> None:
     rows, differences, rec = _card([_pairs("a", "s", [("x", "x")] * 25 + [("x", "y")] * 5, ["x"] * 30)])
     assert differences == {} and rec.judge is None
     assert "Only one judge configuration" in rec.sentence and "Swap-average it" in rec.sentence
+
+
+def test_paired_differences_honour_resamples_and_seed() -> None:
+    labels = ["x"] * 60
+    pairs = pd.concat([_pairs("best", "s", [("x", "x")] * 50 + [("y", "y")] * 5 + [("x", "y")] * 5, labels),
+                       _pairs("other", "s", [("x", "x")] * 40 + [("y", "y")] * 12 + [("y", "x")] * 8, labels)],
+                      ignore_index=True)
+    rows = scorecard_rows(pairs, resamples=50)
+    credits = item_credits(pairs, [(r.judge, r.study, r.protocol) for r in rows])
+    key = ("other", "s", "pairwise-swap")
+
+    def interval(resamples: int, seed: int) -> tuple[float, float, float]:
+        diff = paired_differences(rows, credits, resamples=resamples, seed=seed)[key]
+        assert diff.method == "paired-item-bootstrap-t" and diff.degenerate_reason is None
+        return diff.low, diff.high, diff.p_value
+
+    assert interval(400, 0) == interval(400, 0)  # one seed, one answer
+    assert interval(400, 0) != interval(400, 1) and interval(400, 0) != interval(800, 0)
+    low, high, _ = interval(400, 0)
+    assert low < paired_differences(rows, credits, resamples=400)[key].difference < high

@@ -7,8 +7,9 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
+from judgebias_core.metrics.item_sets import other_studies_sentence
 from judgebias_core.store.agreement_queries import pairwise_datasets, pairwise_studies
-from ui.share import synced_selectbox
+from ui.share import escape_markdown, synced_selectbox
 from ui.state import cached, load_or_stop
 
 
@@ -32,4 +33,7 @@ def pick_study(column: DeltaGenerator, studies: pd.DataFrame, key: str) -> tuple
     if study is None:
         st.stop()
     judges = sorted(studies.loc[studies["study"] == study, "judges"].iloc[0])
+    pointer = other_studies_sentence(dict(zip(studies["study"], studies["judges"], strict=True)), study)
+    if pointer:
+        st.caption(escape_markdown(pointer))
     return study, judges + ([ENSEMBLE_JUDGE] if len(judges) > 1 else [])

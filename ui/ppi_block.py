@@ -33,7 +33,8 @@ def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> 
     left, right = st.columns(2)
     share = left.slider("Share of items with a human score kept", 0.05, 0.5, default_label_fraction(items), 0.01,
                         key="cal_ppi_score_share",
-                        help=f"Below {FEW_LABELS} labelled items the interval can cover less often than 95%.")
+                        help=f"Below {FEW_LABELS} labelled items the result carries a caution: its interval rests on few "
+                        "independent units and can cover less often than 95%.")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_score_seed")
     ppi = load_or_stop(prediction_powered_score, dataset, judge, None, scope, float(share), int(seed))
     ppi_estimates(ppi, f"ppi-score-{dataset}-{judge}", "cal-ppi-score", judge)

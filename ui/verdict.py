@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from judgebias_core.analyses.pairwise import pairwise_metrics
-from judgebias_core.report.verdict import Verdict, pairwise_verdicts
+from judgebias_core.analyses.pairwise import pairwise_metrics, study_item_notes
+from judgebias_core.report.verdict import Verdict
+from judgebias_core.report.verdict_studies import verdicts_across_studies
 from judgebias_core.store.queries import dataset_summaries
 from ui.state import load_or_stop
 from ui.text import escape_markdown
@@ -32,9 +33,14 @@ def verdict_block(verdicts: Sequence[Verdict | None], title: str = "In short") -
 
 
 def overview_verdict_block() -> None:
-    """The verdicts of the first pairwise dataset's main study, for the Overview (nothing if it has none)."""
+    """The verdicts of every judge of the first pairwise dataset, across its studies (each named, with the item sets
+    when a judge's studies cover different items), for the Overview (nothing if it has none)."""
     dataset = next((d for d in load_or_stop(dataset_summaries) if d.kind == "pairwise" and d.judge_calls), None)
     if dataset is None:
         return
-    results = load_or_stop(pairwise_metrics, dataset.id, None, "full")
-    verdict_block(pairwise_verdicts(results), title=f"In short: the swap test on {dataset.name}")
+    results = load_or_stop(pairwise_metrics, dataset.id, None, None)
+    verdicts = verdicts_across_studies(results, load_or_stop(study_item_notes, dataset.id))
+    studies = sorted({r.study for r in results})
+    verdict_block(verdicts, title=f"In short: the swap test on {dataset.name}, every judge "
+                  f"({len(verdicts)}) across {len(studies)} {'study' if len(studies) == 1 else 'studies'} "
+                  f"({', '.join(studies)})")

@@ -20,6 +20,7 @@ from judgebias_core.metrics.calibration import (
     rater_kappas,
     rubric_calibration_from_trials,
 )
+from judgebias_core.metrics.label_words import LabelWords, label_words
 from judgebias_core.metrics.ppi import (
     DEFAULT_LABEL_FRACTION,
     PredictionPoweredMeanScore,
@@ -32,6 +33,7 @@ from judgebias_core.stats.ppi import PPIMethod
 from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
 from judgebias_core.store.calibration_queries import (
     calibration_targets,
+    label_groups,
     pair_preferences,
     pairwise_calls_with_labels,
     rubric_rater_scores,
@@ -156,3 +158,9 @@ def prediction_powered_any(reader: StoreReader, dataset_id: str, judge: str, can
         return prediction_powered(reader, dataset_id, judge, candidate, study,
                                   DEFAULT_LABEL_FRACTION if label_fraction is None else label_fraction, seed, method)
     return prediction_powered_score(reader, dataset_id, judge, rubric, study, label_fraction, seed, method)
+
+
+def dataset_label_words(reader: StoreReader, dataset_id: str, label_source: str) -> LabelWords:
+    """How to name the dataset's labels of ``label_source``: people's, gold (set by the authors) or a reference
+    judge's (``metrics.label_words``)."""
+    return label_words(label_source, label_groups(reader, dataset_id, label_source))

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from judgebias_core.errors import InvalidArgument, NotFoundError
+from judgebias_core.metrics.item_sets import item_set_notes
 from judgebias_core.metrics.listwise import ListwiseJudgeMetrics, listwise_from_groups
 from judgebias_core.metrics.pairwise import (
     PairwiseJudgeMetrics,
@@ -26,6 +27,7 @@ from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.pairwise_queries import (
     candidate_item_counts,
     item_counts_frame,
+    judge_study_items,
     listwise_groups,
     pairwise_inputs,
     repetition_counts,
@@ -102,3 +104,9 @@ def candidate_win_intervals(reader: StoreReader, dataset_id: str, study: str, ju
     """Per (judge, candidate): the overall win rate's item-clustered interval (``metrics.pairwise_compare``)."""
     counts = candidate_item_counts(reader, dataset_id, study, judges, tasks, candidates, repetition)
     return win_rate_intervals(counts)
+
+
+def study_item_notes(reader: StoreReader, dataset_id: str) -> dict[tuple[str, str], str]:
+    """(judge, study) -> the note a judge measured in several studies of the dataset on different items carries
+    beside its figures (``metrics.item_sets``)."""
+    return item_set_notes(judge_study_items(reader, dataset_id))

@@ -15,7 +15,8 @@ from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import InvalidArgument, NotFoundError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.stats.clustered import ClusteredMethod
-from judgebias_core.stats.planning import estimate_design, plan_from_earlier_run, plan_swap_study
+from judgebias_core.stats.plan_assurance import ASSURANCE
+from judgebias_core.stats.planning import WidthMode, estimate_design, plan_from_earlier_run, plan_swap_study
 from judgebias_core.stats.settings import CONFIDENCE, MIN_STUDENTIZED_ITEMS
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.plan_queries import earlier_studies, item_flip_counts, pairwise_dataset, run_judges
@@ -67,7 +68,8 @@ class PlanAssumptions:
 
 @dataclass(frozen=True)
 class StudyPlan:
-    """Expected width of the item-clustered 95% interval of the flip rate, and the items a target width needs."""
+    """Expected width of the item-clustered 95% interval of the flip rate, the width met with 80% assurance, and
+    the items a target width needs under ``width_mode`` (on average, or in 80% of studies)."""
 
     dataset_id: str
     pairs: PairDesign
@@ -83,6 +85,9 @@ class StudyPlan:
     confidence: float
     note: str | None
     assumptions: PlanAssumptions
+    width_mode: WidthMode = "expected"
+    assured_width: float = float("nan")
+    assurance: float = ASSURANCE
 
 
 @dataclass(frozen=True)
@@ -183,19 +188,22 @@ def default_assumptions(reader: StoreReader, design: DatasetDesign, judges: list
 
 
 def plan_study(design: DatasetDesign, assumptions: PlanAssumptions, items: int | None = None,
-               target_width: float | None = None) -> StudyPlan:
-    """The plan for ``items`` items (default: every item of the dataset with a pair) at its pairs per item."""
+               target_width: float | None = None, width_mode: WidthMode = "expected") -> StudyPlan:
+    """The plan for ``items`` items (default: every item of the dataset with a pair) at its pairs per item; the
+    items for ``target_width`` meet it on average (``width_mode`` "expected") or in 80% of studies ("assurance")."""
     planned = design.items if items is None else items
     if planned < 1:
         raise InvalidArgument(f"--items must be at least 1 (got {planned})")
     if target_width is not None and not 0 < target_width < 1:
         raise InvalidArgument(f"the target width must be strictly between 0 and 1 (got {target_width:g})")
     plan = plan_swap_study(planned, design.pairs_per_item, assumptions.flip_rate,
-                           design_effect=assumptions.design_effect, target_width=target_width)
+                           design_effect=assumptions.design_effect, target_width=target_width,
+                           width_mode=width_mode)
     method: ClusteredMethod = "studentized-item-bootstrap" if planned >= MIN_STUDENTIZED_ITEMS else "exact-effective-items"
     return StudyPlan(design.dataset_id, design.pairs, planned, design.pairs_per_item, plan.flip_rate,
                      plan.design_effect, plan.expected_width, method, plan.effective_n, target_width,
-                     plan.items_needed, CONFIDENCE, plan.note, assumptions)
+                     plan.items_needed, CONFIDENCE, plan.note, assumptions, width_mode, plan.assured_width,
+                     plan.assurance)
 
 
 def plan_cost(db_path: str | os.PathLike[str], design: DatasetDesign, spec: RunSpec, items: int,

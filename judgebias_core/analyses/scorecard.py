@@ -41,6 +41,8 @@ class Scorecard:
     recommendation: Recommendation
     has_labels: bool
     labelled_datasets: tuple[str, ...]
+    resamples: int = RESAMPLES  # item-bootstrap resamples of every interval and paired difference
+    seed: int = SEED
 
     def difference(self, row: ScorecardRow) -> PairedDifference | None:
         return self.differences.get((row.judge, row.study, row.protocol))
@@ -78,7 +80,7 @@ def judge_scorecard(reader: StoreReader, dataset: str, resamples: int = RESAMPLE
         dataset=dataset, name=group.name if group else summaries[dataset].name, datasets=members, rows=tuple(rows),
         differences=differences, best=best.label if best else None,
         recommendation=recommend(rows, differences, [d for d in labelled_ids if d not in members]),
-        has_labels=best is not None, labelled_datasets=labelled_ids,
+        has_labels=best is not None, labelled_datasets=labelled_ids, resamples=resamples, seed=seed,
     )
 
 
@@ -101,6 +103,7 @@ def scorecard_json(card: Scorecard) -> dict:
             "accuracy": _rate(row.accuracy), "accuracy_first_order": _rate(row.accuracy_first_order),
             "accuracy_swapped_order": _rate(row.accuracy_swapped_order),
             "accuracy_both_orders": _rate(row.accuracy_both_orders), "kappa": _rate(row.kappa),
+            "accuracy_estimate": asdict(row.accuracy.as_estimate()) if row.accuracy is not None else None,
             "flip_rate": asdict(row.flip_rate), "position_consistency": row.position_consistency,
             "first_slot_share": asdict(row.first_slot_share), "longer_answer_share": asdict(row.longer_answer_share),
             "parse_failures": row.parse_failures,
@@ -116,8 +119,10 @@ def scorecard_json(card: Scorecard) -> dict:
         "best": card.best, "labelled_datasets": list(card.labelled_datasets),
         "accuracy_rule": "swap-averaged: the verdict when both orders agree, else a tie (half credit against a "
                          "decisive label); intervals item-clustered",
-        "difference_rule": "paired item bootstrap against the best row on the labelled pairs both judged; Holm over "
-                           "the comparisons shown, intervals at the Bonferroni level over them",
+        "difference_rule": "paired item bootstrap (items resampled once for both rows) of the difference from the "
+                           "best row on the labelled pairs both judged, its standard error used with Student's t on "
+                           "items - 1; Holm over the comparisons shown, intervals at the Bonferroni level over them",
+        "resamples": card.resamples, "seed": card.seed,
         "recommendation": {"sentence": rec.sentence, "configuration": (
             {"judge": rec.judge, "study": rec.study, "protocol": rec.protocol} if rec.judge else None)},
         "rows": rows,

@@ -23,7 +23,7 @@ def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[
     names, abbreviated = wrapped_labels(full, width=16)
     fig = go.Figure(go.Heatmap(
         z=share, x=names, y=names, zmin=0, zmax=1, colorscale="Blues", text=table, texttemplate="%{text:,}",
-        customdata=named_cells([table], full, full), colorbar={"title": "row share"},
+        customdata=named_cells([table], full, full), colorbar={"title": {"text": "row share", "side": "right"}, "tickformat": ".0%"},
         hovertemplate=f"{plot_label(human_label)} %{{customdata[1]}}, judge %{{customdata[2]}}"
                       "<br>%{customdata[0]:,} (%{z:.1%} of the row)<extra></extra>",
     ))

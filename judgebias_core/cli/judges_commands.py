@@ -13,7 +13,12 @@ from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emi
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
-from judgebias_core.metrics.ppi import FEW_LABELS, PredictionPoweredMeanScore, labels_worth_sentence
+from judgebias_core.metrics.ppi import (
+    DEFAULT_MIN_LABELS,
+    FEW_LABELS,
+    PredictionPoweredMeanScore,
+    labels_worth_sentence,
+)
 from judgebias_core.metrics.verbosity import CLUSTERS, CONTROLS, verbosity_frame
 from judgebias_core.store.agreement_queries import pairwise_studies
 from judgebias_core.store.handle import Store, StoreReader
@@ -109,8 +114,7 @@ def _ppi(args: argparse.Namespace) -> int:
            for row in (e.ppi, e.human_only, e.judge_only)]
         + [f"  {everything}; PPI++ tuning {e.tuning:.3f}; interval: {e.interval}",
            f"  {labels_worth_sentence(e)}"]
-        + ([f"  caution: {result.caveat}"] if isinstance(result, PredictionPoweredMeanScore) and result.caveat
-           else []))
+        + ([f"  caution: {result.caveat}"] if result.caveat else []))
     emit(args, result, text)
     return 0
 
@@ -137,17 +141,20 @@ def _leaderboard(args: argparse.Namespace) -> int:
         board = leaderboard(reader, args.dataset, _default_studies(reader, args), args.judge, args.resamples,
                             args.seed)
     columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
-               "rank_strength", "rank_first_slot", "rank_second_slot", "order_holds_share", "position_artefact"]
+               "rank_strength", "rank_first_slot", "rank_second_slot", "order_holds_share", "order_holds_call",
+               "position_artefact"]
     emit(args, board, board.frame()[columns].round(4).to_string(index=False)
-         + f"\nflip rate {board.flip_rate:.4f}, item-clustered "
-           f"upper bound {board.flip_rate_clustered_high:.4f} ({board.flip_bound_method}); top two within it: "
+         + f"\nflip rate {board.flip_rate:.4f}, top of its item-clustered two-sided 95% interval (one-sided 97.5% "
+           f"upper bound) {board.flip_rate_clustered_high:.4f} ({board.flip_bound_method}); top two within it: "
            f"{board.top_two_within_flip_bound}"
          + f"\nneighbour orders unsure (position_artefact, on the upper row): {board.flagged_pairs} of "
            f"{board.neighbour_pairs} ({board.pairs_changing_with_presentation} change with presentation, "
-           f"{board.pairs_not_separated} hold in < 95% of resamples; {board.orders_established_holm} established "
+           f"{board.pairs_not_separated} not shown to hold in 95% of resamples, {board.pairs_too_close_to_call} of "
+           f"them too close to call; {board.orders_established_holm} established "
            "after Holm)"
          + (f"\nseparation: {board.separation_note}; strengths rest on the ridge penalty ({board.ridge})"
-            if board.separation_note else ""))
+            if board.separation_note else "")
+         + (f"\ncaution: {board.interval_warning}" if board.interval_warning else ""))
     return 0
 
 
@@ -183,7 +190,7 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--study", help="study or run id (default: every study of the judge on the dataset)")
     parser.add_argument("--label-fraction", type=float,
                         help=f"share of items whose human label is kept (default 0.1; rubric: at least enough for "
-                             f"{FEW_LABELS} labelled items)")
+                             f"{DEFAULT_MIN_LABELS} labelled items; below {FEW_LABELS} the result carries a caveat)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random choice of labelled items")
     parser.add_argument("--labels", choices=["subsample", "stored"], default="subsample",
                         help="subsample: keep a random --label-fraction of the items' labels (default; shows the "

@@ -19,7 +19,12 @@ from judgebias_core.analyses.pairwise import (
 )
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.pairwise_family import corrected_column, correction_words, pairwise_family
+from judgebias_core.metrics.pairwise_family import (
+    corrected_column,
+    correction_words,
+    dataset_families,
+    pairwise_family,
+)
 from judgebias_core.stats.multiple import Correction
 from judgebias_core.stats.position_test import TIE_RULE
 from judgebias_core.stats.settings import GATE_RESAMPLES, SEED
@@ -29,7 +34,7 @@ from judgebias_core.store.schema import migrate
 
 TEXT_COLUMNS = ["dataset", "study", "judge", "repetition", "pairs", "failed_pairs", "position_consistency",
                 "flip_rate", "flip_rate_decision_high", "flip_rate_decision_method", "design_effect",
-                "flip_rate_ci_high", "first_slot_share", "position_p", "position_p_corrected",
+                "flip_rate_ci_high", "first_slot_share", "position_p", "position_p_corrected", "family_size",
                 "preference_fairness", "preference_fairness_scaled", "flip_rate_excess", "flip_rate_excess_low",
                 "flip_rate_excess_high"]
 _CORRECTIONS: dict[str, Correction] = {"holm": "holm", "bh": "fdr_bh", "none": "none"}
@@ -70,13 +75,24 @@ def _pairwise(args: argparse.Namespace) -> int:
     results = _scoped_results(args, pairwise_metrics)
     family = pairwise_family(results, _CORRECTIONS[args.correction])
     position, excess = corrected_column(results, family), corrected_column(results, family, "excess")
+    # Each dataset's own family (what the Pairwise bias page corrects in its default view), beside the printed one.
+    own = dataset_families(results, _CORRECTIONS[args.correction])
     rows = [asdict(r) | {"position_p_corrected": p, "flip_rate_excess_p_corrected": e,
-                         "correction": family.method, "family_size": family.family_size}
+                         "correction": family.method, "family_size": family.family_size,
+                         "dataset_family_size": own[r.dataset].family_size,
+                         "position_p_corrected_in_dataset": corrected_column([r], own[r.dataset])[0],
+                         "flip_rate_excess_p_corrected_in_dataset": corrected_column([r], own[r.dataset], "excess")[0],
+                         "flip_rate_estimate": asdict(r.flip_rate_estimate)}
             for r, p, e in zip(results, position, excess, strict=True)]
     text = _text_table(rows, TEXT_COLUMNS)
     if rows:
         text += (f"\nposition_p: the position test (symmetric, {TIE_RULE}, items clustered); corrected with "
                  f"{correction_words(family)}. binomial_p and mcnemar_p (JSON) assume pairs independent.")
+        if len(own) > 1:
+            sizes = ", ".join(f"{d} {f.family_size}" for d, f in own.items())
+            text += (f"\nThe family above spans {len(own)} datasets ({family.family_size} tests); the Pairwise bias "
+                     f"page corrects one dataset at a time ({sizes} tests), so its corrected p-values are no larger: "
+                     "JSON position_p_corrected_in_dataset and dataset_family_size give them.")
     emit(args, rows, text)
     return 0
 

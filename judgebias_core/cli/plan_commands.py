@@ -22,6 +22,7 @@ from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emi
 from judgebias_core.errors import InvalidArgument, invalid_argument
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.providers import get_provider, provider_names
+from judgebias_core.stats.planning import WIDTH_MODES, width_mode_words
 from judgebias_core.store.handle import Store
 from judgebias_core.store.schema import migrate
 
@@ -56,6 +57,7 @@ def _payload(plan: StudyPlan, cost: PlanCost) -> dict[str, object]:
         "flip_rate": plan.flip_rate, "design_effect": plan.design_effect, "expected_width": plan.expected_width,
         "interval_method": plan.interval_method, "confidence": plan.confidence, "effective_n": plan.effective_n,
         "target_width": plan.target_width, "items_needed": plan.items_needed,
+        "width_mode": plan.width_mode, "assured_width": plan.assured_width, "assurance": plan.assurance,
         "cost_items": cost.items, "calls": cost.calls, "cost_usd": cost.cost_usd, "provider": cost.provider,
         "model": cost.model, "cost_extrapolated": cost.extrapolated, "cost_note": cost.note, "note": plan.note,
         "source": {"kind": a.source, "description": a.description, "dataset": a.dataset_id, "study": a.study,
@@ -70,10 +72,16 @@ def _text(plan: StudyPlan, cost: PlanCost) -> str:
         f"assumptions: {plan.assumptions.description}",
         f"expected width of the item-clustered {plan.confidence:.0%} interval ({plan.interval_method}) of a flip "
         f"rate of {plan.flip_rate:.3f} at design effect {plan.design_effect:.2f}: {plan.expected_width:.4f} "
-        f"(+/- {plan.expected_width / 2:.4f}; effective n {plan.effective_n:,.0f} pairs)",
+        f"(+/- {plan.expected_width / 2:.4f}; effective n {plan.effective_n:,.0f} pairs); about half of such "
+        "studies come out wider",
+        f"width met with {plan.assurance:.0%} assurance (simulated studies of this design): "
+        f"{plan.assured_width:.4f}",
     ]
-    if plan.items_needed is not None:
-        lines.append(f"items needed for a width of {plan.target_width:g}: {plan.items_needed:,}")
+    words = width_mode_words(plan.width_mode, plan.assurance)
+    if plan.target_width is not None:
+        needed = (f"{plan.items_needed:,}" if plan.items_needed is not None
+                  else "more than 10,000,000 (not planned)")
+        lines.append(f"items needed for a width of {plan.target_width:g}, planned as the {words}: {needed}")
     price = "unknown (the price table does not know the model)" if cost.cost_usd is None else f"${cost.cost_usd:,.2f}"
     lines.append(f"{cost.items:,} items with {cost.provider} {cost.model}: {cost.calls:,} judge calls, cost "
                  f"(estimate) {price}")
@@ -93,7 +101,7 @@ def _plan(args: argparse.Namespace) -> int:
             assumptions = assumptions_from_run(reader, design, args.from_run, args.from_judge)
         else:
             assumptions = assumptions_from_judge(reader, design, args.dataset, args.study, args.from_judge)
-    plan = plan_study(design, assumptions, args.items, args.target_width)
+    plan = plan_study(design, assumptions, args.items, args.target_width, args.width_mode)
     spec = _spec(args, assumptions)
     cost = plan_cost(path, design, spec, plan.items_needed if plan.items_needed is not None else plan.items)
     emit(args, _payload(plan, cost), _text(plan, cost))
@@ -102,10 +110,11 @@ def _plan(args: argparse.Namespace) -> int:
 
 def register(groups: CommandGroups) -> None:
     parser = groups.root.add_parser(
-        "plan", help="plan a pairwise swap study: expected interval width, items for a target width, cost",
+        "plan", help="plan a pairwise swap study: expected and 80%%-assured interval width, items for a target "
+        "width, cost",
         description="Before paying for a swap run: the expected width of the item-clustered 95%% interval of the "
-        "flip rate (normal approximation with the design effect; Miller 2024, arXiv 2411.00640), the items a "
-        "target width needs, and the judge calls and estimated cost of that many items. The flip rate and design "
+        "flip rate (normal approximation with the design effect; Miller 2024, arXiv 2411.00640), the width met "
+        "with 80%% assurance (simulated studies of the design), the items a target width needs under --width-mode, and the judge calls and estimated cost of that many items. The flip rate and design "
         "effect are typed in or estimated from an earlier run of the same judge (its first repetition); an "
         "estimated design effect is rescaled to the planned pairs per item through the intra-item correlation.",
     )
@@ -114,6 +123,9 @@ def register(groups: CommandGroups) -> None:
                         help="pairs against the dataset's baseline candidate, or all pairs (default baseline)")
     parser.add_argument("--items", type=int, help="items planned (default: every item with a pair)")
     parser.add_argument("--target-width", type=float, help="full width of the 95%% interval wanted, e.g. 0.05")
+    parser.add_argument("--width-mode", choices=WIDTH_MODES, default="expected",
+                        help="plan the items for the target as the expected width (met by about half of the studies; "
+                        "default) or as the width met with 80%% assurance (met by 80%% of them; more items)")
     typed = parser.add_argument_group("assumptions typed in")
     typed.add_argument("--flip-rate", type=float, help="expected flip rate, strictly between 0 and 1")
     typed.add_argument("--design-effect", type=float,

@@ -21,6 +21,7 @@ from judgebias_core.stats.agreement import (
     mean_pairwise_kappa,
 )
 from judgebias_core.stats.agreement import cohens_kappa as clustered_kappa
+from judgebias_core.stats.estimate import small_sample_warning
 
 ITEM_BOOTSTRAP = "item-bootstrap (all calls of an item resampled together)"
 PER_CALL_CORRELATION = ("item-bootstrap percentile interval (all calls of an item resampled together); no p-value: "
@@ -56,6 +57,7 @@ class AgreementTable:
     confusion: list[list[int]]  # rows: human label, columns: judge label, both in ``labels`` order
     per_class: list[ClassScore]
     kappa_interval: str = ITEM_BOOTSTRAP
+    interval_warning: str | None = None  # the kappa interval rests on fewer than 30 items (issue 23)
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,8 @@ class RubricCalibration:
     human_pairwise_kappa_reading: str | None = None
     rule: str = ("one instance per parsed judge call; kappa and confusion against the raters' median (rounded half "
                  "up), correlations against the raters' mean; item_* correlate each item's mean judge score instead")
+    # Every interval above (kappa, correlations, alpha) rests on ``items`` items: set below 30 (issue 23).
+    interval_warning: str | None = None
 
 
 def _kappa(table: np.ndarray, weighted: bool = False) -> tuple[float, float, float]:
@@ -171,6 +175,7 @@ def agreement_table(human: pd.Series, judge: pd.Series, labels: list,
         confusion=table.tolist(), per_class=_per_class(table, labels),
         kappa_interval=f"{clustered.method} (all calls of an item resampled together)"
         if not clustered.degenerate else f"none: {clustered.degenerate_reason}",
+        interval_warning=clustered.warning,
     )
 
 
@@ -304,6 +309,7 @@ def rubric_calibration_from_trials(trials: pd.DataFrame, levels: list[int], data
         kappa_interval=f"{clustered.method} (all calls of an item resampled together)",
         weighted_kappa_interval=f"{weighted_clustered.method} (all calls of an item resampled together)",
         judge_human_alpha=_judge_human_alpha(parsed),
+        interval_warning=small_sample_warning(int(parsed["item_id"].nunique())),
     )
 
 

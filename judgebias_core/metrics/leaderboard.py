@@ -16,8 +16,9 @@ from judgebias_core.metrics.pairwise_intervals import flip_rate_bound_from_count
 from judgebias_core.stats.bradley_terry import RIDGE
 from judgebias_core.stats.bradley_terry import _separation as bradley_terry_separation
 from judgebias_core.stats.clustered import clustered_rate
+from judgebias_core.stats.estimate import small_sample_warning
 from judgebias_core.stats.multiple import correct
-from judgebias_core.stats.resampling import item_resample_sums
+from judgebias_core.stats.resampling import HOLDS, TOO_CLOSE, item_resample_sums, share_call
 from judgebias_core.stats.settings import RESAMPLES, SEED
 
 DEFAULT_RESAMPLES = RESAMPLES  # kept names: the defaults live in stats.settings
@@ -42,7 +43,9 @@ class LeaderboardRow:
     rank_win_rate: int
     rank_strength: int
     gap_to_next: float  # win-rate gap to the next candidate down (NaN for the last)
-    position_artefact: bool  # its order with the NEXT one down changes with presentation or holds in < 95% of resamples
+    # Its order with the NEXT one down changes with presentation, or is not shown to hold in at least 95% of item
+    # resamples beyond the Monte Carlo error (it holds in fewer, or is too close to call): see order_holds_call.
+    position_artefact: bool
     is_reference: bool  # the candidate whose strength is fixed at 0 (the baseline in a baseline design)
     # The same win rate from one call of each pair alone: the swapped call (the candidate shown first) and the
     # original call (shown second); in a baseline design, each candidate shown first or second against it.
@@ -53,6 +56,11 @@ class LeaderboardRow:
     order_holds_share: float = float("nan")  # share of item resamples keeping it above the next (ties 1/2)
     order_changes_with_presentation: bool = False  # the next one down ranks above it in a single-slot ranking
     unsure_reason: str = ""  # why its order with the next one down is flagged, in words ("" when it is not)
+    # The Monte Carlo half-band of order_holds_share (99% of seeds fall within it) and the call it allows:
+    # "holds" (at least 95% whatever the seed), "does not hold", "too close to call" ("" for the last row), so the
+    # flag does not move with the seed (issue 23).
+    order_holds_mc_error: float = float("nan")
+    order_holds_call: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,11 +74,12 @@ class Leaderboard:
     failed_pairs: int
     items: int
     flip_rate: float
-    flip_rate_ci_high: float  # item-clustered 95% upper bound over the classified pairs (stats.clustered)
+    # The top of the item-clustered two-sided 95% interval over the classified pairs (a one-sided 97.5% upper bound)
+    flip_rate_ci_high: float
     resamples: int
     seed: int
     baseline_design: bool  # every pair involves the reference, so win rates are against it
-    flip_rate_clustered_high: float = float("nan")  # item-clustered upper bound (stats.clustered_rate)
+    flip_rate_clustered_high: float = float("nan")  # the same top of the two-sided 95% interval (stats.clustered_rate)
     flip_bound_method: str = ""
     top_two_within_flip_bound: bool = False  # the top two differ by less than the clustered flip-rate bound
     ridge: float = RIDGE  # penalty on the strengths, the same in the point fit and every resample
@@ -79,15 +88,19 @@ class Leaderboard:
     neighbour_pairs: int = 0  # adjacent pairs of the ranking (candidates - 1)
     flagged_pairs: int = 0  # neighbour pairs flagged by the ranking-safety check (either reason)
     pairs_changing_with_presentation: int = 0  # ... whose order changes in a single-slot ranking
-    pairs_not_separated: int = 0  # ... whose order holds in fewer than 95% of item resamples
+    pairs_not_separated: int = 0  # ... whose order is not shown to hold in 95% of item resamples (either reason below)
+    pairs_too_close_to_call: int = 0  # ... of which too close to call (the Monte Carlo band straddles 95%)
     # Neighbour orders that hold in both single-slot rankings and survive Holm's correction over all neighbour
     # pairs (one-sided bootstrap p = share of resamples reversing the order): the family-wise reading.
     orders_established_holm: int = 0
+    # Every interval of the board rests on ``items`` items: set below 30 (stats.estimate, issue 23).
+    interval_warning: str | None = None
     rule: str = ("ranking-safety: a neighbour pair is flagged (on its upper row) when its order changes in the ranking from one "
-                 "presentation alone (candidate shown first, or shown second) or holds in fewer than 95% of item "
-                 "resamples (per pair; the count established after Holm's correction over the neighbour pairs is "
-                 "given apart); the top-two rule compares their gap with the item-clustered upper bound of the "
-                 "judge's flip rate; intervals are bootstrap "
+                 "presentation alone (candidate shown first, or shown second) or is not shown to hold in at least 95% "
+                 "of item resamples: it holds in fewer, or the Monte Carlo band of that share (99% of seeds) straddles "
+                 "95%, too close to call (per pair; the count established after Holm's correction over the neighbour "
+                 "pairs is given apart); the top-two rule compares their gap with the top of the item-clustered "
+                 "two-sided 95% interval of the judge's flip rate (a one-sided 97.5% upper bound); intervals are bootstrap "
                  "percentiles over items (all pairs of an item resampled together); in a baseline design win "
                  "rates are against the baseline, whose own is 1/2 by definition; the reference (strength 0) is the "
                  "candidate in the most classified pairs, ties broken by name; Bradley-Terry strengths are log-odds "
@@ -122,7 +135,8 @@ def pair_scores(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 
 def flip_rate_bound(outcomes: pd.DataFrame) -> tuple[float, float]:
-    """Flip rate and its item-clustered 95% upper bound over the classified pairs (failed pairs left out)."""
+    """Flip rate and the top of its item-clustered two-sided 95% interval (a one-sided 97.5% upper bound) over the
+    classified pairs (failed pairs left out)."""
     return _flip_bound(item_score_counts_from_outcomes(outcomes))
 
 
@@ -258,11 +272,16 @@ def _one_hot(labels: pd.Series, players: list[str]) -> np.ndarray:
     return matrix
 
 
-def _unsure_reason(reverses: bool, holds: float) -> str:
-    """Why a neighbour pair is flagged: the presentation check, the resampling check, or both."""
+def _unsure_reason(reverses: bool, holds: float, band: float, call: str) -> str:
+    """Why a neighbour pair is flagged: the presentation check, the resampling check (with its Monte Carlo band),
+    or both."""
     reasons = ["the order changes when ranked from one presentation alone"] if reverses else []
-    if holds < ORDER_HOLDS:
-        reasons.append(f"the order holds in {holds:.0%} of item resamples (under {ORDER_HOLDS:.0%})")
+    if call == TOO_CLOSE:
+        reasons.append(f"too close to call whether the order holds in {ORDER_HOLDS:.0%} of item resamples (it holds "
+                       f"in {holds:.1%}, +/- {band:.1%} Monte Carlo error)")
+    elif call and call != HOLDS:
+        reasons.append(f"the order holds in {holds:.0%} of item resamples (under {ORDER_HOLDS:.0%}, +/- {band:.1%} "
+                       "Monte Carlo error)")
     return "; ".join(reasons)
 
 
@@ -345,7 +364,9 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
                          | (table["second_slot"].to_numpy()[:-1] < table["second_slot"].to_numpy()[1:]), False)
     # A flag belongs to a neighbour pair, shown on its upper row: marking both rows of every unsure pair made the
     # flag fire on nearly every candidate of a long board (issue 14).
-    flagged = pd.Series(reverses | (holds < ORDER_HOLDS), index=table.index)
+    calls = [share_call(float(share), resamples, ORDER_HOLDS) for share in holds]
+    not_shown = np.array([call not in (HOLDS, "") for _, call in calls])
+    flagged = pd.Series(reverses | not_shown, index=table.index)
     top_two_gap = float(gaps.iloc[0]) if len(table) > 1 else float("nan")
     flips = clustered_rate(counts.groupby("item_id")["flips"].sum().to_numpy(),
                            counts.groupby("item_id")["pairs"].sum().to_numpy(), resamples=resamples, seed=seed)
@@ -360,7 +381,8 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
             strength_ci_high=float(np.nanpercentile(strength_boot[player], 97.5)),
             rank_win_rate=rank, rank_strength=int(row.rank_strength), gap_to_next=float(gaps[player]),
             position_artefact=bool(flagged[player]), is_reference=player == reference,
-            unsure_reason=_unsure_reason(bool(reverses[rank - 1]), float(holds[rank - 1])),
+            unsure_reason=_unsure_reason(bool(reverses[rank - 1]), float(holds[rank - 1]), *calls[rank - 1]),
+            order_holds_mc_error=calls[rank - 1][0], order_holds_call=calls[rank - 1][1],
             win_rate_first_slot=float(row.first_slot), win_rate_second_slot=float(row.second_slot),
             rank_first_slot=int(table["first_slot"].rank(ascending=False, method="min")[player]),
             rank_second_slot=int(table["second_slot"].rank(ascending=False, method="min")[player]),
@@ -376,6 +398,8 @@ def leaderboard_from_counts(counts: pd.DataFrame, dataset_id: str, studies: list
         top_two_within_flip_bound=bool(top_two_gap < flips.high), ridge=RIDGE, separation_note=_separation_note(combos, players),
         converged_resamples=int((boot_gradient < CONVERGED_GRADIENT).sum()),
         neighbour_pairs=len(rows) - 1, flagged_pairs=int(flagged.sum()),
-        pairs_changing_with_presentation=int(reverses.sum()), pairs_not_separated=int((holds[:-1] < ORDER_HOLDS).sum()),
+        pairs_changing_with_presentation=int(reverses.sum()), pairs_not_separated=int(not_shown[:-1].sum()),
+        pairs_too_close_to_call=sum(call == TOO_CLOSE for _, call in calls[:-1]),
         orders_established_holm=_established_holm(holds[:-1], reverses[:-1], resamples),
+        interval_warning=small_sample_warning(len(items)),
     )

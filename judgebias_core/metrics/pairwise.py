@@ -18,8 +18,10 @@ from judgebias_core.metrics.pairwise_intervals import (
 )
 from judgebias_core.metrics.repetition import RepetitionMetrics, repetition_results
 from judgebias_core.stats.clustered import clustered_rate
+from judgebias_core.stats.estimate import Estimate
 from judgebias_core.stats.paired import ItemCounts, RateDifference, excess_over_floor
 from judgebias_core.stats.position_test import PositionTest, position_test_from_item_sums
+from judgebias_core.stats.settings import CONFIDENCE
 
 ROW_KEYS = ["dataset_id", "study", "judge", "repetition"]
 COUNT_COLUMNS = ["pairs", "failed", "consistent", "primacy", "recency", "candidate_wins", "opponent_wins", "ties"]
@@ -103,7 +105,20 @@ class PairwiseJudgeMetrics:
     # Set when the flip rate's decision interval rests on fewer than 30 items or fewer than 5 items with a flip
     # (or without one): its coverage can fall short of 95% there (bench/bench_coverage.py; issue 23).
     flip_rate_decision_warning: str | None = None
+    # The same small-sample warning for the other intervals of the row (stats.estimate.small_sample_warning).
+    first_slot_share_decision_warning: str | None = None
+    position_warning: str | None = None
+    flip_rate_excess_warning: str | None = None
     iid_tests_note: str = IID_TESTS_NOTE
+    flip_rate_decision_reason: str | None = None  # why the decision interval is degenerate or a fallback
+
+    @property
+    def flip_rate_estimate(self) -> Estimate:
+        """The flip rate's decision interval as the shared :class:`Estimate` (units: the classified pairs); the
+        ``--json`` rows carry it nested as ``flip_rate_estimate`` beside the flat fields, which keep their meaning."""
+        return Estimate(self.flip_rate, self.flip_rate_decision_low, self.flip_rate_decision_high,
+                        self.flip_rate_decision_method, self.flip_rate_decision_reason, self.design_effect, self.items,
+                        self.classified_pairs, CONFIDENCE, self.flip_rate_degenerate, self.flip_rate_decision_warning)
 
 
 def unit_rates(units: pd.DataFrame, keys: Sequence[str] | None = None) -> pd.DataFrame:
@@ -228,7 +243,9 @@ def _row_metrics(key: tuple, counts: pd.Series, fairness: pd.Series, items: pd.D
         flip_rate_excess_low=excess.low if excess else None, flip_rate_excess_high=excess.high if excess else None,
         flip_rate_excess_method=excess.method if excess else None, flip_rate_excess_p=excess.p_value if excess else None,
         flip_rate_excess_degenerate_reason=excess.degenerate_reason if excess else None,
-        flip_rate_decision_warning=flip.warning,
+        flip_rate_decision_warning=flip.warning, first_slot_share_decision_warning=direction.warning,
+        position_warning=position.warning, flip_rate_excess_warning=excess.warning if excess else None,
+        flip_rate_decision_reason=flip.reason,
     )
 
 
@@ -274,8 +291,9 @@ class RankingSafety:
         comparison = "less" if self.possibly_positional else "more"
         verdict = ("their order could be an artefact of position" if self.possibly_positional
                    else "position alone is unlikely to explain their order")
-        return (f"{self.top} leads {self.runner_up} by {self.gap:.3f}, {comparison} than the item-clustered upper "
-                f"bound of the judge's flip rate ({self.flip_rate_ci_high:.3f}): {verdict}.")
+        return (f"{self.top} leads {self.runner_up} by {self.gap:.3f}, {comparison} than the top of the item-clustered "
+                f"two-sided 95% interval of the judge's flip rate ({self.flip_rate_ci_high:.3f}; a one-sided 97.5% "
+                f"upper bound): {verdict}.")
 
 
 def ranking_safety(win_rates: pd.Series, flip_rate_ci_high: float) -> RankingSafety | None:

@@ -42,6 +42,7 @@ class JudgeComparison:
     degenerate: bool
     degenerate_reason: str | None
     confidence: float
+    warning: str | None = None  # fewer than 30 items or 5 items with a flip (stats.estimate, issue 23)
 
     @property
     def sentence(self) -> str:
@@ -50,10 +51,12 @@ class JudgeComparison:
         diff = f"{self.difference * 100:+.1f} percentage points"
         where = (f"on the {self.shared_pairs:,} pairs both classified ({self.items:,} items): "
                  f"{self.flip_rate_a:.1%} against {self.flip_rate_b:.1%}, a difference of {diff}")
+        caution = f" Caution: {self.warning}." if self.warning else ""
         if self.degenerate:
-            return f"{self.judge_a} against {self.judge_b} {where} ({self.degenerate_reason})."
+            return f"{self.judge_a} against {self.judge_b} {where} ({self.degenerate_reason}).{caution}"
         return (f"{self.judge_a} against {self.judge_b} {where}; 95% {self.method} interval "
-                f"{self.low * 100:+.1f} to {self.high * 100:+.1f} points (items paired: both judges' pairs of an item together).")
+                f"{self.low * 100:+.1f} to {self.high * 100:+.1f} points (items paired: both judges' pairs of an item "
+                f"together).{caution}")
 
 
 def compare_from_shared(shared: pd.DataFrame, dataset: str, study: str, judge_a: str, judge_b: str,
@@ -70,7 +73,7 @@ def compare_from_shared(shared: pd.DataFrame, dataset: str, study: str, judge_a:
         flips_b=int(shared["flips_b"].sum()), flip_rate_a=result.rate_a, flip_rate_b=result.rate_b,
         difference=result.difference, low=result.low, high=result.high, p_value=result.p_value,
         method=result.method, degenerate=result.degenerate, degenerate_reason=result.degenerate_reason,
-        confidence=result.confidence,
+        confidence=result.confidence, warning=result.warning,
     )
 
 

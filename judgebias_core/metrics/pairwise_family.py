@@ -73,3 +73,11 @@ def corrected_column(results: Sequence[PairwiseJudgeMetrics], family: CorrectedT
     """Per result, its corrected p of the position test (``label="position"``) or of the excess test."""
     name = position_label if label == "position" else excess_label
     return [corrected_p(family, name(r)) for r in results]
+
+
+def dataset_families(results: Sequence[PairwiseJudgeMetrics], method: Correction = "holm",
+                     alpha: float = ALPHA) -> dict[str, CorrectedTests]:
+    """One family per dataset: what the Pairwise bias page corrects in its default view (every study of one
+    dataset), beside the larger family a command over several datasets corrects at once."""
+    datasets = sorted({r.dataset for r in results})
+    return {d: pairwise_family([r for r in results if r.dataset == d], method, alpha) for d in datasets}

@@ -17,12 +17,18 @@ import pandas as pd
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.stats.ppi import PPIMethod, PredictionPoweredEstimate, prediction_powered_mean
+from judgebias_core.stats.settings import FEW_ITEMS
 
 TIE = "tie"
 SAMPLING = "items drawn uniformly without replacement (numpy default_rng(seed)); their human labels kept"
-# Below this many labelled items the normal (CLT) interval is unreliable: on the 40-item SummEval demo (both runs),
-# PPI++ with 4 labelled items covers the all-labels mean for 74 of seeds 0-99, with 10 for 96 (METHODS.md 8).
-FEW_LABELS = 10
+# Below this many labelled items a PPI result carries a caveat: its interval rests on few independent units, as
+# any interval on fewer than 30 items does (stats.settings.FEW_ITEMS; issue 23). With the t quantile and cross-fitted
+# lambda the simulated coverage at 10 labels is 96.6-96.8% (bench/bench_coverage.py), but on the 40-item SummEval
+# demo PPI++ with 4 labelled items covers the all-labels mean for 74 of seeds 0-99 (METHODS.md 8).
+FEW_LABELS = FEW_ITEMS
+# The default share of labels kept is at least this many items (unchanged by the caveat's threshold, so the
+# bundled figures keep their default share).
+DEFAULT_MIN_LABELS = 10
 STORED_SAMPLING = ("the items with a human score as stored; valid when they are a uniform random sample of the "
                    "judged items")
 DEFAULT_LABEL_FRACTION = 0.1
@@ -45,6 +51,7 @@ class PredictionPoweredWinRate:
     estimate: PredictionPoweredEstimate
     all_labels_human_win_rate: float
     sampling: str = SAMPLING
+    caveat: str | None = None
 
 
 def candidate_item_values(calls: pd.DataFrame, candidate: str) -> pd.DataFrame:
@@ -70,8 +77,17 @@ def prediction_powered_win_rate(calls: pd.DataFrame, dataset_id: str, judge: str
     labelled = labelled_sample(len(values), label_fraction, seed)
     human, judged = values["human"].to_numpy(), values["judge"].to_numpy()
     estimate = prediction_powered_mean(human[labelled], judged[labelled], judged[~labelled], method=method)
-    return PredictionPoweredWinRate(dataset_id, judge, study, candidate, label_fraction, seed, len(values),
-                                    int(labelled.sum()), estimate, float(human.mean()))
+    keep = int(labelled.sum())
+    return PredictionPoweredWinRate(dataset_id, judge, study, candidate, label_fraction, seed, len(values), keep,
+                                    estimate, float(human.mean()), caveat=few_labels_caveat(keep))
+
+
+def few_labels_caveat(labelled: int) -> str | None:
+    """The caveat of a PPI result on fewer than ``FEW_LABELS`` (30) labelled items; None from 30."""
+    if labelled >= FEW_LABELS:
+        return None
+    return (f"only {labelled} labelled items: below {FEW_LABELS} the interval rests on few independent units and "
+            "can cover less often than 95%; keep a larger share")
 
 
 def labelled_sample(items: int, label_fraction: float, seed: int) -> np.ndarray:
@@ -122,11 +138,11 @@ class PredictionPoweredMeanScore:
 
 
 def default_label_fraction(items: int) -> float:
-    """10% of the items, or the smallest share (in whole percent, at most half) that keeps ``FEW_LABELS``
+    """10% of the items, or the smallest share (in whole percent, at most half) that keeps ``DEFAULT_MIN_LABELS``
     labelled."""
     if items <= 0:
         return DEFAULT_LABEL_FRACTION
-    return max(DEFAULT_LABEL_FRACTION, min(0.5, float(np.ceil(100 * FEW_LABELS / items) / 100)))
+    return max(DEFAULT_LABEL_FRACTION, min(0.5, float(np.ceil(100 * DEFAULT_MIN_LABELS / items) / 100)))
 
 
 def rubric_item_values(trials: pd.DataFrame, rubric_id: str) -> pd.DataFrame:
@@ -176,8 +192,7 @@ def _mean_score(trials: pd.DataFrame, values: pd.DataFrame, labelled: np.ndarray
     human, judged = values["human"].to_numpy(dtype=float), values["judge"].to_numpy(dtype=float)
     estimate = prediction_powered_mean(human[labelled], judged[labelled], judged[~labelled], method=method)
     keep = int(labelled.sum())
-    caveat = (f"only {keep} labelled items: below {FEW_LABELS} the interval can cover less often than "
-              "95%; keep a larger share") if keep < FEW_LABELS else None
+    caveat = few_labels_caveat(keep)
     raters = values["raters"][labelled]
     return PredictionPoweredMeanScore(
         dataset_id, judge, study, tuple(sorted(on_rubric["study"].unique())), rubric_id,

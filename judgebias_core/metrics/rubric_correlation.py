@@ -11,6 +11,7 @@ from scipy.stats import rankdata
 
 from judgebias_core.metrics.rubric import CONFIDENCE
 from judgebias_core.metrics.rubric_bootstrap import NAN_INTERVAL, Interval, bootstrap_correlations
+from judgebias_core.stats.estimate import small_sample_warning
 from judgebias_core.stats.settings import RESAMPLES, SEED
 
 BOOTSTRAP_RESAMPLES = RESAMPLES  # kept names: the defaults live in stats.settings
@@ -26,6 +27,7 @@ class CorrelationEstimate:
     pearson_ci: Interval
     spearman_ci: Interval
     n: int
+    warning: str | None = None  # fewer than 30 items (stats.estimate.small_sample_warning)
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def row_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _no_estimate(n: int) -> CorrelationEstimate:
-    return CorrelationEstimate(float("nan"), float("nan"), NAN_INTERVAL, NAN_INTERVAL, n)
+    return CorrelationEstimate(float("nan"), float("nan"), NAN_INTERVAL, NAN_INTERVAL, n, small_sample_warning(n))
 
 
 def correlation_estimate(scores: np.ndarray, labels: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
@@ -71,7 +73,7 @@ def correlation_estimate(scores: np.ndarray, labels: np.ndarray, resamples: int 
     [(pearson_ci, spearman_ci)] = bootstrap_correlations([scores], labels, resamples, seed, CONFIDENCE)
     return CorrelationEstimate(
         pearson=float(row_pearson(scores, labels)), spearman=float(row_spearman(scores, labels)),
-        pearson_ci=pearson_ci, spearman_ci=spearman_ci, n=n,
+        pearson_ci=pearson_ci, spearman_ci=spearman_ci, n=n, warning=small_sample_warning(n),
     )
 
 
@@ -85,7 +87,7 @@ def correlation_difference(first: np.ndarray, second: np.ndarray, labels: np.nda
     return CorrelationEstimate(
         pearson=float(row_pearson(first, labels) - row_pearson(second, labels)),
         spearman=float(row_spearman(first, labels) - row_spearman(second, labels)),
-        pearson_ci=pearson_ci, spearman_ci=spearman_ci, n=n,
+        pearson_ci=pearson_ci, spearman_ci=spearman_ci, n=n, warning=small_sample_warning(n),
     )
 
 

@@ -17,6 +17,8 @@ import pandas as pd
 
 from judgebias_core.stats.agreement import AgreementEstimate, cohens_kappa
 from judgebias_core.stats.clustered import RESAMPLES, SEED, ClusteredRate, clustered_rate
+from judgebias_core.stats.estimate import Estimate
+from judgebias_core.stats.settings import CONFIDENCE
 
 CONFIG_KEYS = ["judge", "study", "protocol"]
 TIE = "tie"
@@ -36,11 +38,22 @@ class RateFigure:
     pairs: int
     items: int
     degenerate_reason: str | None
+    # Fewer than 30 items or fewer than 5 items with any event (or without one): stats.estimate, issue 23.
+    warning: str | None = None
+    design_effect: float = float("nan")
+    confidence: float = CONFIDENCE
+    reason: str | None = None  # why the interval is degenerate or a fallback, in words
 
     @classmethod
     def of(cls, rate: ClusteredRate, events: float | None = None) -> RateFigure:
         return cls(rate.rate, rate.low, rate.high, rate.method, rate.events if events is None else events,
-                   rate.pairs, rate.items, rate.degenerate_reason)
+                   rate.pairs, rate.items, rate.degenerate_reason, rate.warning, rate.design_effect, rate.confidence,
+                   rate.reason)
+
+    def as_estimate(self) -> Estimate:
+        """The shared :class:`Estimate` view (units: the pairs)."""
+        return Estimate(self.estimate, self.low, self.high, self.method, self.reason, self.design_effect,
+                        self.items, self.pairs, self.confidence, self.degenerate_reason is not None, self.warning)
 
 
 @dataclass(frozen=True)

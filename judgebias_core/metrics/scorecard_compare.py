@@ -1,9 +1,10 @@
 """Which scorecard rows are clearly less accurate than the best one, and the recommendation that follows.
 
 Each row's swap-averaged accuracy is compared with the best row's on the labelled pairs both judged: a paired item
-bootstrap of the difference (``stats.paired.rate_difference``: items resampled once for both rows, so what they
-share cancels), tested with the cluster-robust t; the family of comparisons shown is corrected with Holm, and each
-interval is widened to the Bonferroni level over that family so that it is read together with the others.
+bootstrap of the difference (the items drawn by ``stats.resampling.draw_counts`` with the caller's resamples and
+seed, once for both rows, so what they share cancels) gives its standard error, and the difference is tested and
+its interval drawn with Student's t on the items minus one; the family of comparisons shown is corrected with Holm,
+and each interval is widened to the Bonferroni level over that family so that it is read together with the others.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pandas as pd
 from judgebias_core.metrics.scorecard import SWAP_ADVICE_FLIP_RATE, PairCredits, ScorecardRow
 from judgebias_core.stats.clustered import CONFIDENCE, RESAMPLES, SEED
 from judgebias_core.stats.multiple import ALPHA, correct
-from judgebias_core.stats.paired import ItemCounts, RateDifference, rate_difference
+from judgebias_core.stats.resampling import draw_counts
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,49 @@ class Recommendation:
     label: str | None
 
 
-def _item_counts(item_keys: np.ndarray, credit: np.ndarray) -> ItemCounts:
+BOOTSTRAP_METHOD = "paired-item-bootstrap-t"
+
+
+@dataclass(frozen=True)
+class _Difference:
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    method: str
+    degenerate_reason: str | None
+
+
+def _bootstrap_difference(item_keys: np.ndarray, mine: np.ndarray, best: np.ndarray, confidence: float,
+                          resamples: int, seed: int) -> _Difference:
+    """Mean credit of ``mine`` minus ``best`` over the same pairs; its standard error from a paired item bootstrap
+    (every resample draws whole items, both rows' pairs of an item together), then Student's t on items - 1."""
     codes, items = pd.factorize(item_keys, sort=True)
-    return ItemCounts.of(list(items), np.bincount(codes, weights=credit, minlength=len(items)),
-                         np.bincount(codes, minlength=len(items)).astype(float))
+    n_items = len(items)
+    trials = np.bincount(codes, minlength=n_items).astype(float)
+    mine_items = np.bincount(codes, weights=mine, minlength=n_items)
+    best_items = np.bincount(codes, weights=best, minlength=n_items)
+    total = float(trials.sum())
+    difference = float(mine_items.sum()) / total - float(best_items.sum()) / total  # as each row's rate is summed
+    gap = mine_items - best_items
+    nan = float("nan")
+    if n_items < 2:
+        return _Difference(difference, nan, nan, nan, BOOTSTRAP_METHOD,
+                           "one item: no between-item variation can be estimated")
+    counts = draw_counts(n_items, resamples, seed)
+    draws = (counts @ gap) / (counts @ trials)  # every item has a pair, so no resample has zero trials
+    # The bootstrap variance of a mean over n items is (n - 1) / n of the unbiased one: scale it back, so the
+    # standard error matches the cluster-robust one (its n / (n - 1) factor) up to Monte Carlo error.
+    standard_error = float(np.std(draws, ddof=1)) * float(np.sqrt(n_items / (n_items - 1)))
+    if standard_error == 0:
+        return _Difference(difference, difference, difference, nan, BOOTSTRAP_METHOD,
+                           "the difference is the same in every item, so it has no item-to-item variation to test")
+    from scipy.stats import t as student_t  # noqa: PLC0415 - on demand, as in stats.paired
+
+    df = n_items - 1
+    half = float(student_t.ppf(0.5 + confidence / 2, df)) * standard_error
+    p_value = float(2 * student_t.sf(abs(difference) / standard_error, df))
+    return _Difference(difference, difference - half, difference + half, p_value, BOOTSTRAP_METHOD, None)
 
 
 def best_row(rows: Sequence[ScorecardRow]) -> ScorecardRow | None:
@@ -75,7 +115,7 @@ def paired_differences(rows: Sequence[ScorecardRow], credits: PairCredits,
     if not others:
         return {}
     level = 1 - alpha / len(others)
-    raw: list[tuple[tuple[str, str, str], RateDifference | None, int, int]] = []
+    raw: list[tuple[tuple[str, str, str], _Difference | None, int, int]] = []
     for row in others:
         key = (row.judge, row.study, row.protocol)
         mine_all, best_all = credits.credits[key], credits.credits[best_key]
@@ -83,10 +123,9 @@ def paired_differences(rows: Sequence[ScorecardRow], credits: PairCredits,
         if not shared.any():
             raw.append((key, None, 0, 0))
             continue
-        mine = _item_counts(credits.item_keys[shared], mine_all[shared])
-        theirs = _item_counts(credits.item_keys[shared], best_all[shared])
-        raw.append((key, rate_difference(mine, theirs, confidence=level),
-                    int(shared.sum()), len(mine.item_ids)))
+        keys = credits.item_keys[shared]
+        raw.append((key, _bootstrap_difference(keys, mine_all[shared], best_all[shared], level, resamples, seed),
+                    int(shared.sum()), len(set(keys))))
     family = correct([d.p_value if d is not None else float("nan") for _, d, _, _ in raw],
                      [f"{k[0]} [{k[1]}]" for k, _, _, _ in raw], "holm", alpha)
     out = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from judgebias_core.analyses.calibration import calibration, prediction_powered
+from judgebias_core.analyses.calibration import calibration, dataset_label_words, prediction_powered
 from judgebias_core.analyses.judges import agreement_report, leaderboard
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
@@ -13,6 +13,7 @@ from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.agreement import AgreementResult
 from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.label_words import LabelWords
 from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
@@ -32,8 +33,8 @@ def _interval(value: float, low: float, high: float) -> str:
     return f"{value:.2f} ({low:.2f} to {high:.2f})"
 
 
-def _source(label_source: str) -> str:
-    return "people's labels" if label_source == "human" else "a reference judge's labels (not people's)"
+def _source(result: PairwiseCalibration | RubricCalibration, words: LabelWords | None) -> str:
+    return (words or LabelWords(result.label_source)).phrase
 
 
 # Agreement between judges -------------------------------------------------------------------------------------
@@ -101,14 +102,15 @@ def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection 
 
 # Agreement with people ----------------------------------------------------------------------------------------
 
-def calibration_sentence(result: PairwiseCalibration | RubricCalibration, who: str) -> str:
+def calibration_sentence(result: PairwiseCalibration | RubricCalibration, who: str,
+                         words: LabelWords | None = None) -> str:
     if isinstance(result, PairwiseCalibration):
         table = result.swap_aggregated
-        return (f"Against {_source(result.label_source)} on {table.n:,} pairs, the verdict of {who} taken over "
+        return (f"Against {_source(result, words)} on {table.n:,} pairs, the verdict of {who} taken over "
                 f"both orders agrees beyond chance with Cohen's kappa = "
                 f"{_interval(table.kappa, table.kappa_ci_low, table.kappa_ci_high)}; it picks the labelled answer "
                 f"in both orders on {count_of(result.both_orders_correct, result.pairs, 'pair')}.")
-    return (f"Against {_source(result.label_source)} on {result.n:,} scored calls, {who} reaches Cohen's "
+    return (f"Against {_source(result, words)} on {result.n:,} scored calls, {who} reaches Cohen's "
             f"kappa = {_interval(result.kappa, result.kappa_ci_low, result.kappa_ci_high)} (quadratic-weighted "
             f"{result.weighted_kappa:.2f}) and Spearman rho = {result.spearman.statistic:.2f}.")
 
@@ -126,7 +128,7 @@ def ppi_sentence(ppi: PredictionPoweredWinRate, who: str) -> str:
             f"{ppi.candidate}'s human win rate is {_interval(e.ppi.estimate, e.ppi.low, e.ppi.high)}, against "
             f"{_interval(e.human_only.estimate, e.human_only.low, e.human_only.high)} from those labels alone and "
             f"{e.judge_only.estimate:.2f} from the judge alone (not an estimate of the human figure); every human "
-            f"label gives {ppi.all_labels_human_win_rate:.2f}.")
+            f"label gives {ppi.all_labels_human_win_rate:.2f}." + (f" Caution: {ppi.caveat}." if ppi.caveat else ""))
 
 
 def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
@@ -140,14 +142,16 @@ def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
                                                   f"Prediction-powered win rate, {who}")
 
 
-def calibration_row(result: PairwiseCalibration | RubricCalibration) -> dict[str, str]:
+def calibration_row(result: PairwiseCalibration | RubricCalibration,
+                    words: LabelWords | None = None) -> dict[str, str]:
+    named = (words or LabelWords(result.label_source)).short
     if isinstance(result, PairwiseCalibration):
         table = result.swap_aggregated
-        return {"judge": result.judge, "labels": result.label_source, "n": f"{table.n:,} pairs",
+        return {"judge": result.judge, "labels": named, "n": f"{table.n:,} pairs",
                 "Cohen's kappa (95%)": _interval(table.kappa, table.kappa_ci_low, table.kappa_ci_high),
                 "accuracy": percent(table.accuracy), "parse failures": f"{result.failed_pairs:,} pairs",
                 "correct in both orders": count_of(result.both_orders_correct, result.pairs, "pair")}
-    return {"judge": result.judge, "labels": result.label_source, "n": f"{result.n:,} calls",
+    return {"judge": result.judge, "labels": named, "n": f"{result.n:,} calls",
             "Cohen's kappa (95%)": _interval(result.kappa, result.kappa_ci_low, result.kappa_ci_high),
             "quadratic kappa (95%)": _interval(result.weighted_kappa, result.weighted_kappa_ci_low,
                                                result.weighted_kappa_ci_high),
@@ -175,13 +179,14 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
             labels: list[str] | list[int] = result.swap_aggregated.labels
         else:
             table, labels = result, result.levels
-        figures.append(confusion_heatmap(labels, table.confusion,
-                                         f"{result.judge} against {result.label_source} labels",
-                                         human_label=result.label_source, judges=[result.judge]))
+        named = dataset_label_words(reader, scope.dataset.id, result.label_source)
+        figures.append(confusion_heatmap(labels, table.confusion, f"{result.judge} against {named.short} labels",
+                                         human_label=named.axis, judges=[result.judge]))
         if isinstance(result, RubricCalibration):
             figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
                                                ("Kendall", result.kendall)], judges=[result.judge]))
-    headline = [calibration_sentence(r, scope.who(r.judge)) for r in results]
+    words = {r.label_source: dataset_label_words(reader, scope.dataset.id, r.label_source) for r in results}
+    headline = [calibration_sentence(r, scope.who(r.judge), words[r.label_source]) for r in results]
     sentences = list(headline)
     for result in results:
         if isinstance(result, RubricCalibration):
@@ -193,13 +198,17 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
             sentences.append(part[0])
             figures.append(part[1])
     return ReportSection(
-        key="calibration", title="How often the judges agree with people", headline=tuple(headline),
+        key="calibration", title=("How often the judges agree with the gold labels"
+                                  if any(w.gold for w in words.values()) else "How often the judges agree with people"),
+        headline=tuple(headline),
         sentences=tuple(sentences), figures=tuple(figures),
-        tables=(ReportTable("Agreement with the labels", pd.DataFrame([calibration_row(r) for r in results]),
-                            "Human labels are rows of each confusion matrix, judge labels columns."),),
+        tables=(ReportTable("Agreement with the labels",
+                            pd.DataFrame([calibration_row(r, words[r.label_source]) for r in results]),
+                            f"The labels ({', '.join(sorted({w.axis for w in words.values()}))}) are rows of each "
+                            "confusion matrix, judge labels columns."),),
         metric_keys=("kappa", "kappa_quadratic", "confusion_matrix", "precision_recall", "pearson", "spearman",
                      "kendall"),
-        verdicts=tuple(calibration_verdict(r, scope.who(r.judge)) for r in results),
+        verdicts=tuple(calibration_verdict(r, scope.who(r.judge), words[r.label_source]) for r in results),
     )
 
 
@@ -245,8 +254,9 @@ def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
                                  "*Ties include pairs whose verdict changed with the order, counted as half a win. "
                                  "A candidate's order with the next one down is unsure when it changes in the "
-                                 "ranking from one presentation order alone or holds in fewer than 95% of item "
-                                 "resamples.")
+                                 "ranking from one presentation order alone or is not shown to hold in 95% of item "
+                                 "resamples (it holds in fewer, or is too close to call within the Monte Carlo "
+                                 "error).")
                      for b in boards),
         metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
         verdicts=tuple(v for v in (leaderboard_verdict(b, scope.who(b.judge)) for b in boards) if v is not None),

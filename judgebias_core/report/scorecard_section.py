@@ -7,16 +7,21 @@ import pandas as pd
 
 from judgebias_core.analyses.scorecard import Scorecard, judge_scorecard
 from judgebias_core.charts.scorecard import chart_axis, point_numbers, scorecard_chart
+from judgebias_core.metrics.label_words import label_kind_cell
 from judgebias_core.metrics.scorecard import RateFigure
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import percent
+from judgebias_core.stats.settings import RESAMPLES, SEED
 from judgebias_core.store.handle import StoreReader
 
-ACCURACY_NOTE = ("Accuracy is swap-averaged: the verdict when both orders agree, else a tie, which earns half "
-                 "credit against a decisive label; 95% intervals resample whole items. 'vs best' is the paired "
-                 "difference from the most accurate row on the labelled pairs both judged (paired item bootstrap; "
-                 "Holm over the comparisons shown decides 'clearly worse', the interval is at the Bonferroni level "
-                 "over them).")
+
+def accuracy_note(card: Scorecard) -> str:
+    """How accuracy and 'vs best' are computed, with the resamples and seed they used."""
+    return ("Accuracy is swap-averaged: the verdict when both orders agree, else a tie, which earns half credit "
+            "against a decisive label; 95% intervals resample whole items. 'vs best' is the paired difference from "
+            "the most accurate row on the labelled pairs both judged (paired item bootstrap, "
+            f"{card.resamples:,} resamples, seed {card.seed}, its standard error with Student's t; Holm over the "
+            "comparisons shown decides 'clearly worse', the interval is at the Bonferroni level over them).")
 
 
 def _rate(figure: RateFigure | None, with_interval: bool = True) -> str:
@@ -65,7 +70,7 @@ def scorecard_table(card: Scorecard) -> pd.DataFrame:
             "longer answer won": _rate(row.longer_answer_share, False),
             "parse failures": f"{row.parse_failures:,} of {row.judgments:,}",
             "cost per 1,000": _cost(card, index),
-            "labels": row.label_kind or "none",
+            "labels": label_kind_cell(row.label_kind),
             "note": row.item_set_note or "",
         })
     return pd.DataFrame(records).sort_values("#").reset_index(drop=True)
@@ -91,7 +96,7 @@ def scorecard_section(reader: StoreReader, scope: ReportScope) -> ReportSection 
     """Every judge configuration of the dataset side by side (pairwise datasets with judge calls)."""
     if "pairwise" not in scope.kinds or scope.dataset.kind != "pairwise":
         return None
-    card = judge_scorecard(reader, scope.dataset.id)
+    card = judge_scorecard(reader, scope.dataset.id, resamples=RESAMPLES, seed=SEED)  # the report's settings
     if not card.rows:
         return None
     best = next((r for r in card.rows if r.label == card.best), None)
@@ -100,7 +105,7 @@ def scorecard_section(reader: StoreReader, scope: ReportScope) -> ReportSection 
     return ReportSection(
         key="scorecard", title="Which judge to use: the judge scorecard",
         headline=tuple(headline),
-        sentences=(card.recommendation.sentence, ACCURACY_NOTE),
+        sentences=(card.recommendation.sentence, accuracy_note(card)),
         figures=(scorecard_chart(card.rows, card.best, card.recommendation.label),),
         tables=(ReportTable(f"Judge configurations on {card.name} ({len(card.rows)})", scorecard_table(card),
                             "Counts are pairs (one item's two answers judged in both orders); parse failures and "

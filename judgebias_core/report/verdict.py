@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from judgebias_core.metrics.agreement import AgreementResult
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.label_words import LabelWords
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 from judgebias_core.metrics.pairwise_family import (
     corrected_p,
@@ -243,8 +244,10 @@ def _ceiling_lines(result: PairwiseCalibration | RubricCalibration) -> tuple[Ver
                         "raters, both with item-bootstrap intervals: overlapping intervals read 'about as well'."),)
 
 
-def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: str | None = None) -> Verdict:
-    """How far a judge agrees with the labels beyond chance (Cohen's kappa and its interval)."""
+def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: str | None = None,
+                        words: LabelWords | None = None) -> Verdict:
+    """How far a judge agrees with the labels beyond chance (Cohen's kappa and its interval). ``words`` name the
+    labels (gold labels are not people's ratings); by default from the result's label source alone."""
     name = who or result.judge
     pairwise = isinstance(result, PairwiseCalibration)
     table = result.swap_aggregated if isinstance(result, PairwiseCalibration) else result
@@ -252,7 +255,7 @@ def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: st
     n = table.n
     interval = table.kappa_interval.split(" (")[0]  # "item-bootstrap"; the parenthesis is the rule's text
     unit = "pair" if pairwise else "scored call"
-    labels = "people's labels" if result.label_source == "human" else "a reference judge's labels (not people's)"
+    labels = (words or LabelWords(result.label_source)).phrase
     advice = _first_met(((low >= KAPPA_SUBSTITUTE, f"Usable in place of {labels} for data like this."),
                          (low >= KAPPA_FIRST_PASS, "Usable as a first pass; check a sample by hand.")),
                         f"Not a substitute for {labels}.")

@@ -34,15 +34,17 @@ def _safety_line(board: Leaderboard) -> VerdictLine:
         "How sure we are",
         f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
         f"{board.pairs_changing_with_presentation} change when the candidates are ranked from one presentation "
-        f"alone, and {board.pairs_not_separated} hold in fewer than {percent(ORDER_HOLDS, 0)} of "
-        f"{board.resamples:,} item resamples ({board.items:,} items); {board.orders_established_holm} are "
+        f"alone, and {board.pairs_not_separated} are not shown to hold in {percent(ORDER_HOLDS, 0)} of "
+        f"{board.resamples:,} item resamples ({board.items:,} items; {board.pairs_too_close_to_call} of them too close "
+        f"to call within the Monte Carlo error); {board.orders_established_holm} are "
         f"established after Holm's correction over the {board.neighbour_pairs} neighbour pairs. The gap between the "
-        f"top two is {top_two} the judge's item-clustered flip-rate upper bound "
-        f"({percent(board.flip_rate_clustered_high)}).",
+        f"top two is {top_two} the top of the judge's item-clustered two-sided 95% flip-rate interval "
+        f"({percent(board.flip_rate_clustered_high)}; a one-sided 97.5% upper bound).",
         "A neighbour pair is unsure when its order reverses in the ranking from the first-slot calls alone or the "
-        f"second-slot calls alone, or holds in fewer than {percent(ORDER_HOLDS, 0)} of item bootstrap resamples "
-        "(all pairs of an item drawn together); the top two are compared with the flip rate's item-bootstrap upper "
-        "95% bound.")
+        f"second-slot calls alone, or is not shown to hold in {percent(ORDER_HOLDS, 0)} of item bootstrap resamples "
+        "(all pairs of an item drawn together): it holds in fewer, or the share's Monte Carlo band (99% of seeds) "
+        "straddles the threshold, too close to call; the top two are compared with the top of the flip rate's "
+        "item-clustered two-sided 95% interval (one-sided 97.5%).")
 
 
 def _reportable(board: Leaderboard) -> str:

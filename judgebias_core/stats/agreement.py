@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
+from judgebias_core.stats.estimate import small_sample_warning
 from judgebias_core.stats.resampling import item_resample_sums
 from judgebias_core.stats.settings import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED
 
@@ -51,6 +52,7 @@ class AgreementEstimate:
     items: int
     units: int
     confidence: float
+    warning: str | None = None  # fewer than 30 items (stats.estimate.small_sample_warning)
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,10 @@ class EffectiveJudges:
 def _interval(point: float, draws: np.ndarray, n_items: int, n_units: int, confidence: float,
               reason: str | None) -> AgreementEstimate:
     nan = float("nan")
+    warning = small_sample_warning(n_items)
     if reason is not None or not np.isfinite(point):
         return AgreementEstimate(point if reason is None else nan, nan, nan, "none", True,
-                                 reason or "the coefficient is undefined", n_items, n_units, confidence)
+                                 reason or "the coefficient is undefined", n_items, n_units, confidence, warning)
     draws = draws[np.isfinite(draws)]
     tail = (1 - confidence) / 2
     low, high = np.quantile(draws, [tail, 1 - tail]) if len(draws) else (nan, nan)
@@ -77,9 +80,9 @@ def _interval(point: float, draws: np.ndarray, n_items: int, n_units: int, confi
     if not high > low:
         return AgreementEstimate(point, nan, nan, method, True,
                                  f"every item resample gave the same value over {n_items} items", n_items,
-                                 n_units, confidence)
+                                 n_units, confidence, warning)
     return AgreementEstimate(point, float(min(low, point)), float(max(high, point)), method, False, None, n_items,
-                             n_units, confidence)
+                             n_units, confidence, warning)
 
 
 def _kappa_from_tables(tables: np.ndarray, weights: KappaWeights = None) -> np.ndarray:

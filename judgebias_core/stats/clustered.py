@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from judgebias_core.stats.estimate import Estimate, small_sample_warning
-from judgebias_core.stats.resampling import draw_counts, item_resample_sums
+from judgebias_core.stats.resampling import MC_BAND_Z, draw_counts, item_resample_sums
 from judgebias_core.stats.settings import (
     CONFIDENCE,
     FEW_EVENT_ITEMS,
@@ -34,8 +34,6 @@ from judgebias_core.stats.wilson import wilson_bounds
 __all__ = ["CONFIDENCE", "MIN_BOOTSTRAP_ITEMS", "RESAMPLES", "SEED", "ClusteredRate", "IidInterval",
            "clustered_rate", "design_effect", "item_resample_sums", "studentized_rate_bounds", "wilson_iid"]
 
-# The Monte Carlo band of a bootstrap bound: the range its order statistic would take over 99% of seeds.
-MC_BAND_Z = 2.5758293035489004
 
 ClusteredMethod = Literal["studentized-item-bootstrap", "exact-effective-items", "exact-zero-events",
                           "exact-all-events", "no-pairs"]

@@ -18,6 +18,7 @@ from typing import Literal
 
 import numpy as np
 
+from judgebias_core.stats.estimate import small_sample_warning
 from judgebias_core.stats.settings import CONFIDENCE
 
 DifferenceMethod = Literal["cluster-robust-t", "no-pairs"]
@@ -45,6 +46,8 @@ class RateDifference:
 
     The interval is the cluster-robust t interval and the p-value the cluster-robust t test, items paired.
     ``degenerate`` when no interval can be estimated (no pairs, one item, or no item-to-item variation in the difference).
+    ``warning`` when it rests on fewer than 30 items or fewer than 5 items with an event on either side
+    (``stats.estimate.small_sample_warning``).
     """
 
     rate_a: float
@@ -60,6 +63,7 @@ class RateDifference:
     trials_a: float
     trials_b: float
     confidence: float
+    warning: str | None = None
 
 
 def rate_difference(a: ItemCounts, b: ItemCounts, confidence: float = CONFIDENCE) -> RateDifference:
@@ -77,12 +81,13 @@ def rate_difference(a: ItemCounts, b: ItemCounts, confidence: float = CONFIDENCE
         columns[rows, offset + 1] = counts.trials
     events_a, trials_a, events_b, trials_b = columns.T
     total_a, total_b = float(trials_a.sum()), float(trials_b.sum())
+    warning = small_sample_warning(len(items), int(np.sum((events_a > 0) | (events_b > 0))), event_word="event")
 
     def result(low: float, high: float, p: float, method: DifferenceMethod, reason: str | None) -> RateDifference:
         rate_a = float(events_a.sum()) / total_a if total_a else float("nan")
         rate_b = float(events_b.sum()) / total_b if total_b else float("nan")
         return RateDifference(rate_a, rate_b, rate_a - rate_b, low, high, p, method, reason is not None, reason,
-                              len(items), total_a, total_b, confidence)
+                              len(items), total_a, total_b, confidence, warning)
 
     nan = float("nan")
     if total_a == 0 or total_b == 0:

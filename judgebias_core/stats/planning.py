@@ -7,18 +7,37 @@ items of m pairs, with deff = 1 + (m - 1) ICC. An earlier run's per-item counts 
 ``clustered.design_effect`` estimates it) and ICC = (deff - 1) / (m~ - 1), with m~ = sum m_i^2 / sum m_i the
 size-weighted mean cluster size for unequal items (Kish 1987, "Statistical Design for Research", sec. 7.3), so a plan
 with a different number of pairs per item rescales the design effect rather than reusing it.
+
+Two widths, and the plan says which it plans (``width_mode``): the expected width above, which about half of the
+studies planned with it meet, and the width met with 80% assurance (``stats.plan_assurance``: the 80th percentile
+of the realised decision interval's width over simulated studies of the design), which 80% meet.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy.stats import norm
 
 from judgebias_core.stats.clustered import design_effect
+from judgebias_core.stats.plan_assurance import (
+    ASSURANCE,
+    assured_width,
+    icc_from_design_effect,
+    items_for_assured_width,
+)
 from judgebias_core.stats.settings import CONFIDENCE, MIN_STUDENTIZED_ITEMS
+
+WidthMode = Literal["expected", "assurance"]
+WIDTH_MODES: tuple[WidthMode, ...] = ("expected", "assurance")
+
+
+def width_mode_words(mode: WidthMode, assurance: float = ASSURANCE) -> str:
+    """'expected width' or 'width met with 80% assurance': what a plan promises."""
+    return "expected width" if mode == "expected" else f"width met with {assurance:.0%} assurance"
 
 
 @dataclass(frozen=True)
@@ -36,8 +55,10 @@ class DesignEstimate:
 class SwapStudyPlan:
     """Expected interval width for the planned items and pairs, and the items a target width needs.
 
-    ``items_needed`` is None without a target width; ``note`` says when the plan falls below the item count at which
-    the decision interval uses the item bootstrap (it then uses Wilson on the effective n; the width is similar).
+    ``items_needed`` is None without a target width (or beyond 10 million items in assurance mode); it meets the
+    target under ``width_mode``: on average ("expected") or in ``assurance`` of studies ("assurance").
+    ``assured_width`` is the width met with ``assurance`` at ``items``, whatever the mode. ``note`` says when the
+    plan falls below the item count at which the decision interval uses the item bootstrap.
     """
 
     items: int
@@ -50,6 +71,14 @@ class SwapStudyPlan:
     items_needed: int | None
     confidence: float
     note: str | None
+    width_mode: WidthMode = "expected"
+    assured_width: float = float("nan")
+    assurance: float = ASSURANCE
+
+    @property
+    def planned_width(self) -> float:
+        """The width the plan promises under its mode."""
+        return self.expected_width if self.width_mode == "expected" else self.assured_width
 
 
 def estimate_design(events: np.ndarray, trials: np.ndarray) -> DesignEstimate:
@@ -64,8 +93,10 @@ def estimate_design(events: np.ndarray, trials: np.ndarray) -> DesignEstimate:
 
 def plan_swap_study(items: int, pairs_per_item: int, flip_rate: float, design_effect: float | None = None,
                     icc: float | None = None, target_width: float | None = None,
-                    confidence: float = CONFIDENCE) -> SwapStudyPlan:
-    """Expected width of the clustered interval; give the design effect (for this many pairs per item) or the ICC."""
+                    confidence: float = CONFIDENCE, width_mode: WidthMode = "expected",
+                    assurance: float = ASSURANCE) -> SwapStudyPlan:
+    """Expected and assured width of the clustered interval, and the items a target width needs under
+    ``width_mode``; give the design effect (for this many pairs per item) or the ICC."""
     if (design_effect is None) == (icc is None):
         raise ValueError("give exactly one of design_effect and icc")
     if items < 1 or pairs_per_item < 1 or not 0 < flip_rate < 1:
@@ -76,17 +107,22 @@ def plan_swap_study(items: int, pairs_per_item: int, flip_rate: float, design_ef
     variance_per_item = flip_rate * (1 - flip_rate) * deff / pairs_per_item
     width = 2 * z * math.sqrt(variance_per_item / items)
     needed = math.ceil(4 * z**2 * variance_per_item / target_width**2) if target_width else None
+    rho = float(icc) if icc is not None else icc_from_design_effect(deff, pairs_per_item)
+    assured = assured_width(items, pairs_per_item, flip_rate, rho, assurance, confidence)
+    if width_mode == "assurance" and needed is not None and target_width is not None:
+        needed = items_for_assured_width(target_width, pairs_per_item, flip_rate, rho, needed, assurance, confidence)
     smallest = min(items, needed) if needed is not None else items
     note = (f"below {MIN_STUDENTIZED_ITEMS} items the decision interval is Clopper-Pearson on the items as the effective "
             "size, not the item bootstrap, and wider than planned") if smallest < MIN_STUDENTIZED_ITEMS else None
     return SwapStudyPlan(items, pairs_per_item, flip_rate, deff, width, items * pairs_per_item / deff, target_width,
-                         needed, confidence, note)
+                         needed, confidence, note, width_mode, assured, assurance)
 
 
 def plan_from_earlier_run(events: np.ndarray, trials: np.ndarray, items: int, pairs_per_item: int,
-                          target_width: float | None = None, confidence: float = CONFIDENCE) -> SwapStudyPlan:
+                          target_width: float | None = None, confidence: float = CONFIDENCE,
+                          width_mode: WidthMode = "expected") -> SwapStudyPlan:
     """Plan from an earlier run of the same judge: its flip rate and ICC, rescaled to the planned pairs per item."""
     design = estimate_design(events, trials)
     icc = max(design.icc, 0.0) if np.isfinite(design.icc) else 0.0
     return plan_swap_study(items, pairs_per_item, design.flip_rate, icc=icc, target_width=target_width,
-                           confidence=confidence)
+                           confidence=confidence, width_mode=width_mode)

@@ -24,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 
+from judgebias_core.stats.estimate import small_sample_warning
 from judgebias_core.stats.resampling import item_resample_sums
 from judgebias_core.stats.settings import CONFIDENCE, MIN_BOOTSTRAP_ITEMS, RESAMPLES, SEED
 
@@ -56,6 +57,8 @@ class PositionTest:
     design_effect: float
     tie_rule: str
     confidence: float
+    # Fewer than 30 items, or fewer than 5 items with a position-dependent verdict (stats.estimate, issue 23).
+    warning: str | None = None
 
 
 def position_scores(first_order: Sequence[str | None], second_order: Sequence[str | None]) -> np.ndarray:
@@ -100,8 +103,9 @@ def position_test_from_item_sums(score_sums: np.ndarray, squared_sums: np.ndarra
 
     def result(share: float, low: float, high: float, p: float, stat: float, interval: str, reason: str | None,
                deff: float = float("nan"), method: PositionMethod = "cluster-robust-t") -> PositionTest:
+        warning = small_sample_warning(n_items, int(np.sum(squares > 0)), event_word="position-dependent verdict")
         return PositionTest(share, low, high, p, stat, method, interval, reason is not None, reason, n_pairs,
-                            n_items, unparsed, deff, TIE_RULE, confidence)
+                            n_items, unparsed, deff, TIE_RULE, confidence, warning)
 
     nan = float("nan")
     if n_pairs == 0:

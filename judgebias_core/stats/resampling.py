@@ -21,6 +21,24 @@ import numpy as np
 from judgebias_core.stats.settings import RESAMPLES, SEED
 
 CELLS_PER_BLOCK = 4_000_000  # resamples x items drawn at once, to bound memory
+# The Monte Carlo band of a bootstrap figure: the range it would take over 99% of seeds.
+MC_BAND_Z = 2.5758293035489004
+HOLDS, DOES_NOT_HOLD, TOO_CLOSE = "holds", "does not hold", "too close to call"
+
+
+def share_call(share: float, resamples: int, threshold: float) -> tuple[float, str]:
+    """The Monte Carlo half-band of ``share`` (a share of ``resamples`` bootstrap resamples: z_0.995 sqrt(s(1-s)/B),
+    at least half a resample) and whether it is at least ``threshold`` whatever the seed: "holds" when the whole
+    band is at or above it, "does not hold" when the whole band is below it, else "too close to call" (a decision
+    inside the band would flip with the seed)."""
+    if not np.isfinite(share) or resamples <= 0:
+        return float("nan"), ""
+    half = max(MC_BAND_Z * float(np.sqrt(share * (1 - share) / resamples)), 0.5 / resamples)
+    if share - half >= threshold:
+        return half, HOLDS
+    if share + half < threshold:
+        return half, DOES_NOT_HOLD
+    return half, TOO_CLOSE
 
 
 def count_blocks(n_items: int, resamples: int = RESAMPLES, seed: int = SEED,

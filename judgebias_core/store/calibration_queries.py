@@ -114,3 +114,10 @@ def item_texts(reader: StoreReader, dataset_id: str, item_id: str) -> dict[str, 
         texts["response"] = head[0][1]
     texts.update({f"answer: {candidate}": answer for candidate, answer in answers})
     return texts
+
+
+def label_groups(reader: StoreReader, dataset_id: str, label_source: str) -> list[str]:
+    """The raters' groups (gold, human, expert, crowd, reference-judge) of a dataset's labels of one source."""
+    return [str(row[0]) for row in reader.rows(
+        "SELECT DISTINCT rater_group FROM human_labels WHERE dataset_id = ? AND label_source = ? ORDER BY 1",
+        [dataset_id, label_source])]

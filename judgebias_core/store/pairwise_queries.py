@@ -342,3 +342,9 @@ ORDER BY ALL
 def unit_lengths(reader: StoreReader, dataset_id: str, study: str) -> pd.DataFrame:
     """Mean input, output and prompt lengths (characters) per (judge, candidate, task) of one study."""
     return reader.frame(UNIT_LENGTHS_SQL, [dataset_id, study])
+
+
+def judge_study_items(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
+    """(study, judge, item_id), one row per item a judge has a pair on in a study of the dataset."""
+    return reader.frame("SELECT DISTINCT study, judge, item_id FROM pair_outcomes WHERE dataset_id = ? ORDER BY ALL",
+                        [dataset_id])

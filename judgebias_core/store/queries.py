@@ -65,6 +65,7 @@ def store_overview(reader: StoreReader) -> StoreOverview:
         reference_labels=count("SELECT count(*) FROM human_labels WHERE label_source = 'reference-judge'"),
         rubrics=count("SELECT count(*) FROM rubrics"),
         schema_version=current_version(con),
+        gold_labels=count("SELECT count(*) FROM human_labels WHERE label_source = 'human' AND rater_group = 'gold'"),
     )
 
 
