@@ -57,7 +57,7 @@ frame = board.candidates_frame()
 cols[0].metric("Candidates", len(frame))
 cols[1].metric("Classified pairs (n)", f"{board.pairs:,}")
 cols[2].metric("Items", f"{board.items:,}")
-cols[3].metric("Flip rate, item-clustered upper bound", f"{board.flip_rate_clustered_high:.3f}",
+cols[3].metric("Flip rate, upper bound", f"{board.flip_rate_clustered_high:.3f}",
                help="The top of the two-sided 95% interval: a one-sided 97.5% upper bound.")
 cols[3].caption(f"flip rate {board.flip_rate:.3f} over {board.pairs:,} pairs ({board.flip_bound_method})")
 st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · judge {escape_markdown(judge)} · "

@@ -23,6 +23,8 @@ from judgebias_core.metrics.agreement import AgreementResult, DisagreementDistri
 from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.self_preference import SelfPreference
 
+SIDEWAYS_COLUMNS = 6
+
 
 def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label: str,
              zmin: float = 0.0, zmax: float = 1.0, judges: Sequence[str] = ()) -> go.Figure:
@@ -31,8 +33,10 @@ def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label
         values.to_numpy(float), counts.reindex_like(values).fillna(0).to_numpy(float))
     row_names, column_names = [plot_label(r) for r in values.index], [plot_label(c) for c in values.columns]
     rows, abbreviated = wrapped_labels(row_names)
-    # Columns get narrow lines: with nine or more judges, one-line names would run into each other.
-    columns, abbreviated_columns = wrapped_labels(column_names, width=12)
+    # Columns get narrow lines; past SIDEWAYS_COLUMNS judges even those run into each other, so the names stand
+    # upright (one line each, read sideways) instead.
+    sideways = len(column_names) > SIDEWAYS_COLUMNS
+    columns, abbreviated_columns = wrapped_labels(column_names, width=40 if sideways else 12)
     fig = go.Figure(go.Heatmap(
         z=values.to_numpy(float), x=columns, y=rows, zmin=zmin, zmax=zmax,
         colorscale="Viridis", text=text, texttemplate="%{text}", customdata=named_cells([counts.to_numpy()], row_names, column_names),
@@ -40,9 +44,9 @@ def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label
                       "<extra></extra>",
     ))
     fig.update_layout(title=title, yaxis={"autorange": "reversed", "type": "category"},
-                      xaxis={"type": "category", "tickangle": 0})
-    return styled(fig, height=max(340, category_rows(len(rows), label_lines(rows), minimum=38)
-                                  + 150 + 15 * label_lines(columns)),
+                      xaxis={"type": "category", "tickangle": -90 if sideways else 0})
+    below = 7 * max(map(len, column_names), default=0) if sideways else 15 * label_lines(columns)
+    return styled(fig, height=max(340, category_rows(len(rows), label_lines(rows), minimum=38) + 150 + below),
                   full_labels=abbreviated | abbreviated_columns, judges=judges)
 
 
