@@ -11,6 +11,7 @@ from judgebias_core.analyses.calibration import (
     dataset_label_words,
     disagreeing_pairs,
     disagreeing_trials,
+    judge_is_simulated,
     prediction_powered,
 )
 from judgebias_core.analyses.scorecard import label_coverage
@@ -22,6 +23,7 @@ from judgebias_core.metrics.calibration import (
     PairwiseCalibration,
     RubricCalibration,
 )
+from judgebias_core.report.judges_section import human_ceiling_sentences
 from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.stats.agreement import AgreementEstimate
 from judgebias_core.store.calibration_queries import item_texts
@@ -90,7 +92,9 @@ if label_source != "human":
 
 result = load_or_stop(calibration, dataset, judge, scope, pool)
 simulated_banner([judge])
-verdict_block([calibration_verdict(result, words=words)])
+simulated = load_or_stop(judge_is_simulated, judge)
+who = judge + " (a simulated judge, not a model)" if simulated else judge
+verdict_block([calibration_verdict(result, who, simulated, words=words)])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
            f"labels: {words.short}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
@@ -135,7 +139,7 @@ def _ceiling_row(figure: str, judge_side: AgreementEstimate | None, humans: Agre
             "items (n)": humans.items if humans is not None else 0}
 
 
-def _human_ceiling(rubric: RubricCalibration) -> None:
+def _human_ceiling(rubric: RubricCalibration, who: str) -> None:
     if rubric.human_agreement is None and rubric.human_pairwise_kappa is None:
         st.caption("Human ceiling: no item has two raters here, so the raters' own agreement cannot be measured.")
         return
@@ -145,9 +149,8 @@ def _human_ceiling(rubric: RubricCalibration) -> None:
                      rubric.human_agreement),
         _ceiling_row("mean pairwise Cohen's kappa (judge vs each rater)", rubric.judge_rater_kappa,
                      rubric.human_pairwise_kappa)]))
-    for reading in (rubric.human_agreement_reading, rubric.human_pairwise_kappa_reading):
-        if reading is not None:
-            st.info(f"Human ceiling: {reading}.")
+    for sentence in human_ceiling_sentences(rubric, who):
+        st.info(escape_markdown(sentence))
     st.caption("95% intervals resample whole items. The reading compares the intervals: overlapping means 'about "
                "as well', apart means better or worse.")
 
@@ -241,7 +244,7 @@ elif isinstance(result, RubricCalibration):
     cols[3].caption(f"95%: {result.pearson.ci_low:.3f} to {result.pearson.ci_high:.3f} (item-bootstrap)")
     if result.interval_warning:
         st.warning(f"Caution: {escape_markdown(result.interval_warning)}.")
-    _human_ceiling(result)
+    _human_ceiling(result, who)
     explain("kappa_quadratic")
     left, right = st.columns(2)
     with left:

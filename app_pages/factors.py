@@ -71,7 +71,8 @@ result, units, baseline, validation = analysis.result, analysis.units, analysis.
 judges = sorted(units["judge"].astype(str).unique()) if "judge" in units else []
 simulated_banner(judges)
 verdict_block([factors_verdict(result, baseline)])
-st.info(plain_summary(result))  # names predictors and counts only, no data text
+with st.expander("The fit in numbers (for engineers)"):
+    st.info(plain_summary(result))  # names predictors and counts only, no data text
 st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)} (repetitions pooled): "
            f"{result.units:,} units fitted, "
            f"{result.units_left_out:,} left out (no classified pair). Lengths are in characters; the prompt length "

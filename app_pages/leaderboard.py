@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.analyses.judges import leaderboard
+from judgebias_core.analyses.judges import leaderboard, leaderboard_judges
 from judgebias_core.charts.judges import leaderboard_forest
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -39,9 +39,10 @@ st.caption("Candidates ranked by one judge's verdicts on swap pairs. A pair whos
            "counts as a tie, so a position-biased judge cannot hand out wins by slot.")
 top = st.columns(3)
 dataset, studies_frame = pick_pairwise_dataset(top[0], key="lb_dataset")
-study, options = pick_study(top[1], studies_frame, key="lb_study")
-with top[2]:
-    judge = synced_selectbox("Judge", options, key="lb_judge")
+study, _ = pick_study(top[1], studies_frame, key="lb_study")
+with top[2]:  # the judge with the most readable verdicts first, so the page opens on the best-supported board
+    judge = synced_selectbox("Judge", load_or_stop(leaderboard_judges, dataset, study), key="lb_judge",
+                             help="Ordered by readable verdicts in this study, most first.")
 with st.expander("Bootstrap settings"):
     left, right = st.columns(2)
     resamples = left.number_input("Resamples", min_value=100, max_value=20_000, value=DEFAULT_RESAMPLES, step=100)

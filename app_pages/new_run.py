@@ -10,7 +10,7 @@ from judgebias_core.engine.preview import preview_run
 from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
 from judgebias_core.protocols.plan_size import planned_call_count
-from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, RunSpec, SimulatedParams
+from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, SimulatedParams, run_spec
 from judgebias_core.providers import get_provider, provider_names
 from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.store.run_queries import replay_judges
@@ -30,6 +30,8 @@ from ui.state import cached, load_or_stop, show_error, stop_on_error
 from ui.tables import show_table
 from ui.text import counted
 from ui.upload_widgets import rubric_labels
+
+PAIR_CHOICES = {"baseline": "each candidate against the baseline", "all": "all pairs of candidates"}
 
 st.title("New run")
 st.caption("Launch the runs that reveal position bias: rubric permutation and repeat runs, pairwise swap runs, "
@@ -82,8 +84,8 @@ with right:
             retry_live = cols[2].checkbox("Retry live", help="After those rounds, send what still has no reply as "
                                           "live calls.")
             batch = BatchSettings(poll_interval_s=poll, retry_rounds=int(rounds), retry_live=retry_live)
-    structured = logprobs = False
-    typed_key = None
+    structured = logprobs = constrain = False
+    typed_key = extra_body = None
     if capabilities.base_url:
         base_url = st.text_input("Base URL (optional)", "", help="An OpenAI-compatible server, e.g. "
                                  "http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for Ollama.") or None
@@ -92,6 +94,14 @@ with right:
                 "API key for this base URL (optional, never stored)", "", type="password",
                 help="Sent to this base URL only, for this launch. The stored key goes only to the provider's own "
                 "endpoint and to base URLs listed in key_endpoints of the [judgebias] configuration.") or None
+        extra_body = st.text_input(
+            "Extra request fields (JSON, optional)", "", help="A JSON object merged into every request, e.g. "
+            '{"top_k": 1}; stored with the run, so a resume sends the same.') or None
+    if get_provider(provider).reply_constraint:
+        constrain = st.checkbox(
+            "Constrain replies to the answer format", help="The server's own request field (llama.cpp grammar, "
+            "vLLM guided choice, Ollama JSON schema) holds each reply to [RESULT] n or [[A]], so that a small "
+            "local model's replies parse.")
     if capabilities.structured_output:
         structured = protocol != "listwise" and st.checkbox(
             "Structured output (JSON schema)", help="The reply must be JSON with a score or verdict field; "
@@ -124,7 +134,12 @@ with st.expander("Protocol settings", expanded=True):
             listwise_size = cols[2].number_input("Candidates per list", min_value=2, max_value=8, value=3)
             allow_none = cols[3].checkbox("Allow 'no clear winner'")
         else:
-            pairs = cols[2].selectbox("Pairs", ["baseline", "all"])
+            # Without a baseline candidate only "all pairs" can be planned: offer it alone, and say why.
+            has_baseline = next(s.baseline_candidate for s in summaries if s.id == dataset) is not None
+            pairs = cols[2].selectbox("Pairs", ["baseline", "all"] if has_baseline else ["all"],
+                                      format_func=PAIR_CHOICES.get,
+                                      help=None if has_baseline else "This dataset names no baseline candidate, "
+                                      "so every pair of its candidates is judged.")
             if protocol == "repetition":
                 repeats = cols[3].number_input("Repetitions R", min_value=2, value=3,
                                                max_value=limits.max_repetitions if access.served else None)
@@ -135,7 +150,8 @@ with st.expander("Sampling, concurrency and spending cap"):
     max_tokens = cols[1].number_input("Max tokens", 16, 8192, 1024, 16)
     seed_text = cols[2].text_input("Seed (optional)", "")
     concurrency = cols[3].number_input("Calls in flight", 1, limits.max_concurrency if access.served else 256,
-                                       min(8, limits.max_concurrency))
+                                       1 if get_provider(provider).local else min(8, limits.max_concurrency),
+                                       help="Local servers default to 1: most compute one request at a time.")
     cap_required = access.served and get_provider(provider).paid
     cap = cols[4].number_input("Spending cap, USD" if cap_required else "Spending cap, USD (0 = none)", 0.0,
                                limits.max_cost_usd_per_run if cap_required else None,
@@ -177,13 +193,14 @@ run_id_text = st.text_input("Run id (optional; the same id resumes a run)", "", 
                             help="With several judges each run gets its id from its settings.")
 
 with stop_on_error():
-    base_spec = RunSpec(dataset_id=dataset, protocol=protocol, provider=provider, model=models[0], base_url=base_url,
+    base_spec = run_spec(dataset_id=dataset, protocol=protocol, provider=provider, model=models[0], base_url=base_url,
                    temperature=temperature, max_tokens=int(max_tokens), seed=seed, repeats=repeats,
                    orderings=orderings or "balanced", options=options, pairs=pairs, listwise_size=int(listwise_size),
                    allow_none=allow_none, rubric_id=rubric_id, limit_items=int(limit) or None, replay_study=study,
                    template_text=edited if edited != default_text else None, simulated=simulated,
-                   structured_output=structured, logprobs=logprobs)
-    settings = RunSettings(concurrency=int(concurrency), max_cost_usd=cap or None)
+                   structured_output=structured, logprobs=logprobs, extra_body=extra_body,
+                   constrain_reply=constrain)
+    settings = RunSettings.for_provider(provider, concurrency=int(concurrency), max_cost_usd=cap or None)
     specs = [base_spec.model_copy(update={"model": m}) for m in models]
     chosen_id = run_id_text.strip() or None if len(models) == 1 else None
     # Counted before any plan is built: a plan over the limit is refused without filling the server's memory.

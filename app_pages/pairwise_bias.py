@@ -17,7 +17,13 @@ from judgebias_core.analyses.pairwise import (
 )
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.metrics.pairwise import candidate_win_rates, metrics_frame, ranking_safety, task_breakdown
-from judgebias_core.metrics.pairwise_family import CORRECTIONS, corrected_column, correction_words, pairwise_family
+from judgebias_core.metrics.pairwise_family import (
+    CORRECTIONS,
+    corrected_column,
+    correction_words,
+    page_family_scope,
+    pairwise_family,
+)
 from judgebias_core.report.verdict_studies import verdicts_across_studies
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
@@ -178,7 +184,8 @@ correction = CORRECTIONS[st.selectbox(
     "share of false calls among those made.")]
 family = pairwise_family(results, correction)
 simulated_banner([r.judge for r in results])
-verdict_block(verdicts_across_studies(results, notes, family))
+family_scope = page_family_scope(None if every_study else study)
+verdict_block(verdicts_across_studies(results, notes, family, family_scope))
 st.subheader("Judges")
 frame = metrics_frame(results).assign(position_p_corrected=corrected_column(results, family),
                                       flip_rate_excess_p_corrected=corrected_column(results, family, "excess"),
@@ -199,8 +206,7 @@ st.caption(f"Dataset {code_span(dataset)}, {scope_words}. 'Items by study' is fi
            "design-effect-adjusted effective n below 20 items; the exact bound with no flips; 'degenerate because' "
            "says when no proper interval exists). Wilson = 95% interval treating pairs as independent, beside the "
            "design effect. Position p = the position test (symmetric in the two answers, a tie half a pick for each "
-           f"slot, items as clusters); corrected = {correction_words(family)} (position test of "
-           "every row, excess over the floor where measured). Preference fairness (PF) raw = mean over (candidate, task) units of "
+           f"slot, items as clusters); corrected = {correction_words(family, family_scope)}. Preference fairness (PF) raw = mean over (candidate, task) units of "
            "(recency - primacy) / the unit's pairs (judgebias); PF scaled = Shi et al.'s min-max scaling per judge "
            "and task; units whose every pair failed are left out of both and counted. Excess = flip rate - "
            "repetition floor with its paired item-clustered interval. Repetition stability (RS) and the floor ignore the task and candidate "

@@ -17,10 +17,9 @@ from judgebias_core.charts.rubric import (
     score_position_heatmap,
 )
 from judgebias_core.errors import JudgebiasError
-from judgebias_core.metrics.bias_cost import OrderingCost
-from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
 from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
+from judgebias_core.report.bias_cost_words import cost_choice, cost_interval_words
 from judgebias_core.report.verdict import rubric_verdict
 from judgebias_core.store.rubric_queries import (
     analysable_run_ids,
@@ -217,22 +216,6 @@ def show_ordering_ranks(report: RubricReport) -> None:
     table_downloads(table, f"orderings-{report.run.run_id}", judges=[report.run.judge])
 
 
-def cost_sentence(costs: BiasCostRanking, best: OrderingCost) -> str:
-    """The recommendation's interval and stability, in words."""
-    interval = costs.interval_of(best.ordering)
-    runner_up = costs.intervals[1] if len(costs.intervals) > 1 else None
-    text = (f"95% {costs.interval_kind} over {costs.items:,} probe items ({costs.resamples:,} resamples, seed "
-            f"{costs.seed}): cost {interval.low:.3f} to {interval.high:.3f}" if interval else "")
-    if runner_up is not None:
-        text += (f"; the next ordering, {ordering_label(runner_up.ordering)}, costs {runner_up.difference:+.3f} more "
-                 f"(interval {runner_up.difference_low:+.3f} to {runner_up.difference_high:+.3f})")
-    text += (f". **Stability**: it is the lowest in {costs.stability:.0%} of the resamples"
-             + ("; a choice this unstable is close to arbitrary." if costs.stability < 0.5 else "."))
-    if costs.few_items:
-        text += " Fewer than 20 items: the percentile bootstrap may be too narrow."
-    return text
-
-
 def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: int, seed: int) -> None:
     st.subheader("Bias Cost: probe, then choose")
     explain("bias_cost")
@@ -245,8 +228,8 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: 
             f"Under this run's own P(position | score), the lowest Bias Cost among its {len(report.orderings)} "
             f"orderings is **{ordering_label(own.ordering)}** ({own.bias_cost:.3f})"
             + (f", which ranks **{own_rank} of {len(report.orderings)}** by correlation with the labels."
-               if own_rank is not None and report.human is not None else ".")
-            + " " + cost_sentence(report.bias_cost, own))
+               if own_rank is not None and report.human is not None else "."))
+        st.caption(escape_markdown(cost_interval_words(report.bias_cost, own)))
     st.markdown(
         "1. Launch a small **probing run** of your judge (a few items over a balanced set).  \n"
         "2. Pick it below: it estimates P(position | score).  \n"
@@ -272,20 +255,20 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: 
         st.warning(f"The probe run {code_span(probe_id)} has no parsed trial, so it says nothing about position: "
                    "pick another.")
         return
-    best = result.recommended
+    choice = cost_choice(result.costs, f"under probe {probe_id}")
+    best = choice.recommended
     if best is None:
-        st.warning(f"No recommended ordering under probe {code_span(probe_id)}: {result.costs.reason}.")
+        st.warning(escape_markdown(choice.sentence))
     else:
         rank = report.correlation_rank(best.ordering)
-        rank_text = (f"; among this run's orderings it ranks **{rank} of {len(report.orderings)}** by correlation"
+        rank_text = (f" Among this run's orderings it ranks {rank} of {len(report.orderings)} by correlation."
                      if rank is not None else
-                     "; it is not among this run's orderings, so it has no correlation rank here")
-        st.success(f"Recommended ordering: **{ordering_label(best.ordering)}** (scores in position order), Bias Cost "
-                   f"{best.bias_cost:.3f}, the lowest of {len(result.ranking)} candidates under probe "
-                   f"{code_span(probe_id)} "
-                   f"({result.probe.parsed} parsed trials){rank_text if report.human is not None else ''}. "
-                   f"For the full run, enter `{ordering_label(best.ordering)}` under Orderings on the New run page.")
-        st.markdown(cost_sentence(result.costs, best))
+                     " It is not among this run's orderings, so it has no correlation rank here.")
+        st.success(escape_markdown(choice.sentence + (rank_text if report.human is not None else "")
+                                   + f" For the full run, enter {ordering_label(best.ordering)} under Orderings on "
+                                   "the New run page."))
+    if result.recommended is not None:
+        st.caption(escape_markdown(cost_interval_words(result.costs, result.recommended)))
     figure = bias_cost_figure(result.ranking, intervals=result.costs, judges=[result.probe.run.judge])
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"bias-cost-{probe_id}")

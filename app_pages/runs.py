@@ -12,7 +12,7 @@ from judgebias_core.store.access_queries import actions_on
 from judgebias_core.store.run_queries import run_calls_sample, run_record
 from ui.access import operator_gate
 from ui.navigation import link_run_analysis, run_analysis_url
-from ui.run_panel import dollars, launch_runs, show_progress
+from ui.run_panel import cost_label, dollars, launch_runs, show_progress
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop, show_error
 from ui.tables import show_table
@@ -26,12 +26,14 @@ st.caption("completed = calls with a stored reply (unparseable ones included); f
            "Simulated runs are marked.")
 shown = runs.assign(judge=runs["judge"].fillna("(several)"),
                     simulated=runs["simulated"].map({True: "simulated", False: ""}),
+                    cost=[cost_label(float(r.cost_usd), int(r.unpriced_calls)) for r in runs.itertuples()],
                     analysis=[run_analysis_url(r.run_id, r.dataset, r.protocol, r.study)
                               if r.completed and r.status != "running" else None for r in runs.itertuples()])
 show_table(
     shown[["run_id", "analysis", "dataset", "protocol", "provider", "judge", "simulated", "summary", "planned",
-           "completed", "failed", "parse_failures", "cost_usd", "created_at"]],
-    column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f"),
+           "completed", "failed", "parse_failures", "cost", "created_at"]],
+    column_config={"cost": st.column_config.TextColumn("cost (USD)", help="unknown: replies of a model without "
+                                                       "a price (give one with --price-per-mtok)"),
                    "summary": st.column_config.TextColumn("status"),
                    "analysis": st.column_config.LinkColumn(
                        "open in", display_text=r"^(\w+)_bias", help="The run's analysis page, with its dataset and "
@@ -57,10 +59,12 @@ cols[0].metric("Planned calls", f"{int(row['planned']) if pd.notna(row['planned'
 cols[1].metric("With a reply", f"{int(row['completed']):,}", help="Unparseable replies included.")
 cols[2].metric("Failed", f"{int(row['failed']):,}", help=f"{int(row['parse_failures']):,} replies did not parse.")
 estimated = float(row["cost_estimated_usd"])
-cols[3].metric("Cost", dollars(float(row["cost_usd"])), help=(
+cols[3].metric("Cost", cost_label(float(row["cost_usd"]), int(row["unpriced_calls"])), help=(
+    f"{int(row['unpriced_calls']):,} replies of a model without a price have an unknown cost, left out of the "
+    "sum. " * bool(row["unpriced_calls"]) + (
     f"Includes {dollars(estimated)} estimated for {int(row['unanswered_sends']):,} requests an interruption cut "
     "off after sending (billed by the provider, reply never received; sent again on resume)." if estimated else
-    "From the providers' reported usage and the price table."))
+    "From the providers' reported usage and the price table.")))
 
 if int(row["completed"]) and row["status"] != "running":
     link_run_analysis(run_id, row["dataset"], row["protocol"], row["study"])

@@ -115,9 +115,11 @@ class ExportUnavailable(JudgebiasError):
 class JudgeCallError(ProviderError):
     """One judge call failed. ``retryable`` errors (429, 5xx, timeouts, malformed bodies) may be tried again."""
 
-    def __init__(self, message: str, retryable: bool, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retryable: bool, retry_after: float | None = None,
+                 timed_out: bool = False) -> None:
         self.retryable = retryable
         self.retry_after = retry_after
+        self.timed_out = timed_out  # no reply within the timeout: the server may still be computing it
         super().__init__(message)
 
 

@@ -157,3 +157,56 @@ def test_every_page_renders_without_an_exception(dashboard: str, browser_page: A
     problem = exceptions.first.inner_text()[:500] if exceptions.count() else ""
     browser_page.screenshot(path=str(ARTIFACTS / f"page_{file_name.removesuffix('.py')}.png"), full_page=True)
     assert not problem, f"{file_name}: {problem}"
+
+
+# Plain words first (issue 24): every verdict line a page shows, outside its "How this was decided" fold, and the
+# report's "In short" read without one statistical term of judgebias_core.plain_words.TERMS.
+VERDICT_HEADINGS = ("What it does", "What they do", "What it shows", "How sure we are", "What to do",
+                    "Against the experts", "Separation")
+_VERDICT_LINES_JS = """(headings) => [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+    .filter(el => !el.closest('[data-testid="stExpander"]') && !el.closest('details'))
+    .map(el => el.innerText.trim())
+    .filter(text => headings.some(h => text.startsWith(h + ':')))"""
+# Pages opened beyond their defaults, so that every kind of verdict is read (rubric and simulated calibration).
+PLAIN_WORD_EXTRAS = ("calibration?cal_dataset=summeval", "calibration?cal_dataset=autoj")
+
+
+def _plain_word_targets() -> list[str]:
+    return [path for path, _ in _page_files()] + list(PLAIN_WORD_EXTRAS)
+
+
+@pytest.mark.parametrize("url_path", _plain_word_targets())
+def test_verdict_lines_on_every_page_speak_plainly(dashboard: str, browser_page: Any, url_path: str) -> None:
+    from judgebias_core.plain_words import first_sentences, terms_in
+
+    browser_page.goto(f"{dashboard}/{url_path}")
+    _wait_until_idle(browser_page)
+    lines = browser_page.evaluate(_VERDICT_LINES_JS, list(VERDICT_HEADINGS))
+    found = [f"{term} in {line!r}" for line in lines for term in terms_in(first_sentences(line, 2))]
+    # Chart titles too (the drawn ones: charts in closed tabs or expanders have not drawn theirs).
+    titles = browser_page.evaluate("() => [...document.querySelectorAll('.gtitle')].map(t => t.textContent)")
+    found += [f"chart title: {term} in {title!r}" for title in titles for term in terms_in(title)]
+    assert not found, f"{url_path or 'overview'}:\n" + "\n".join(found)
+    if url_path in ("pairwise_bias", *PLAIN_WORD_EXTRAS):  # pages that always open on a verdict
+        assert lines, f"{url_path}: no verdict line found"
+        folds = browser_page.locator('[data-testid="stExpander"]').filter(has_text="How this was decided")
+        assert folds.count() >= 1
+
+
+@pytest.mark.parametrize("dataset", ["mtbench", "summeval"])
+def test_report_in_short_speaks_plainly(bundled_db_master: Path, browser_page: Any, tmp_path: Path,
+                                        dataset: str) -> None:
+    from judgebias_core.plain_words import first_sentences, terms_in
+    from judgebias_core.report import ReportRequest, write_report
+
+    out = write_report(bundled_db_master, ReportRequest(dataset), tmp_path / f"{dataset}.html")
+    browser_page.goto(out.as_uri())
+    browser_page.wait_for_selector("#summary")
+    lines = browser_page.evaluate("""() => [...document.querySelectorAll(
+        '#summary .summary li, #summary .verdict > p')].map(el => el.innerText.trim())""")
+    assert len(lines) > 3
+    found = [f"{term} in {line!r}" for line in lines for term in terms_in(first_sentences(line, 2))]
+    assert not found, f"{dataset}:\n" + "\n".join(found)
+    # The rules are there for engineers, folded.
+    assert browser_page.locator("#summary details.decided").count() >= 1
+    assert not browser_page.locator("#summary details.decided").first.evaluate("el => el.open")

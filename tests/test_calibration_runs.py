@@ -115,7 +115,9 @@ def test_calibration_page_names_the_run_and_the_human_ceiling(app_env: Path) -> 
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
     assert "Runs pooled:" in captions and "item-bootstrap" in captions
-    assert sum("Human ceiling: this judge agrees with the experts" in box.value for box in at.info) == 2
+    # The demo judge is simulated: the sentence comparing it with the experts says so itself.
+    assert sum("Human ceiling: simulated:demo-judge (a simulated judge, not a model) agrees with the experts"
+               in box.value.replace("\\", "") for box in at.info) == 2
     ceiling = next(d.value for d in at.dataframe if "humans among themselves" in d.value.columns)
     assert len(ceiling) == 2 and "n/a" not in set(ceiling["humans among themselves"])
 
@@ -159,6 +161,13 @@ def test_report_reads_the_human_ceiling_in_both_coefficients(bundled_db_master: 
     assert "mean pairwise Cohen's kappa" in kappa and "judge vs each rater" in kappa
     from judgebias_core.report.verdict import calibration_verdict
 
-    lines = {line.heading: line.text for line in calibration_verdict(result).lines}
-    assert lines["Against the experts"] == kappa.removeprefix("Human ceiling: ")
-    assert lines["How sure we are"].startswith("95% item-bootstrap interval")
+    verdict = calibration_verdict(result, "simulated:demo-judge (a simulated judge)", simulated=True)
+    lines = {line.heading: line.text for line in verdict.lines}
+    named = human_ceiling_sentences(result, "simulated:demo-judge (a simulated judge)")[1]
+    assert lines["Against the experts"] == named.removeprefix("Human ceiling: ").split(" (judge vs")[0] + "."
+    assert lines["Against the experts"].startswith("simulated:demo-judge (a simulated judge) agrees with the experts")
+    assert lines["How sure we are"].startswith("Fairly sure: the score lies between")
+    rules = {line.heading: line.rule for line in verdict.lines}
+    assert rules["How sure we are"].startswith("95% item-bootstrap interval")
+    assert "judge vs each rater" in rules["Against the experts"]
+    assert lines["What to do"].startswith("This simulated judge is not a substitute for people's labels")

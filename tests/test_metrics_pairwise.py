@@ -395,4 +395,5 @@ def test_the_repetition_study_warns_that_its_interval_rests_on_24_items(bundled_
     full = next(r for r in rows if r.study == "full")
     assert repetition.flip_rate_decision_warning is not None and "24 items" in repetition.flip_rate_decision_warning
     assert full.flip_rate_decision_warning is None
-    assert "only 24 items" in pairwise_verdict(repetition).lines[1].text
+    assert "only 24 items" in pairwise_verdict(repetition).lines[1].rule
+    assert "the range itself is rough" in pairwise_verdict(repetition).lines[1].text

@@ -95,6 +95,8 @@ def test_calibration_page_on_the_demo_rubric_run(app_env: Path) -> None:
 def test_leaderboard_page_flags_positional_orders(app_env: Path) -> None:
     at = open_page("leaderboard.py")
     assert not at.exception
+    # Opens on the judge with the most readable verdicts (gpt-4-0613: 2,400), not the first name (gemini-pro).
+    assert at.selectbox(key="lb_judge").value == "gpt-4-0613"
     metrics = _metrics(at)
     assert metrics["Candidates"] == "30"  # the baseline is left out of its own leaderboard
     table = at.dataframe[0].value

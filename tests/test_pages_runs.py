@@ -165,7 +165,7 @@ def test_a_run_short_of_its_plan_reads_incomplete_and_resume_stores_it(bundled_d
     _select(at, "Open run", "short-run")
     assert not at.exception
     row = at.dataframe[0].value.set_index("run_id").loc["short-run"]
-    assert (row["summary"], row["completed"], row["cost_usd"]) == ("incomplete, 3 of 20 not stored", 17, 0.25)
+    assert (row["summary"], row["completed"], row["cost"]) == ("incomplete, 3 of 20 not stored", 17, "$0.2500")
     assert any("**Status:** incomplete, 3 of 20 not stored" in m.value for m in at.markdown)
     assert any("fewer of its calls than planned" in w.value for w in at.warning)
     assert {m.label: m.value for m in at.metric}["Cost"] == "$0.2500"

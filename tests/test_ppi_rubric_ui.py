@@ -48,4 +48,4 @@ def test_report_calibration_reads_the_prediction_powered_mean_score(bundled_db_m
     assert "10 random items of 40" in sentence and "prediction-powered estimate (PPI++" in sentence
     assert f"{e.ppi.estimate:.2f} ({e.ppi.low:.2f} to {e.ppi.high:.2f})" in sentence
     assert "extra labels" in sentence and "Caution: only 10 labelled items: below 30" in sentence  # issue 23
-    assert any("Prediction-powered mean score" in (f.layout.title.text or "") for f in calibration.figures)
+    assert any("corrected with a sample of people's labels" in (f.layout.title.text or "") for f in calibration.figures)

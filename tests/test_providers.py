@@ -72,14 +72,17 @@ def echo_provider() -> Iterator[Provider]:
 
 
 def test_the_built_in_providers_keep_what_was_spread_over_the_code() -> None:
-    assert provider_names() == ("simulated", "replay", "openai", "anthropic", "vllm", "ollama")
+    assert provider_names() == ("simulated", "replay", "openai", "anthropic", "vllm", "ollama", "llamacpp")
     assert batch_provider_names() == ("openai", "anthropic")
     assert key_variables() == {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
     assert [p.name for p in all_providers() if p.paid] == ["openai", "anthropic"]
     assert {p.name: p.default_models[:1] for p in all_providers()} == {
         "simulated": ("demo-judge",), "replay": (), "openai": ("gpt-4o-mini",),
         "anthropic": ("claude-3-5-haiku-latest",), "vllm": ("Qwen/Qwen2.5-7B-Instruct",),
-        "ollama": ("llama3.1:8b",)}
+        "ollama": ("llama3.1:8b",), "llamacpp": ("local-model",)}
+    assert [p.name for p in all_providers() if p.local] == ["vllm", "ollama", "llamacpp"]
+    assert {p.name: p.reply_constraint for p in all_providers() if p.reply_constraint} == {
+        "vllm": "choice", "ollama": "json", "llamacpp": "grammar"}
     openai, anthropic = get_provider("openai").capabilities, get_provider("anthropic").capabilities
     assert openai.structured_output and openai.logprobs and not anthropic.structured_output
     assert price_of("gpt-4o-mini") is not None and price_of("claude-3-5-haiku-latest") is not None

@@ -64,8 +64,10 @@ def test_mtbench_summary_matches_the_published_counts(mtbench_report: Report) ->
 
 def test_other_sections_speak_with_their_counts(mtbench_report: Report) -> None:
     factors = _section(mtbench_report, "factors")
-    assert factors.headline[0].startswith("Across 720 (judge, candidate, task) units, position consistency is "
-                                          "explained most by quality gap")
+    # "In short" speaks plainly: no AIC, no R² (those are in the section's sentences and the verdict's fold).
+    assert factors.headline[0] == ("Across 720 (judge, candidate, task) units, position consistency varies most with "
+                                   "quality gap, then judge, task; the kept factors explain 52% of its variation.")
+    assert any("removing it raises AIC by 246.37" in s for s in factors.sentences)
     leaderboard = _section(mtbench_report, "leaderboard")
     assert leaderboard.headline[0].startswith("By the verdicts of gpt-4-0613, gpt-4 ranks first (win rate against "
                                               "the baseline vicuna-13b-v1.3 90.6% over 80 pairs)")
@@ -114,11 +116,13 @@ def test_unknown_scope_is_a_named_error(bundled_db_master: Path, request_: Repor
 def test_autoj_calibration_is_against_people(bundled_db_master: Path) -> None:
     report = _report(bundled_db_master, ReportRequest("autoj"))
     calibration = _section(report, "calibration")
-    assert calibration.headline[0].startswith("Against people's labels on 1,392 pairs, the verdict of auto-j-13b")
+    assert calibration.headline[0].startswith("auto-j-13b (its verdict taken over both orders: a changed verdict "
+                                              "counts as a tie) agrees with people's labels: moderate agreement")
+    assert calibration.sentences[0].startswith("Against people's labels on 1,392 pairs, the verdict of auto-j-13b")
     assert "leaderboard" not in {s.key for s in report.sections}  # response_1 vs response_2 is no ranking
     ppi = next(s for s in calibration.sentences if s.startswith("What the verdicts of auto-j-13b are worth"))
     assert "139 random items of 1,392" in ppi and "prediction-powered estimate (PPI++" in ppi
-    assert any("Prediction-powered win rate" in (f.layout.title.text or "") for f in calibration.figures)
+    assert any("corrected with a sample of people's labels" in (f.layout.title.text or "") for f in calibration.figures)
 
 
 def test_hostile_text_is_escaped_everywhere(hostile_db: Path) -> None:
@@ -147,11 +151,11 @@ def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:
     write_toy_store(fresh_db)
     report = _report(fresh_db, ReportRequest("toy-rubric", runs=("toy-perm", "toy-repeat")))
     rubric = _section(report, "rubric")
-    assert rubric.headline == ("With the 3 score options rotated through every place, toy-judge (a simulated judge) "
-                               "chose the option shown at place 1 in 69.4% of 23 readable scores (95% item-clustered "
-                               "interval 15.8% to 98.6%), where a judge blind to the order would choose each place "
-                               "33.3% of the time; the lean to that place could be chance after Holm correction over 3 tests (corrected p = "
-                               "0.304), one clustered test per place.",)
+    assert rubric.headline == ("toy-judge (a simulated judge) chose the option at place 1 in 69.4% of 23 readable "
+                               "scores, where a judge blind to the order would choose each place 33.3% of the time. "
+                               "Changing only the order moves one item's score by 0.41 points on average.",)
+    assert ("chose the option shown at place 1 in 69.4% of 23 readable scores (95% item-clustered interval 15.8% to "
+            "98.6%)") in rubric.sentences[0]
     # One failed reply unbalanced the parsed trials: the shares are exposure-weighted (69.4%, not the raw 16 of 23),
     # and the report says so.
     assert "Parse failures unbalanced run toy-perm" in rubric.sentences[0]

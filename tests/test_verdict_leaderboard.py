@@ -37,6 +37,7 @@ def test_clear_board_may_report_its_top_and_separation_is_named() -> None:
     assert headings == ["What it does", "How sure we are", "Separation", "What to do"]
     assert board.flagged_pairs == 0 and not board.top_two_within_flip_bound
     assert verdict.lines[-1].text.startswith("top can be reported first")
-    assert "Report as orders only the 2 neighbour orders established after Holm" in verdict.lines[-1].text
+    assert "Report as orders only the 2 firm neighbour orders" in verdict.lines[-1].text
+    assert "established after Holm's correction" in verdict.lines[1].rule
     single = leaderboard_from_outcomes(pd.DataFrame(rows[:1]), "toy", ["s"], "j", resamples=20)
     assert single.baseline_design and leaderboard_verdict(single) is None  # one ranked candidate besides the baseline

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from judgebias_core.analyses.pairwise import pairwise_metrics
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
-from judgebias_core.metrics.pairwise_family import pairwise_family
+from judgebias_core.metrics.pairwise_family import page_family_scope, pairwise_family
 from judgebias_core.report import ReportRequest, build_report, render_html
+from judgebias_core.report.pairwise_section import REPORT_FAMILY
 from judgebias_core.report.render import verdict_html
 from judgebias_core.report.verdict import (
     FLIP_USABLE_AS_IS,
@@ -44,10 +45,10 @@ def test_gpt4_on_mtbench_in_plain_words(mtbench_full: list[PairwiseJudgeMetrics]
     gemini = next(v for v in pairwise_verdicts(mtbench_full) if v.subject == "gemini-pro")
     assert "leans to the second slot" in gemini.lines[0].text and "over 3 tests" in gemini.lines[0].rule
     assert gemini.figures["position_p_corrected"] < 0.05
-    assert sure.text.startswith(f"The flip rate lies between {gpt4.bootstrap_ci_low:.1%} and "
-                                f"{gpt4.bootstrap_ci_high:.1%}: 95% studentized item-bootstrap interval (2,000 resamples of the "
-                                "80 items")
-    assert "over 2,400 of 2,400 pairs." in sure.text
+    # Plain words first; the interval's method is in the rule, folded under "How this was decided".
+    assert sure.text == (f"Quite sure: the flip rate lies between {gpt4.bootstrap_ci_low:.1%} and "
+                         f"{gpt4.bootstrap_ci_high:.1%} (95% interval), from 2,400 of 2,400 pairs on 80 questions.")
+    assert sure.rule.startswith("Interval: 95% studentized item-bootstrap interval (2,000 resamples of the 80 items")
     assert todo.text.startswith("Usable with swap-averaging")
 
 
@@ -82,7 +83,7 @@ def test_advice_follows_the_stated_thresholds(high: float) -> None:
                 if high < FLIP_USABLE_WITH_AVERAGING else "Not for close rankings")
     assert advice.startswith(expected)
     # With few items the fallback is named, never called a bootstrap.
-    few = pairwise_verdict(replace(base, flip_rate_decision_method="exact-effective-items")).lines[1].text
+    few = pairwise_verdict(replace(base, flip_rate_decision_method="exact-effective-items")).lines[1].rule
     assert "item-clustered interval (exact-effective-items, 10 items)" in few
 
 
@@ -92,7 +93,17 @@ def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,
     pairwise = next(s for s in report.sections if s.key == "pairwise")
     # The report corrects every test it shows (both studies), so its verdicts read that family.
     assert list(pairwise.verdicts) == pairwise_verdicts(
-        mtbench_full, family=pairwise_family(read(pairwise_metrics, bundled_db_master, "mtbench")))
+        mtbench_full, family=pairwise_family(read(pairwise_metrics, bundled_db_master, "mtbench")),
+        scope=REPORT_FAMILY)
+    # The page corrects a smaller family than the report: each says which family and how many tests.
+    in_report = next(v for v in pairwise.verdicts if v.subject == "gpt-3.5-turbo-1106")
+    on_page = next(v for v in pairwise_verdicts(mtbench_full, family=pairwise_family(mtbench_full),
+                                                scope=page_family_scope("full"))
+                   if v.subject == "gpt-3.5-turbo-1106")
+    assert "over 57 tests shown together (every study and repetition in this report" in in_report.lines[0].rule
+    assert "over 3 tests shown together (the rows shown on this page, study full" in on_page.lines[0].rule
+    assert "the report corrects every study and repetition of the dataset together" in on_page.lines[0].rule
+    assert any("The Pairwise bias page corrects only the rows it shows" in note for note in pairwise.notes)
     summary = render_html(report).split('<section id="pairwise">', 1)[0]
     for verdict in pairwise.verdicts:
         assert verdict_html(verdict) in summary
@@ -103,7 +114,8 @@ def test_report_summary_prints_the_page_verdicts(bundled_db_master: Path,
 def test_calibration_and_rubric_verdicts_name_their_interval(bundled_db_master: Path) -> None:
     report = read(build_report, bundled_db_master, ReportRequest("autoj"))
     (verdict,) = next(s for s in report.sections if s.key == "calibration").verdicts
-    assert verdict.lines[1].text.startswith("95% item-bootstrap interval") and "1,392 pairs" in verdict.lines[1].text
+    assert verdict.lines[1].text == "Quite sure: the score lies between 0.38 and 0.45 (95% interval), from 1,392 pairs."
+    assert verdict.lines[1].rule.startswith("95% item-bootstrap interval")
     assert "whole items" in verdict.lines[1].rule and verdict.figures["interval_kind"] == "item-bootstrap"
 
 
@@ -115,12 +127,13 @@ def test_rubric_verdict_on_the_hand_made_store(fresh_db: Path) -> None:
     (verdict,) = next(s for s in report.sections if s.key == "rubric").verdicts
     does, sure, todo = verdict.lines
     # Exposure-weighted (every ordering counts equally after the one failed reply): 69.4%, not the raw 16 of 23.
-    assert does.text.startswith("toy-judge (a simulated judge) chose the option at place 1 in 69.4% of readable "
+    assert does.text.startswith("toy-judge (a simulated judge) chose the option at place 1 in 69.4% of 23 readable "
                                 "scores, where a judge blind to the order would choose each place 33.3%")
-    assert "over 23 readable scores" in sure.text and sure.text.startswith("95% item-clustered interval")
+    assert "from 23 readable scores" in sure.text and sure.rule.startswith("95% item-clustered interval")
     # Four items: the item-clustered interval (Wilson on the effective n) includes 1/3 and the Holm-corrected
     # clustered test does not reject, so no place preference is called (the Wilson interval on calls would have).
-    assert "could be chance after Holm correction over 3 tests" in sure.text
+    assert "the lean to that place could be chance." in sure.text
+    assert "could be chance after Holm correction over 3 tests" in sure.rule
     assert "Wilson interval treating calls as independent" in sure.rule
     assert todo.text.startswith("No clear place preference")
     assert verdict.figures["interval_low"] < 1 / 3 and verdict.figures["tests"] == 3

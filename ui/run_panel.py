@@ -44,6 +44,13 @@ def dollars(amount: float) -> str:
     return f"${amount:,.4f}" if amount else "$0.00"
 
 
+def cost_label(amount: float, unpriced_calls: int) -> str:
+    """A run's cost, "unknown" when replies of a model without a price were left out (never shown as $0)."""
+    if not unpriced_calls:
+        return dollars(amount)
+    return f"{dollars(amount)} + unknown" if amount else "unknown"
+
+
 def parse_position_weights(text: str) -> tuple[float, ...]:
     """The simulated judge's position weights from "0.4,0.2,0.15"; a ValueError says what is wrong with them."""
     parts = [part.strip() for part in text.split(",")]
@@ -175,8 +182,10 @@ def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
                        "ones included.")
         cols[1].metric("Failed", f"{progress.failed:,}", help="No reply after every retry.")
         cols[2].metric("Unparseable", f"{progress.parse_failures:,}", help="Replies no verdict could be read from.")
-        cols[3].metric("Cost so far", dollars(progress.cost_usd), help="From the provider's reported usage and "
-                       f"the price table; {progress.cached:,} calls came from the response cache at no cost.")
+        cols[3].metric("Cost so far", cost_label(progress.cost_usd, progress.unpriced_calls),
+                       help="From the provider's reported usage and the price table; "
+                       f"{progress.cached:,} calls came from the response cache at no cost; "
+                       f"{progress.unpriced_calls:,} replies of a model without a price have an unknown cost.")
         left = progress.seconds_left
         cols[4].metric("Time left", "—" if left is None else f"{left:,.0f} s", help="At the rate so far.")
         if scope is not None and progress.status != "running" and progress.completed:

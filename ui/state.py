@@ -17,7 +17,7 @@ from judgebias_core.store.connection import resolve_db_path
 from judgebias_core.store.failures import store_failure
 from judgebias_core.store.handle import Store
 from ui.tables import show_table
-from ui.text import counted, escape_markdown
+from ui.text import counted, escape_markdown, gui_words
 
 T = TypeVar("T")
 # Rows listed for one problem repeated on many rows.
@@ -108,7 +108,7 @@ def show_error(error: Exception) -> None:
     elif isinstance(error, StoreBusyError):
         st.error(f"The store is busy: {escape_markdown(str(error))}. Try again in a moment.")
     elif isinstance(error, JudgebiasError):
-        st.error(escape_markdown(str(error)))
+        st.error(escape_markdown(gui_words(str(error))))
     else:
         raise error
 

@@ -25,3 +25,21 @@ def code_span(text: object) -> str:
     literal = str(text).replace("`", "'").replace("\n", " ")
     return f"`{literal}`" if literal.strip() else "` `"
 
+
+
+# The core's messages name the CLI's flags (the CLI shows them as they are); on a page, the control that does the
+# same names it instead. Each entry: the CLI's words -> the page's words.
+GUI_WORDS: tuple[tuple[str, str], ...] = (
+    ("use --pairs all", "choose 'all pairs of candidates' under Pairs"),
+    ("pass --rubric", "choose a rubric under Rubric"),
+    ("choose another store file with --db (or $JUDGEBIAS_DB)",
+     "choose another store file with the JUDGEBIAS_DB environment variable and restart the dashboard"),
+    ("choose another store file with --db ", "choose another store file (JUDGEBIAS_DB) "),
+)
+
+
+def gui_words(message: str) -> str:
+    """A core message with the CLI's flags replaced by the page controls that do the same."""
+    for cli, gui in GUI_WORDS:
+        message = message.replace(cli, gui)
+    return message

@@ -1,7 +1,7 @@
 """The verdict block every analysis page opens with: what the judge does, how sure we are, what to do.
 
-The words come from ``judgebias_core.report.verdict`` (the report prints the same objects); each line shows the rule
-behind it in smaller text.
+The words come from ``judgebias_core.report.verdict`` (the report prints the same objects). The plain statements
+come first; the rule behind each (test, correction, interval method) is folded under "How this was decided".
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from judgebias_core.analyses.pairwise import pairwise_metrics, study_item_notes
-from judgebias_core.report.verdict import Verdict
+from judgebias_core.report.verdict import DECIDED, Verdict
 from judgebias_core.report.verdict_studies import verdicts_across_studies
 from judgebias_core.store.queries import dataset_summaries
 from ui.state import load_or_stop
@@ -29,7 +29,9 @@ def verdict_block(verdicts: Sequence[Verdict | None], title: str = "In short") -
             st.markdown(f"**{escape_markdown(verdict.subject)}**")
             for line in verdict.lines:
                 st.markdown(f"**{escape_markdown(line.heading)}:** {escape_markdown(line.text)}")
-                st.caption(f"Rule: {escape_markdown(line.rule)}")
+            with st.expander(DECIDED):
+                for line in verdict.lines:
+                    st.caption(f"**{escape_markdown(line.heading)}:** {escape_markdown(line.rule)}")
 
 
 def overview_verdict_block() -> None:

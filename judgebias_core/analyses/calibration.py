@@ -33,6 +33,7 @@ from judgebias_core.stats.ppi import PPIMethod
 from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
 from judgebias_core.store.calibration_queries import (
     calibration_targets,
+    judge_simulated,
     label_groups,
     pair_preferences,
     pairwise_calls_with_labels,
@@ -56,6 +57,11 @@ def labelled_pair_calls(reader: StoreReader, dataset_id: str, judge: str, study:
 def calibration_choices(reader: StoreReader) -> pd.DataFrame:
     """Every (dataset, study, judge) that can be calibrated; the ensemble wherever a pairwise study has two judges."""
     return calibration_choices_from_targets(calibration_targets(reader))
+
+
+def judge_is_simulated(reader: StoreReader, judge: str) -> bool:
+    """Whether a judge is simulated, so every sentence comparing it with people can say so."""
+    return judge_simulated(reader, judge)
 
 
 def calibration_runs(reader: StoreReader, dataset_id: str, judge: str) -> list[str]:

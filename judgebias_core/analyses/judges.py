@@ -26,6 +26,7 @@ from judgebias_core.metrics.leaderboard import (
 from judgebias_core.store.agreement_queries import (
     item_score_counts,
     judge_families,
+    judges_by_readable_calls,
     pair_outcomes,
     pairwise_calls,
     verdict_code_matrix_with_items,
@@ -69,3 +70,10 @@ def leaderboard(reader: StoreReader, dataset_id: str, studies: list[str], judge:
     if counts.empty:
         raise no_outcomes_error(dataset_id, studies, judge)
     return leaderboard_from_counts(counts, dataset_id, studies, judge, resamples, seed)
+
+
+def leaderboard_judges(reader: StoreReader, dataset_id: str, study: str) -> list[str]:
+    """The judges a leaderboard can be ranked by, the one with the most readable verdicts first (the page opens on
+    it), the majority-vote ensemble last when there are several judges."""
+    judges = judges_by_readable_calls(reader, dataset_id, study)
+    return judges + ([ENSEMBLE_JUDGE] if len(judges) > 1 else [])

@@ -48,8 +48,9 @@ def _runs(args: argparse.Namespace) -> int:
          "model": r.model, "simulated": bool(r.simulated), "status": r.status, "summary": r.summary,
          "planned": int(r.planned) if r.planned == r.planned and r.planned is not None else None,
          "completed": int(r.completed), "failed": int(r.failed), "parse_failures": int(r.parse_failures),
-         "cost_usd": float(r.cost_usd), "cost_estimated_usd": float(r.cost_estimated_usd),
-         "unanswered_sends": int(r.unanswered_sends)}
+         "cost_usd": None if r.unpriced_calls else float(r.cost_usd),
+         "cost_estimated_usd": float(r.cost_estimated_usd), "unanswered_sends": int(r.unanswered_sends),
+         "unpriced_calls": int(r.unpriced_calls)}
         for r in frame.itertuples()
     ]
     emit(args, rows, frame.drop(columns=["created_at", "status", "resumable"]).to_string(index=False))

@@ -48,7 +48,8 @@ def _spec_from_args(args: argparse.Namespace) -> RunSpec:
         repeats=args.repeats, orderings=args.orderings, options=args.options, pairs=args.pairs,
         listwise_size=args.listwise_size, allow_none=args.allow_none, rubric_id=args.rubric,
         limit_items=args.limit_items, replay_study=args.replay_study, template_text=template, simulated=simulated,
-        structured_output=args.structured_output, logprobs=args.logprobs,
+        structured_output=args.structured_output, logprobs=args.logprobs, extra_body=args.extra_body,
+        constrain_reply=args.constrain_reply, limit_candidates=args.limit_candidates,
     )
 
 
@@ -66,13 +67,18 @@ class _StderrProgress:
         self.last = now
         left = f", about {p.seconds_left:.0f} s left" if p.seconds_left is not None else ""
         progress(f"{p.run_id}: {p.done}/{p.planned} calls ({p.completed} with a reply, {p.failed} failed, "
-                 f"{p.parse_failures} unparseable, {p.cached} from cache), ${p.cost_usd:.4f}{left} [{p.status}]")
+                 f"{p.parse_failures} unparseable, {p.cached} from cache), "
+                 f"{cost_text(p.cost_usd, p.unpriced_calls)}{left} [{p.status}]")
 
 
 def _run(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
-    settings = RunSettings(concurrency=args.concurrency, max_cost_usd=args.max_cost, timeout_s=args.timeout,
-                           sdk_max_retries=args.sdk_retries, max_attempts=args.attempts)
+    try:
+        settings = RunSettings.for_provider(spec.provider, concurrency=args.concurrency, max_cost_usd=args.max_cost,
+                                            timeout_s=args.timeout, sdk_max_retries=args.sdk_retries,
+                                            max_attempts=args.attempts, price_per_mtok=_price(args.price_per_mtok))
+    except ValidationError as error:
+        raise invalid_argument(error, "run settings") from None
     if args.mode == "batch":
         try:
             batch_provider(spec)
@@ -89,11 +95,38 @@ def _run(args: argparse.Namespace) -> int:
                                   resubmit=args.resubmit)
     else:
         outcome = start_run(db_path(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
-    emit(args, asdict(outcome) | {"summary": outcome.summary},
+    emit(args, asdict(outcome) | {"summary": outcome.summary, "cost_usd": _known_cost(outcome)},
          f"run {outcome.run_id}: {outcome.summary}; {outcome.completed} of {outcome.planned} calls "
          f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
-         f"${outcome.cost_usd:.4f}{_estimate_note(outcome)}{_left_note(outcome.left_without_reply)}")
+         f"{cost_text(outcome.cost_usd, outcome.unpriced_calls)}{_estimate_note(outcome)}"
+         f"{_left_note(outcome.left_without_reply)}")
     return 0 if outcome.status.ended_cleanly else 1
+
+
+def _price(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    try:
+        given, taken = (float(part) for part in text.split(","))
+    except ValueError:
+        raise InvalidArgument(f"--price-per-mtok takes INPUT,OUTPUT in USD per million tokens (e.g. 0.15,0.60 or "
+                              f"0,0 for a free local server), not {text!r}") from None
+    if given < 0 or taken < 0:
+        raise InvalidArgument("--price-per-mtok: prices cannot be negative")
+    return given, taken
+
+
+def _known_cost(outcome: RunOutcome) -> float | None:
+    return None if outcome.unpriced_calls else outcome.cost_usd
+
+
+def cost_text(cost_usd: float, unpriced_calls: int) -> str:
+    """"$0.0123", or "cost unknown" with the unpriced replies named (never $0 for a model without a price)."""
+    if not unpriced_calls:
+        return f"${cost_usd:.4f}"
+    known = f"; ${cost_usd:.4f} for the priced ones" if cost_usd else ""
+    return (f"cost unknown ({unpriced_calls} replies of a model without a price{known}: give one with "
+            "--price-per-mtok)")
 
 
 def _estimate_note(outcome: RunOutcome) -> str:
@@ -119,6 +152,10 @@ def _left_note(left: tuple[tuple[str, int], ...]) -> str:
         return ""
     reasons = ", ".join(f"{count} {why}" for why, count in left)
     return f"; {sum(c for _, c in left)} left without a reply ({reasons}): run the same command again to retry them"
+
+
+def _constrained() -> str:
+    return ", ".join(p.name for p in all_providers() if p.reply_constraint)
 
 
 def _having(capability: str) -> str:
@@ -147,7 +184,9 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--provider", required=True, choices=provider_names(), help="who judges")
     parser.add_argument("--model", required=True, help="model name (replay: the recorded judge, e.g. gpt-4-0613)")
     parser.add_argument("--base-url", help="OpenAI-compatible server (vLLM, Ollama, LM Studio) or API endpoint")
-    parser.add_argument("--concurrency", type=int, default=8, help="calls in flight (default 8)")
+    local = ", ".join(p.name for p in all_providers() if p.local)
+    parser.add_argument("--concurrency", type=int,
+                        help=f"calls in flight (default 8; local servers {local}: 1)")
     parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
     parser.add_argument("--max-tokens", type=int, default=1024, help="reply token limit (default 1024)")
     parser.add_argument("--seed", type=int, help="sampling seed where the provider takes one (and the simulated judge)")
@@ -161,7 +200,13 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--allow-none", action="store_true", help="list-wise: allow 'no clear winner'")
     parser.add_argument("--rubric", help="rubric id (default: the item's own; SummEval: summeval-coherence)")
     parser.add_argument("--max-cost", type=float, help="spending cap in USD: the run stops cleanly before it")
+    parser.add_argument("--price-per-mtok", metavar="IN,OUT",
+                        help="USD per million input and output tokens for this run, over the price table (0,0 for a "
+                        "free local server); without a price a model's cost is stored and shown as unknown")
     parser.add_argument("--limit-items", type=int, help="only the first N items in stored order")
+    parser.add_argument("--limit-candidates", type=int,
+                        help="pairwise protocols: only the first N candidates by name besides the baseline (with "
+                        "--limit-items 2 and 1 candidate, a swap run is 4 calls)")
     parser.add_argument("--run-id", help="run id (default: derived from the settings, so a rerun resumes)")
     parser.add_argument("--replay-study", default="full", help="replay: the recorded study (full or repetition)")
     parser.add_argument("--template", help="a file with the prompt template to use instead of the default")
@@ -171,8 +216,19 @@ def register(groups: CommandGroups) -> None:
     parser.add_argument("--logprobs", action="store_true",
                         help=f"{_having('logprobs')} rubric runs: store the G-Eval expected score (from the "
                         "score token's log-probabilities)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="per-request timeout in seconds (default 60)")
-    parser.add_argument("--sdk-retries", type=int, default=2, help="the SDK's own retries per attempt (default 2)")
+    parser.add_argument("--constrain-reply", action="store_true",
+                        help=f"{_constrained()}: hold each reply to the template's answer format ([RESULT] n, "
+                        "[[A]]) with the server's own request field (llama.cpp grammar, vLLM guided_choice, Ollama "
+                        "JSON schema), so that a small local model's replies parse")
+    parser.add_argument("--extra-body", metavar="JSON",
+                        help="OpenAI-compatible servers: a JSON object merged into every request (e.g. "
+                        "'{\"grammar\": \"root ::= ...\"}' or '{\"top_k\": 1}'); stored with the run, so a "
+                        "resume sends the same")
+    parser.add_argument("--timeout", type=float,
+                        help=f"per-request timeout in seconds (default 60; local servers {local}: 600)")
+    parser.add_argument("--sdk-retries", type=int,
+                        help=f"the SDK's own retries per attempt (default 2; local servers {local}: 0, and a "
+                        "timed-out request is not sent again while the server may still compute it)")
     parser.add_argument("--attempts", type=int, default=3, help="engine attempts, with backoff between (default 3)")
     batch = parser.add_argument_group(f"batch mode ({batch_names}: their batch APIs, about half the live price)")
     batch.add_argument("--mode", choices=("live", "batch"), default="live",

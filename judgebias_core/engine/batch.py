@@ -47,7 +47,7 @@ from judgebias_core.engine.runner import Budget, RunExecutor
 from judgebias_core.errors import BatchAdoptionError, InvalidArgument, JudgeCallError
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
-from judgebias_core.judges.prices import PlanEstimate, price_of
+from judgebias_core.judges.prices import PlanEstimate, run_price
 from judgebias_core.models import RunStatus
 from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
@@ -152,7 +152,7 @@ class BatchRunner:
         self.plan, self.client, self.backend = plan, client, backend
         self.on_progress, self.on_batches = on_progress, on_batches
         self.calls = {c.call_id: c for c in plan.calls}
-        self.price = price_of(spec.model)
+        self.price, self.unpriced = run_price(spec.model, spec.provider, settings.price_per_mtok)
         self.states: dict[str, BatchState] = {}
         self.started = time.monotonic()
         self.submitted_now = 0
@@ -166,8 +166,9 @@ class BatchRunner:
     # ---- replies ----
     def _record_of(self, call_id: str, text: str | None, input_tokens: int | None, output_tokens: int | None,
                    error: str | None = None) -> ReplyRecord:
-        cost = self.price.cost(input_tokens, output_tokens) * BATCH_PRICE_FACTOR if (
-            self.price and text is not None) else 0.0
+        cost: float | None = 0.0
+        if text is not None:
+            cost = None if self.price is None else self.price.cost(input_tokens, output_tokens) * BATCH_PRICE_FACTOR
         return ReplyRecord(call_id, text, input_tokens, output_tokens, cost_usd=cost,
                            cache_key=self.cache_keys.get(call_id), batch=True, error=error or None)
 
@@ -179,7 +180,8 @@ class BatchRunner:
             run_id=self.plan.run_id, status=status, planned=len(self.plan.calls), completed=completed,
             failed=failed, parse_failures=int(self.base["parse_failures"]) + self.writer.parse_failures,
             cached=counts.cached, cost_usd=float(self.base["cost_usd"]) + counts.cost_usd,
-            elapsed_s=time.monotonic() - self.started, seconds_left=None, pid=os.getpid(), updated_at=time.time())
+            elapsed_s=time.monotonic() - self.started, seconds_left=None, pid=os.getpid(), updated_at=time.time(),
+            unpriced_calls=int(self.base["unpriced_calls"]) + counts.unpriced)
         write_progress(self.db_path, progress)
         if self.states:
             write_batch_line(self.db_path, self.plan.run_id, describe_batches(self.states))

@@ -25,7 +25,8 @@ class SessionCounts:
     failed: int = 0  # no reply after every retry
     cached: int = 0
     retried_earlier_failures: int = 0  # calls stored with no reply by an earlier session and sent again now
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # the priced replies' cost
+    unpriced: int = 0  # replies whose cost is unknown (no price for the model)
     started: float = field(default_factory=time.monotonic)
 
 
@@ -64,4 +65,5 @@ class ReplyLanding:
             counts.received += 1
         counts.cached += record.cached
         counts.retried_earlier_failures += record.call_id in self.earlier_failures
-        counts.cost_usd += record.cost_usd
+        counts.cost_usd += record.cost_usd or 0.0
+        counts.unpriced += record.text is not None and record.cost_usd is None

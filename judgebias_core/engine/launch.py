@@ -31,7 +31,7 @@ from judgebias_core.errors import InvalidArgument, StoreError, StoreWriteError
 from judgebias_core.identity import model_family
 from judgebias_core.judges import make_client
 from judgebias_core.judges.base import JudgeClient
-from judgebias_core.judges.prices import price_of
+from judgebias_core.judges.prices import price_of, run_price
 from judgebias_core.judges.redact import scrub_record
 from judgebias_core.models import NO_REPLY, RunStatus, status_summary
 from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
@@ -58,6 +58,7 @@ class RunOutcome:
     left_without_reply: tuple[tuple[str, int], ...] = ()  # batch runs: (why, how many) this session left unanswered
     cost_estimated_usd: float = 0.0  # part of cost_usd: requests a kill cut off after sending (an estimate)
     unanswered_sends: int = 0  # those requests
+    unpriced_calls: int = 0  # replies whose cost is unknown (no price for the model): not in cost_usd
 
     @property
     def summary(self) -> str:
@@ -113,7 +114,7 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
               run_id: str | None = None, on_progress: ProgressCallback | None = None,
               key: str | None = None) -> RunOutcome:
     """Run (or resume) a run to the end, a spending cap or a cancel request; returns its stored counts."""
-    settings = settings or RunSettings()
+    settings = settings or RunSettings.for_provider(spec.provider)
     provider = get_provider(spec.provider)
     if not provider.capabilities.live:
         raise InvalidArgument(f"provider {spec.provider!r} has no live calls: use batch mode")
@@ -121,7 +122,8 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
     claim_run_folder(db_path)  # never replay another store's journals (ForeignRunFolder)
     run_id = run_id or spec.default_run_id()
     check_same_run(db_path, spec, run_id)
-    if settings.max_cost_usd is not None and provider.paid and price_of(spec.model) is None:
+    if (settings.max_cost_usd is not None and provider.paid and price_of(spec.model) is None
+            and settings.price_per_mtok is None):
         raise InvalidArgument(f"no price for {spec.model!r} in the price table: add it (JUDGEBIAS_PRICES) "
                               "to use a spending cap")
     plan = build_plan(db_path, spec, run_id)
@@ -171,7 +173,7 @@ def finish_session(db_path: str | os.PathLike[str], plan: Plan, status: RunStatu
     counts = run_queries.run_counts(db_path, plan.run_id)
     return RunOutcome(plan.run_id, status, len(plan.calls), int(counts["completed"]), int(counts["failed"]),
                       int(counts["parse_failures"]), counts["cost_usd"], sent, replayed, left,
-                      counts["cost_estimated_usd"], int(counts["unanswered_sends"]))
+                      counts["cost_estimated_usd"], int(counts["unanswered_sends"]), int(counts["unpriced_calls"]))
 
 
 def status_from_store(db_path: str | os.PathLike[str], plan: Plan, status: RunStatus) -> RunStatus:
@@ -223,7 +225,8 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
     writer, pending = session.writer, session.pending
     cache_keys = {c.call_id: cache_key(spec, c) for c in pending} if client.paid else {}
     cached = cached_records(run_queries.cached_replies(db_path, list(cache_keys.values())))
-    budget = Budget(settings.max_cost_usd, price_of(spec.model) if client.paid else None, spec.max_tokens)
+    price, unpriced = run_price(spec.model, spec.provider, settings.price_per_mtok)
+    budget = Budget(settings.max_cost_usd, price, spec.max_tokens, unpriced=unpriced)
     base = run_queries.run_counts(db_path, plan.run_id)
     journal = Journal(journal_path(db_path, plan.run_id))
     ledger = SendLedger(sent_path(db_path, plan.run_id))
@@ -278,5 +281,5 @@ def _progress(plan: Plan, executor: RunExecutor, writer: StoreWriter, base: dict
         failed=failed, parse_failures=int(base["parse_failures"]) + writer.parse_failures,
         cached=counts.cached, cost_usd=float(base["cost_usd"]) + counts.cost_usd, elapsed_s=elapsed,
         seconds_left=(remaining / rate) if rate > 0 and status is RunStatus.RUNNING else None, pid=os.getpid(),
-        updated_at=time.time(),
+        updated_at=time.time(), unpriced_calls=int(base["unpriced_calls"]) + counts.unpriced,
     )

@@ -31,6 +31,7 @@ class RunProgress:
     seconds_left: float | None
     pid: int
     updated_at: float
+    unpriced_calls: int = 0  # replies whose cost is unknown (no price for the model): not in cost_usd
 
     @property
     def done(self) -> int:

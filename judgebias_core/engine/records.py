@@ -40,7 +40,7 @@ class ReplyRecord:
     input_tokens: int | None = None
     output_tokens: int | None = None
     latency_ms: float | None = None
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: unknown (a model missing from the price table), never guessed as 0
     cached: bool = False  # answered from the response cache (or an identical call of the same run)
     cache_key: str | None = None
     attempts: int | None = None
@@ -67,7 +67,8 @@ class ReplyRecord:
                   "cached": self.cached, "cache_key": self.cache_key, "attempts": self.attempts,
                   "batch": self.batch or None, "error": self.error, "score_logprobs": self.score_logprobs,
                   "at": self.at}
-        return json.dumps({k: v for k, v in values.items() if v is not None or k == "text"}, ensure_ascii=False)
+        return json.dumps({k: v for k, v in values.items() if v is not None or k in ("text", "cost_usd")},
+                          ensure_ascii=False)
 
     @classmethod
     def from_json(cls, line: str) -> ReplyRecord:
@@ -78,7 +79,7 @@ class ReplyRecord:
             raise ValueError("not a reply record")
         return cls(call_id=values["call_id"], text=values.get("text"), input_tokens=values.get("input_tokens"),
                    output_tokens=values.get("output_tokens"), latency_ms=values.get("latency_ms"),
-                   cost_usd=values.get("cost_usd") or 0.0, cached=bool(values.get("cached")),
+                   cost_usd=values.get("cost_usd", 0.0), cached=bool(values.get("cached")),
                    cache_key=values.get("cache_key"), attempts=values.get("attempts"),
                    batch=bool(values.get("batch")), error=values.get("error"),
                    score_logprobs=values.get("score_logprobs"), at=values.get("at") or 0.0)
@@ -100,9 +101,12 @@ def cached_records(found: pd.DataFrame) -> dict[str, ReplyRecord]:
 
 
 def cache_key(spec: RunSpec, call: PlannedCall) -> str:
-    """Provider, model, endpoint, sampling parameters, the full prompt and the repetition index."""
+    """Provider, model, endpoint, sampling parameters, request fields (``--extra-body``, ``--constrain-reply``; only
+    when set, so earlier keys stay as they were), the full prompt and the repetition index."""
     parts = [spec.provider, spec.model, spec.base_url or "", spec.temperature, spec.max_tokens, spec.seed,
              spec.structured_output, spec.logprobs, call.system, call.user, call.repetition]
+    if spec.extra_body or spec.constrain_reply:
+        parts.append([spec.extra_body, spec.constrain_reply])
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 

@@ -31,6 +31,7 @@ class Budget:
     price: Price | None
     max_tokens: int
     spent: float = 0.0
+    unpriced: bool = False  # no price for a model that has one somewhere: each reply's cost is unknown (None)
     reserved: float = 0.0
 
     def estimate(self, call: PlannedCall) -> float:
@@ -46,9 +47,15 @@ class Budget:
         self.reserved += cost
         return cost
 
-    def settle(self, reserved: float, actual: float) -> None:
+    def settle(self, reserved: float, actual: float | None) -> None:
         self.reserved -= reserved
-        self.spent += actual
+        self.spent += actual or 0.0
+
+    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        """A reply's cost from its usage: the price's, else unknown (None) for an unpriced model, else 0 (free)."""
+        if self.price is not None:
+            return self.price.cost(input_tokens, output_tokens)
+        return None if self.unpriced else 0.0
 
 
 class RunExecutor:
@@ -133,22 +140,23 @@ class RunExecutor:
     async def _send(self, call: PlannedCall, key: str | None) -> ReplyRecord:
         params = self.client.request_params(call)
         self.landing.mark_sent(call.call_id)
-        started = time.perf_counter()
         error: JudgeCallError | None = None
+        started = time.perf_counter()
         for attempt in range(1, self.settings.max_attempts + 1):
+            started = time.perf_counter()  # latency is one attempt's, never the backoff and retries before it
             try:
                 reply = await self.client.send(params)
             except JudgeCallError as failure:
                 error = failure
-                if not failure.retryable or attempt == self.settings.max_attempts:
+                if not failure.retryable or attempt == self.settings.max_attempts or (
+                        failure.timed_out and not self.settings.retry_timeouts):
                     break
                 await asyncio.sleep(self._delay(failure, attempt))
                 continue
             except Exception as unexpected:  # noqa: BLE001 - one broken call must not end the run
                 error = JudgeCallError(redact(f"{type(unexpected).__name__}: {unexpected}")[:300], retryable=False)
                 break
-            cost = self.budget.price.cost(reply.input_tokens, reply.output_tokens) if (
-                self.budget.price and self.client.paid) else 0.0
+            cost = self.budget.cost(reply.input_tokens, reply.output_tokens)
             return ReplyRecord(call.call_id, reply.text, reply.input_tokens, reply.output_tokens,
                                latency_ms=(time.perf_counter() - started) * 1000, cost_usd=cost, cache_key=key,
                                attempts=attempt, score_logprobs=reply.score_logprobs or None)

@@ -13,14 +13,17 @@ def score_token_logprobs(tokens: Sequence[tuple[str, Sequence[tuple[str, float]]
                          marker: str = RESULT_MARKER) -> dict[str, float] | None:
     """The top log-probabilities at the score token: the first number token after the last ``marker``.
 
-    ``tokens`` are (token, [(alternative, logprob), ...]) in reply order. None when no such token exists.
+    ``tokens`` are (token, [(alternative, logprob), ...]) in reply order. None when no such token exists, and None
+    when the reply has no marker at all: a digit elsewhere ("between 1 and 5") is not the score.
     """
     starts, text = [], ""
     for token, _ in tokens:
         starts.append(len(text))
         text += token
     at = text.rfind(marker)
-    begin = at + len(marker) if at >= 0 else 0
+    if at < 0:
+        return None
+    begin = at + len(marker)
     for start, (token, alternatives) in zip(starts, tokens, strict=True):
         if start + len(token) > begin and token.strip().isdigit():
             return {alt: logprob for alt, logprob in alternatives} or {token: 0.0}

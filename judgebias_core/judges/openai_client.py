@@ -10,6 +10,7 @@ from openai._models import FinalRequestOptions
 
 from judgebias_core.errors import JudgeCallError
 from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
+from judgebias_core.judges.constraints import constraint_fields, extra_fields
 from judgebias_core.judges.geval import JSON_SCORE_MARKER, RESULT_MARKER, score_token_logprobs
 from judgebias_core.judges.sdk_errors import call_error, malformed
 from judgebias_core.judges.sdk_transport import DirectPost
@@ -22,13 +23,14 @@ TOP_LOGPROBS = 10
 
 
 def reply_schema(call: PlannedCall) -> dict[str, Any]:
-    """The JSON schema a structured reply follows: feedback and score, or explanation and verdict."""
+    """The JSON schema a structured reply follows: score and feedback, or verdict and explanation. The answer comes
+    first: a model that runs out of tokens while explaining has given it already."""
     if call.kind == "rubric":
-        properties: dict[str, Any] = {"feedback": {"type": "string"},
-                                      "score": {"type": "integer", "enum": list(call.scores)}}
+        properties: dict[str, Any] = {"score": {"type": "integer", "enum": list(call.scores)},
+                                      "feedback": {"type": "string"}}
     else:
         letters = ["A", "B", "C"] if call.options == 3 else ["A", "B"]
-        properties = {"explanation": {"type": "string"}, "verdict": {"type": "string", "enum": letters}}
+        properties = {"verdict": {"type": "string", "enum": letters}, "explanation": {"type": "string"}}
     schema = {"type": "object", "properties": properties, "required": list(properties),
               "additionalProperties": False}
     return {"type": "json_schema", "json_schema": {"name": f"{call.kind}_verdict", "strict": True, "schema": schema}}
@@ -68,11 +70,12 @@ class OpenAIJudge(JudgeClient):
                                   "max_tokens": self._spec.max_tokens}
         if self._spec.seed is not None:
             params["seed"] = self._spec.seed
-        if self._spec.structured_output:
+        if self._spec.json_reply():
             params["response_format"] = reply_schema(call)
         if self._spec.logprobs:
             params |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
-        return params
+        # the server's own constraint fields, then --extra-body over everything (as the SDK's extra_body merges)
+        return params | constraint_fields(self._spec, call) | extra_fields(self._spec)
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         try:
@@ -97,7 +100,7 @@ class OpenAIJudge(JudgeClient):
             return None
         tokens = [(t["token"], [(alt["token"], float(alt["logprob"])) for alt in t.get("top_logprobs") or []])
                   for t in logprobs["content"]]
-        return score_token_logprobs(tokens, JSON_SCORE_MARKER if self._spec.structured_output else RESULT_MARKER)
+        return score_token_logprobs(tokens, JSON_SCORE_MARKER if self._spec.json_reply() else RESULT_MARKER)
 
     async def aclose(self) -> None:
         await self._client.close()

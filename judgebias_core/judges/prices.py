@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.providers import all_providers
+from judgebias_core.providers import all_providers, get_provider
 
 PRICES_ENV_VAR = "JUDGEBIAS_PRICES"
 CHARS_PER_TOKEN = 4
@@ -46,6 +46,19 @@ def price_of(model: str) -> Price | None:
     """The model's price, or None when the table does not know it (local models, new releases)."""
     entry = price_table().get(model)
     return Price(*entry) if entry else None
+
+
+def run_price(model: str, provider: str, given: tuple[float, float] | None = None) -> tuple[Price | None, bool]:
+    """A run's price and whether its replies' cost is unknown: the price given for the run (``--price-per-mtok``),
+    else the table's for a paid provider (unknown when missing), else none: free for the simulated and replayed
+    judges, unknown for a local server (its cost is the operator's hardware, priced only when they say so)."""
+    if given is not None:
+        return Price(*given), False
+    entry = get_provider(provider)
+    if entry.paid:
+        price = price_of(model)
+        return price, price is None
+    return None, entry.local
 
 
 def estimate_tokens(text_chars: int) -> int:

@@ -35,7 +35,7 @@ def call_error(error: BaseException, sdk: Any, secret: str) -> JudgeCallError:
         after = _retry_after(error.response) if status == 429 else None
         return JudgeCallError(f"{name} (HTTP {status}): {message}", retryable=retryable, retry_after=after)
     if isinstance(error, sdk.APITimeoutError | sdk.APIConnectionError):
-        return JudgeCallError(f"{name}: {message}", retryable=True)
+        return JudgeCallError(f"{name}: {message}", retryable=True, timed_out=isinstance(error, sdk.APITimeoutError))
     if isinstance(error, sdk.APIResponseValidationError | json.JSONDecodeError):
         return malformed(error, secret)
     return JudgeCallError(f"{name}: {message}", retryable=False)

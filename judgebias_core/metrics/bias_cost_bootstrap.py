@@ -23,6 +23,9 @@ from judgebias_core.stats.settings import CONFIDENCE
 
 INTERVAL_KIND = "item bootstrap (percentile; all calls of an item resampled together)"
 _TIE = 1e-12
+# The recommendation's own rule: an ordering is recommended only when it has the lowest cost in at least this share
+# of the resamples; below it, another ordering is about as likely to be the best, and none is called better.
+STABLE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,13 @@ class CostInterval:
     difference_low: float
     difference_high: float
     lowest_share: float
+
+    @property
+    def contains_estimate(self) -> bool:
+        """Whether the percentile interval holds the measured cost. A cost sums absolute gaps, which resampling
+        inflates (every resample's noise adds to them), so a small cost can lie below all its resampled costs:
+        the interval is then degenerate as bounds on the cost, and is named so wherever it is shown."""
+        return self.low - _TIE <= self.bias_cost <= self.high + _TIE
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,12 @@ class BiasCostRanking:
     @property
     def recommended(self) -> OrderingCost | None:
         return self.ranking[0] if self.defined and self.ranking else None
+
+    @property
+    def stable(self) -> bool:
+        """The lowest-cost ordering is lowest in at least ``STABLE_SHARE`` of the resamples: only then is it
+        recommended (``recommended`` names the lowest-cost ordering whatever its stability)."""
+        return self.recommended is not None and self.stability >= STABLE_SHARE
 
     @property
     def few_items(self) -> bool:
@@ -89,16 +105,22 @@ def bias_cost_ranking(table: ScorePositionTable, item_counts: np.ndarray, candid
 
     ``item_counts`` is items x k x k: each item's parsed choices of score s (row) at position p (column).
     """
-    ranking = tuple(rank_by_bias_cost(table, candidates))
     k, items = table.k, int(len(item_counts))
+    parsed = items > 0 and int(item_counts.sum()) > 0
+    # with nothing parsed there is no cost to list: every ordering would show 1.0 from nothing
+    ranking = tuple(rank_by_bias_cost(table, candidates)) if parsed else ()
     tied = sum(1 for c in ranking if c.rank == 1)
     if k < 3:
         reason = (f"at k = {k} both rows of P(position | score) sum to 1, so every ordering has the same Bias Cost: "
                   "it cannot separate the orderings, and no ordering is recommended")
         return BiasCostRanking(k, False, reason, ranking, (), float("nan"), tied, items, resamples, seed, confidence)
-    if items == 0 or int(item_counts.sum()) == 0:
-        return BiasCostRanking(k, False, "the probe run has no parsed trial", ranking, (), float("nan"), tied, items,
+    if not parsed:
+        return BiasCostRanking(k, False, "the probe run has no parsed trial", (), (), float("nan"), 0, items,
                                resamples, seed, confidence)
+    if (item_counts.reshape(items, k, k).sum(axis=2) > 0).sum(axis=1).max() <= 1:
+        reason = ("the judge gave each item the same score whatever the ordering, so its scores show no position "
+                  "effect for Bias Cost to correct, and no ordering is recommended")
+        return BiasCostRanking(k, False, reason, ranking, (), float("nan"), tied, items, resamples, seed, confidence)
     drawn = item_bootstrap_sums(item_counts.reshape(items, k * k), resamples, seed).reshape(-1, k, k)
     totals = drawn.sum(axis=2, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):

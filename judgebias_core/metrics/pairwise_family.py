@@ -60,12 +60,15 @@ def leans(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str | None:
     return "first" if share > 0.5 else "second"
 
 
-def correction_words(family: CorrectedTests) -> str:
-    """'Holm correction over 30 tests (position effect and excess over the repetition floor)'."""
+def correction_words(family: CorrectedTests, scope: str = "") -> str:
+    """'Holm correction over 30 tests shown together'; with ``scope`` (which tests the family holds, e.g. 'every
+    study and repetition of this report') that scope follows in parentheses, so a page and a report correcting
+    over different families each say which one."""
     count = f"{family.family_size} test{'s' if family.family_size != 1 else ''}"
+    where = f" ({scope})" if scope else ""
     if family.method == "none":
-        return f"no correction for the {count} shown"
-    return f"{family.method_name} over {count} shown together"
+        return f"no correction for the {count} shown{where}"
+    return f"{family.method_name} over {count} shown together{where}"
 
 
 def corrected_column(results: Sequence[PairwiseJudgeMetrics], family: CorrectedTests,
@@ -81,3 +84,14 @@ def dataset_families(results: Sequence[PairwiseJudgeMetrics], method: Correction
     dataset), beside the larger family a command over several datasets corrects at once."""
     datasets = sorted({r.dataset for r in results})
     return {d: pairwise_family([r for r in results if r.dataset == d], method, alpha) for d in datasets}
+
+
+def page_family_scope(study: str | None) -> str:
+    """Which tests a page's family holds (``study`` None: every study of the dataset, as the report corrects), and
+    how it differs from the report's family when the page shows one study."""
+    if study is None:
+        return ("every study and repetition of this dataset shown on this page: the position test of every row and "
+                "the excess over the repetition floor where measured, the same family as the report's")
+    return (f"the rows shown on this page, study {study}: the position test of every row and the excess over the "
+            "repetition floor where measured; the report corrects every study and repetition of the dataset "
+            "together, a larger family, so its corrected p-values can be larger")

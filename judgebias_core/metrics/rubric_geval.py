@@ -136,9 +136,9 @@ def geval_summary(trials: pd.DataFrame, labels: pd.Series, label_source: str | N
     """The expected score against the parsed score of one run's trials (with an ``expected_score`` column)."""
     calls = int(len(trials))
     if "expected_score" not in trials.columns or trials["expected_score"].isna().all():
-        return _unavailable("no call of this run carries an expected score: the judge returned no token "
-                            "log-probabilities (a run launched with logprobs on a provider that returns them has it)",
-                            calls, resamples, seed)
+        return _unavailable("no call of this run carries an expected score: the run was launched without "
+                            "log-probabilities, the judge returned none, or no reply had a score token after its "
+                            "score marker ([RESULT] or \"score\")", calls, resamples, seed)
     has_expected = trials["expected_score"].notna()
     parsed = (trials["parse_status"] == "ok") & trials["score"].notna() & trials["chosen_position"].notna()
     compared = trials.loc[has_expected & parsed]

@@ -152,7 +152,7 @@ def _bias_advice(row: ScorecardRow) -> str:
     share = f"{int(flip.events):,} of {flip.pairs:,} pairs"
     if flip.estimate >= SWAP_ADVICE_FLIP_RATE:
         return (f"Swap-average it (judge both orders, a disagreement counts as a tie): it flips {_pct(flip.estimate)} "
-                f"of pairs ({share}; 95% CI {_pct(flip.low)} to {_pct(flip.high)}).")
+                f"of pairs ({share}; 95% interval {_pct(flip.low)} to {_pct(flip.high)}).")
     return (f"It rarely changes its verdict when the answers swap places ({_pct(flip.estimate)}, {share}), so one "
             "order is defensible when cost matters; both orders stay the safer choice.")
 
@@ -169,12 +169,12 @@ def recommend(rows: Sequence[ScorecardRow], differences: dict[tuple, PairedDiffe
             f"pairs with a preference column) or pick a labelled dataset.{where}", None, None, None, None)
     assert best.accuracy is not None
     head = (f"{best.label} is the most accurate here: {_pct(best.accuracy.estimate)} swap-averaged on "
-            f"{best.labelled_pairs:,} labelled pairs (95% CI {_pct(best.accuracy.low)} to {_pct(best.accuracy.high)}).")
+            f"{best.labelled_pairs:,} labelled pairs (95% interval {_pct(best.accuracy.low)} to {_pct(best.accuracy.high)}).")
     labelled_rows = [r for r in rows if r.accuracy is not None]
     if len(labelled_rows) == 1:
         return Recommendation(
             f"Only one judge configuration has labelled pairs here: {best.label}, "
-            f"{_pct(best.accuracy.estimate)} swap-averaged on {best.labelled_pairs:,} pairs (95% CI "
+            f"{_pct(best.accuracy.estimate)} swap-averaged on {best.labelled_pairs:,} pairs (95% interval "
             f"{_pct(best.accuracy.low)} to {_pct(best.accuracy.high)}). There is nothing to compare it with on these "
             f"pairs, so no recommendation. {_bias_advice(best)}", None, None, None, None)
     contenders = [r for r in rows if r.accuracy is not None
@@ -199,7 +199,7 @@ def recommend(rows: Sequence[ScorecardRow], differences: dict[tuple, PairedDiffe
         diff = differences[(chosen.judge, chosen.study, chosen.protocol)]
         words.append(f"Its accuracy is {_pct(chosen.accuracy.estimate)}, {_pct(abs(diff.difference))} "  # type: ignore[union-attr]
                      f"{'below' if diff.difference < 0 else 'above'} the best on the {diff.shared_pairs:,} pairs "
-                     f"both judged ({round(100 * diff.confidence, 1)}% CI {_pct(diff.low)} to {_pct(diff.high)}).")
+                     f"both judged ({round(100 * diff.confidence, 1)}% interval {_pct(diff.low)} to {_pct(diff.high)}).")
     cost = chosen.cost_per_1000
     if cost.value is not None:
         words.append(f"Cost: ${cost.value:,.2f} per 1,000 judgments ({cost.basis}).")

@@ -11,6 +11,7 @@ import os
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.protocols.orderings import orderings_for
+from judgebias_core.protocols.plans import kept_candidates
 from judgebias_core.protocols.spec import RUBRIC_PROTOCOLS, RunSpec
 from judgebias_core.store import run_queries
 from judgebias_core.store.queries import load_rubric
@@ -23,10 +24,13 @@ def planned_call_count(path: str | os.PathLike[str], spec: RunSpec) -> int:
         if dataset["kind"] != "pointwise":
             raise InvalidArgument(f"{spec.protocol} needs a rubric-scored (pointwise) dataset; "
                                   f"{spec.dataset_id} is pairwise")
+        if spec.limit_candidates is not None:
+            raise InvalidArgument("--limit-candidates is for pairwise runs; rubric runs take --limit-items")
         return _rubric_calls(path, spec)
     if dataset["kind"] != "pairwise":
         raise InvalidArgument(f"{spec.protocol} needs a pairwise dataset; {spec.dataset_id} is rubric-scored")
-    return _pairwise_calls(path, spec, dataset["baseline_candidate"] is not None)
+    baseline = dataset["baseline_candidate"]
+    return _pairwise_calls(path, spec, None if baseline is None else str(baseline))
 
 
 def _rubric_calls(path: str | os.PathLike[str], spec: RunSpec) -> int:
@@ -45,8 +49,10 @@ def _rubric_calls(path: str | os.PathLike[str], spec: RunSpec) -> int:
     return total
 
 
-def _pairwise_calls(path: str | os.PathLike[str], spec: RunSpec, has_baseline_candidate: bool) -> int:
-    counts = run_queries.plan_item_candidate_counts(path, spec.dataset_id, spec.limit_items, spec.candidates)
+def _pairwise_calls(path: str | os.PathLike[str], spec: RunSpec, baseline: str | None) -> int:
+    has_baseline_candidate = baseline is not None
+    keep = spec.candidates if spec.limit_candidates is None else kept_candidates(path, spec, baseline)
+    counts = run_queries.plan_item_candidate_counts(path, spec.dataset_id, spec.limit_items, keep)
     if spec.protocol == "listwise":
         if spec.listwise_size < 2:
             raise InvalidArgument("--listwise-size must be at least 2")

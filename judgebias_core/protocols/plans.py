@@ -129,7 +129,7 @@ def _providers_with(capability: str) -> str:
 def _template(spec: RunSpec, kind: CallKind, options: int) -> PromptTemplate:
     base = default_template(kind, options)
     parser = base.parser
-    if spec.structured_output:
+    if spec.json_reply():
         if kind == "listwise" or not get_provider(spec.provider).capabilities.structured_output:
             raise InvalidArgument("structured output is available for rubric and pairwise runs of the providers "
                                   + _providers_with("structured_output"))
@@ -156,10 +156,15 @@ def build_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str | None =
                           or spec.protocol not in RUBRIC_PROTOCOLS):
         raise InvalidArgument("log-probabilities (expected score) are available for rubric runs of the providers "
                               + _providers_with("logprobs"))
+    if spec.reply_constraint() and spec.template_text and not spec.json_reply():
+        raise InvalidArgument("--constrain-reply holds replies to the default templates' answer formats; a custom "
+                              "--template needs its own constraint in --extra-body")
     if spec.protocol in RUBRIC_PROTOCOLS:
         if dataset["kind"] != "pointwise":
             raise InvalidArgument(f"{spec.protocol} needs a rubric-scored (pointwise) dataset; "
                                   f"{spec.dataset_id} is pairwise")
+        if spec.limit_candidates is not None:
+            raise InvalidArgument("--limit-candidates is for pairwise runs; rubric runs take --limit-items")
         return _rubric_plan(path, spec, run_id)
     if dataset["kind"] != "pairwise":
         raise InvalidArgument(f"{spec.protocol} needs a pairwise dataset; {spec.dataset_id} is rubric-scored")
@@ -205,8 +210,8 @@ def _rubric_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> Pl
 def _pairwise_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str, baseline: str | None) -> Plan:
     items = run_queries.plan_items(path, spec.dataset_id, spec.limit_items)
     answers = run_queries.plan_answers(path, spec.dataset_id, items["item_id"].tolist())
-    if spec.candidates:
-        keep = set(spec.candidates) | ({baseline} if baseline else set())
+    keep = kept_candidates(path, spec, baseline)
+    if keep is not None:
         answers = answers[answers["candidate"].isin(keep)]
     preferences = dict(run_queries.preference_labels(path, spec.dataset_id).itertuples(index=False))
     answer_of = {(r.item_id, r.candidate): r.answer for r in answers.itertuples()}
@@ -239,6 +244,18 @@ def _pairwise_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str, bas
     if not calls:
         raise InvalidArgument(f"no pairs to judge in {spec.dataset_id} with these settings")
     return Plan(spec, run_id, template, calls)
+
+
+def kept_candidates(path: str | os.PathLike[str], spec: RunSpec, baseline: str | None) -> tuple[str, ...] | None:
+    """The candidates a pairwise run keeps (None: all): ``candidates``, then the first ``limit_candidates`` of them
+    in name order besides the baseline, which is always kept."""
+    if spec.candidates is None and spec.limit_candidates is None:
+        return None
+    chosen = list(spec.candidates) if spec.candidates else run_queries.dataset_candidates(path, spec.dataset_id)
+    others = sorted(c for c in dict.fromkeys(chosen) if c != baseline)
+    if spec.limit_candidates is not None:
+        others = others[: spec.limit_candidates]
+    return tuple(others) + ((baseline,) if baseline else ())
 
 
 def _listwise_orders(candidates: Sequence[str], baseline: str | None, size: int) -> list[tuple[SlotOrder, str]]:

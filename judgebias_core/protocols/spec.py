@@ -7,10 +7,10 @@ import json
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judgebias_core.errors import InvalidArgument
-from judgebias_core.providers import get_provider, provider_names
+from judgebias_core.errors import InvalidArgument, invalid_argument
+from judgebias_core.providers import all_providers, get_provider, provider_names
 
 RunProtocol = Literal["rubric-permutation", "rubric-repeat", "pairwise-swap", "listwise", "repetition"]
 PROTOCOLS: tuple[str, ...] = ("rubric-permutation", "rubric-repeat", "pairwise-swap", "listwise", "repetition")
@@ -69,6 +69,10 @@ class RunSpec(BaseModel):
     simulated: SimulatedParams | None = None
     structured_output: bool = False  # providers with that capability: a JSON schema for the reply, parsed as JSON
     logprobs: bool = False  # providers with that capability, rubric runs: the G-Eval expected score
+    # Fields added later: left out of the fingerprint at their defaults, so earlier runs keep their ids.
+    extra_body: str | None = None  # a JSON object merged into every request (OpenAI-compatible servers)
+    constrain_reply: bool = False  # local servers: hold replies to the answer format (judges/constraints.py)
+    limit_candidates: int | None = Field(None, ge=1)  # pairwise: only the first N candidates besides the baseline
 
     @field_validator("provider")
     @classmethod
@@ -89,8 +93,44 @@ class RunSpec(BaseModel):
                 raise ValueError(str(error)) from None
         return url
 
+    @field_validator("extra_body")
+    @classmethod
+    def _a_json_object(cls, text: str | None) -> str | None:
+        if text is None or not text.strip():
+            return None
+        try:
+            value = json.loads(text)
+        except ValueError as error:
+            raise ValueError(f"--extra-body is not JSON: {error}") from None
+        if not isinstance(value, dict):
+            raise ValueError("--extra-body must be a JSON object ({\"field\": value, ...})")
+        reserved = sorted(set(value) & {"model", "messages", "stream"})
+        if reserved:
+            raise ValueError(f"--extra-body may not set {', '.join(reserved)} (the run sets them)")
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
     def fingerprint(self) -> str:
-        return hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:8]
+        values = self.model_dump(mode="json")
+        for name, default in _LATER_FIELDS.items():
+            if values.get(name) == default:
+                values.pop(name)
+        return hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:8]
+
+    def reply_constraint(self) -> str | None:
+        """The constraint the run sends with each request (``judges/constraints.py``), None when it asks for none;
+        ``InvalidArgument`` when its provider offers none."""
+        if not self.constrain_reply:
+            return None
+        style = get_provider(self.provider).reply_constraint
+        if style is None:
+            offered = ", ".join(p.name for p in all_providers() if p.reply_constraint) or "(none registered)"
+            raise InvalidArgument(f"--constrain-reply is offered for the providers {offered}; for another server "
+                                  "pass its own field with --extra-body")
+        return style
+
+    def json_reply(self) -> bool:
+        """Are the run's replies JSON (structured output, or a JSON-schema constraint as Ollama takes it)?"""
+        return self.structured_output or self.reply_constraint() == "json"
 
     def default_run_id(self) -> str:
         """A deterministic id: the same command names the same run, so running it again resumes it."""
@@ -109,6 +149,17 @@ class RunSpec(BaseModel):
         return name
 
 
+def run_spec(**values: object) -> RunSpec:
+    """A ``RunSpec``; settings pydantic refuses raise ``InvalidArgument`` (what the CLI and pages show)."""
+    try:
+        return RunSpec.model_validate(values)
+    except ValidationError as error:
+        raise invalid_argument(error, "run settings") from None
+
+
+_LATER_FIELDS: dict[str, object] = {"extra_body": None, "constrain_reply": False, "limit_candidates": None}
+
+
 class RunSettings(BaseModel):
     """How a run executes; none of it changes which calls are planned."""
 
@@ -124,3 +175,22 @@ class RunSettings(BaseModel):
     flush_interval_s: float = 1.0  # at most this long between a reply and its store write
     # how long the store writer retries a batch the store refuses (busy, disk full) before the run stops interrupted
     store_retry_s: float = Field(120.0, gt=0)
+    # send a timed-out request again: False for local servers, which go on computing a request whose client left
+    retry_timeouts: bool = True
+    # USD per million input and output tokens for this run (``--price-per-mtok``), over the price table; 0,0 says a
+    # local server is free
+    price_per_mtok: tuple[float, float] | None = None
+
+    @classmethod
+    def for_provider(cls, provider: str, **given: object) -> RunSettings:
+        """The defaults that fit a provider, overridden by ``given`` (None values ignored). A local server (often one
+        request at a time on a CPU) gets one call in flight, a 600 s timeout and no retry of a timed-out request:
+        with 8 in flight and 60 s, requests time out while queued and are sent again while the server still
+        computes them."""
+        local = get_provider(provider).local
+        defaults: dict[str, object] = {"concurrency": 1, "timeout_s": LOCAL_TIMEOUT_S, "sdk_max_retries": 0,
+                                       "retry_timeouts": False} if local else {}
+        return cls.model_validate(defaults | {k: v for k, v in given.items() if v is not None})
+
+
+LOCAL_TIMEOUT_S = 600.0

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from judgebias_core.protocols.spec import RunSettings, RunSpec
 
 # Registration order is the order the CLI's choices and the New run page's picker show.
-BUILT_IN: tuple[str, ...] = ("simulated", "replay", "openai", "anthropic", "vllm", "ollama")
+BUILT_IN: tuple[str, ...] = ("simulated", "replay", "openai", "anthropic", "vllm", "ollama", "llamacpp")
 
 ClientFactory = Callable[["str | os.PathLike[str]", "RunSpec", "RunSettings", "str | None"], "JudgeClient"]
 BackendFactory = Callable[["RunSpec", "RunSettings", "str | None"], "BatchBackend"]
@@ -51,7 +51,12 @@ class Provider:
     response cache; ``prices`` is its part of the price table (USD per million input and output tokens).
     ``default_base_url``: where a run without ``--base-url`` sends its calls (a local server's usual address).
     ``official_base_urls``: the provider's own endpoints, the only ones (with no base URL at all) its stored key is
-    sent to unless the operator lists another (``providers/endpoints.py``)."""
+    sent to unless the operator lists another (``providers/endpoints.py``).
+    ``local``: a server on the operator's machine, often one request at a time on a CPU: runs default to one call in
+    flight, a long timeout and no retry of a timed-out request (``RunSettings.for_provider``).
+    ``reply_constraint``: how ``--constrain-reply`` holds a reply to the template's answer format on this server
+    (``judges/constraints.py``): ``grammar`` (llama.cpp GBNF), ``choice`` (vLLM guided choice) or ``json`` (a JSON
+    schema in ``response_format``, read as structured output: Ollama); None: not offered."""
 
     name: str
     label: str  # the New run page's wording
@@ -67,12 +72,16 @@ class Provider:
     describe: Callable[[RunSpec], str] = endpoint_description
     default_base_url: str | None = None
     official_base_urls: tuple[str, ...] = ()
+    local: bool = False
+    reply_constraint: str | None = None
 
     def __post_init__(self) -> None:
         if self.capabilities.batch != (self.batch_backend is not None):
             raise ValueError(f"provider {self.name!r}: capabilities.batch and batch_backend must agree")
         if self.paid and self.key_variable is None:
             raise ValueError(f"provider {self.name!r}: a paid provider names its key variable")
+        if self.reply_constraint not in (None, "grammar", "choice", "json"):
+            raise ValueError(f"provider {self.name!r}: unknown reply constraint {self.reply_constraint!r}")
 
 
 _registry: dict[str, Provider] = {}

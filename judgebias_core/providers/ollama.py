@@ -10,5 +10,5 @@ from judgebias_core.providers.openai import openai_api_client
 PROVIDER = Provider(
     name="ollama", label="Ollama server (OpenAI-compatible)", default_models=("llama3.1:8b",), key_variable=None,
     capabilities=Capabilities(structured_output=True, base_url=True), client=openai_api_client, paid=False,
-    default_base_url="http://localhost:11434/v1",
+    default_base_url="http://localhost:11434/v1", local=True, reply_constraint="json",
 )

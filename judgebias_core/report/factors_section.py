@@ -56,7 +56,7 @@ def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | 
     for result in results:
         label = result.target.replace("_", " ")
         if result.steps:  # without a step the path is one dot: the sentence says it (``path_sentence``)
-            figures.append(retitled(aic_path(result, judges=judges), f"Stepwise path, target {label}"))
+            figures.append(retitled(aic_path(result, judges=judges), f"How the fit for {label} was built, one factor at a time"))
         else:
             sentences.append(path_sentence(result))
         if result.final_variables:
@@ -66,7 +66,7 @@ def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | 
              f"{results[0].units_left_out} unit(s) without a classified pair left out.", QUALITY_GAP_CAVEAT,
              POST_SELECTION_NOTE]
     return ReportSection(
-        key="factors", title=f"What drives the bias (study {study})", headline=tuple(sentences[:1]),
+        key="factors", title=f"What drives the bias (study {study})", headline=(verdicts[0].lines[0].text,),
         sentences=tuple(sentences), figures=tuple(figures),
         tables=(ReportTable("Stepwise steps", pd.concat([steps_table(r) for r in results], ignore_index=True),
                             f"Units: {results[0].units:,} (judge, candidate, task) combinations; AIC = 2k - 2 ln L "

@@ -115,10 +115,13 @@ def calibration_sentence(result: PairwiseCalibration | RubricCalibration, who: s
             f"{result.weighted_kappa:.2f}) and Spearman rho = {result.spearman.statistic:.2f}.")
 
 
-def human_ceiling_sentences(result: RubricCalibration) -> list[str]:
-    """The judge's agreement with the experts read against the experts' agreement with each other."""
+def human_ceiling_sentences(result: RubricCalibration, who: str | None = None) -> list[str]:
+    """The judge's agreement with the experts read against the experts' agreement with each other; ``who`` names
+    the judge in the sentence itself (a simulated judge is called one where it is compared with people)."""
     readings = (result.human_agreement_reading, result.human_pairwise_kappa_reading)
-    return [f"Human ceiling: {reading[0].upper()}{reading[1:]}." for reading in readings if reading]
+    named = [reading.replace("this judge", who, 1) if who else reading for reading in readings if reading]
+    return [f"Human ceiling: {text if who and text.startswith(who) else text[0].upper() + text[1:]}."
+            for text in named]
 
 
 def ppi_sentence(ppi: PredictionPoweredWinRate, who: str) -> str:
@@ -138,8 +141,9 @@ def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
     if result.label_source != "human" or ORIGINAL_FIRST in labels:
         return None
     ppi = prediction_powered(reader, result.dataset_id, result.judge, None, result.study)
-    return ppi_sentence(ppi, who), retitled(ppi_forest(ppi, judges=[result.judge]),
-                                                  f"Prediction-powered win rate, {who}")
+    return ppi_sentence(ppi, who), retitled(
+        ppi_forest(ppi, judges=[result.judge]),
+        f"Win rate from the verdicts of {who}, corrected with a sample of people's labels")
 
 
 def calibration_row(result: PairwiseCalibration | RubricCalibration,
@@ -186,11 +190,14 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
             figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
                                                ("Kendall", result.kendall)], judges=[result.judge]))
     words = {r.label_source: dataset_label_words(reader, scope.dataset.id, r.label_source) for r in results}
-    headline = [calibration_sentence(r, scope.who(r.judge), words[r.label_source]) for r in results]
-    sentences = list(headline)
+    verdicts = [calibration_verdict(r, scope.who(r.judge), r.judge in scope.simulated, words[r.label_source])
+                for r in results]
+    # "In short" gives the plain first line of each verdict; the sentences below keep the coefficients.
+    headline = [v.lines[0].text for v in verdicts]
+    sentences = [calibration_sentence(r, scope.who(r.judge), words[r.label_source]) for r in results]
     for result in results:
         if isinstance(result, RubricCalibration):
-            sentences += human_ceiling_sentences(result)
+            sentences += human_ceiling_sentences(result, scope.who(result.judge))
             if (score_part := prediction_powered_score_part(reader, result, scope.who(result.judge))) is not None:
                 sentences.append(score_part[0])
                 figures.append(score_part[1])
@@ -208,7 +215,7 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
                             "confusion matrix, judge labels columns."),),
         metric_keys=("kappa", "kappa_quadratic", "confusion_matrix", "precision_recall", "pearson", "spearman",
                      "kendall"),
-        verdicts=tuple(calibration_verdict(r, scope.who(r.judge), words[r.label_source]) for r in results),
+        verdicts=tuple(verdicts),
     )
 
 

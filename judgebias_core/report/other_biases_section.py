@@ -77,9 +77,13 @@ def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSecti
     if preference.cells:
         figures.append(retitled(self_preference_heatmap(preference, judges=judges),
                                 "Raw win rate by judge family (rows) and candidate family (columns), no control"))
+    verdicts = other_biases_verdicts(report, preference, {j: scope.who(j) for j in judges})
+    # "In short": the plain first line of the clearest length verdict and of the own-family verdict.
+    headline = [v.lines[0].text for v in verdicts if v.analysis == "verbosity"][:1] + [
+        v.lines[0].text for v in verdicts if v.analysis == "self_preference"]
     return ReportSection(
         key="other-biases", title=f"Longer answers and own family (study {study})",
-        headline=tuple(sentences[:1] + family_sentences[:1]), sentences=tuple(sentences + family_sentences),
+        headline=tuple(headline), sentences=tuple(sentences + family_sentences),
         figures=tuple(figures),
         tables=(ReportTable("Verbosity per judge", verbosity_table(report),
                             "Decisive pairs: the same winner in both orders, not a tie; pairs of equal length are "
@@ -87,5 +91,5 @@ def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSecti
                             "item resampled together; the slope's standard errors cluster-robust)."),),
         metric_keys=("verbosity", "self_preference"),
         notes=(f"Self-preference controls for {preference.controls}; the raw family matrix does not.",),
-        verdicts=tuple(other_biases_verdicts(report, preference, {j: scope.who(j) for j in judges})),
+        verdicts=tuple(verdicts),
     )

@@ -28,6 +28,9 @@ from judgebias_core.store.handle import StoreReader
 METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "position_test", "preference_fairness",
                "repetition_stability", "repetition_floor", "quality_gap", "parse_failures")
 
+# Which tests the report's family holds: pages correct a smaller family (the rows they show) and say so.
+REPORT_FAMILY = ("every study and repetition in this report: the position test of every row and the excess over "
+                 "the repetition floor where measured")
 
 def _interval(low: float, high: float) -> str:
     return f"{percent(low)}–{percent(high)}"
@@ -187,10 +190,11 @@ def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection |
         headline=tuple(_headline(headline, scope.who, main, family)),
         sentences=tuple(_sentences(headline, floors, scope.who, family)),
         figures=tuple(figures), tables=tuple(tables), metric_keys=METRIC_KEYS,
-        verdicts=tuple(pairwise_verdicts(headline, {r.judge: scope.who(r.judge) for r in headline}, family)),
+        verdicts=tuple(pairwise_verdicts(headline, {r.judge: scope.who(r.judge) for r in headline}, family,
+                                         REPORT_FAMILY)),
         notes=(f"Sentences speak about the study '{main}', first repetition; the tables list every study and "
                "repetition in the report.",
-               f"Tests are corrected together: {correction_words(family)} (the position test of every row and the "
-               "excess over the repetition floor where measured); a lean or an excess is called only when its "
-               "corrected p is below 0.05."),
+               f"Tests are corrected together: {correction_words(family, REPORT_FAMILY)}; a lean or an excess is "
+               "called only when its corrected p is below 0.05. The Pairwise bias page corrects only the rows it "
+               "shows (one study), a smaller family, so its corrected p-values can be smaller than these."),
     )

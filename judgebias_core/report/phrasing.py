@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from judgebias_core.stats.multiple import CorrectedTests
+
 
 def percent(rate: float | None, digits: int = 1) -> str:
     """0.1846 -> '18.5%'; missing -> 'n/a'."""
@@ -55,3 +57,29 @@ def ranking_sentence(best: str, best_rate: float, worst: str, worst_rate: float,
     where = f" in study '{study}'" if study else ""
     return (f"Of the {judges} judges{where}, {best} is the least affected by the order (flip rate {percent(best_rate)}) "
             f"and {worst} the most ({percent(worst_rate)}).")
+
+
+# Width of a 95% interval on a rate (or a kappa), for "how sure we are" in words; the rule is printed with it.
+SURE_WIDTH = 0.10
+ROUGH_WIDTH = 0.25
+SURENESS_RULE = (f"'Quite sure' when the 95% interval is at most {SURE_WIDTH * 100:.0f} points wide, 'fairly sure' "
+                 f"up to {ROUGH_WIDTH * 100:.0f} points, 'not very sure' when wider.")
+
+
+def how_sure(low: float, high: float) -> str:
+    """'Quite sure', 'Fairly sure' or 'Not very sure', from the width of a 95% interval (SURENESS_RULE)."""
+    width = high - low
+    if math.isnan(width):
+        return "Not sure"
+    if width <= SURE_WIDTH:
+        return "Quite sure"
+    return "Fairly sure" if width <= ROUGH_WIDTH else "Not very sure"
+
+
+def chance_words(tests: CorrectedTests, label: str) -> str:
+    """A corrected test's outcome in words, for the visible sentence ("is unlikely to be chance" or "could be
+    chance"); the correction and its p-value belong in the rule (``CorrectedTests.sentence``)."""
+    index = tests.labels.index(label)
+    if math.isnan(tests.corrected[index]):
+        return "was not tested"
+    return "is unlikely to be chance" if tests.reject[index] else "could be chance"

@@ -37,5 +37,5 @@ def prediction_powered_score_part(reader: StoreReader, result: RubricCalibration
     if result.label_source != "human":
         return None
     ppi = prediction_powered_score(reader, result.dataset_id, result.judge, None, result.study)
-    return ppi_score_sentence(ppi, who), retitled(ppi_forest(ppi, judges=[result.judge]),
-                                                        f"Prediction-powered mean score, {who}")
+    return ppi_score_sentence(ppi, who), retitled(
+        ppi_forest(ppi, judges=[result.judge]), f"Mean score from {who}, corrected with a sample of people's labels")

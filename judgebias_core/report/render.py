@@ -16,7 +16,7 @@ from judgebias_core.charts.safe_text import literal_spec
 from judgebias_core.charts.style import TEMPLATE
 from judgebias_core.explanations import explanation
 from judgebias_core.report.model import Provenance, Report, ReportSection, ReportTable
-from judgebias_core.report.verdict import Verdict
+from judgebias_core.report.verdict import DECIDED, Verdict
 
 # Inline scripts and styles only; nothing may be fetched (a dataset string can never load or run anything).
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
@@ -110,10 +110,12 @@ def figure_html(fig: go.Figure, div_id: str) -> str:
 
 
 def verdict_html(verdict: Verdict) -> str:
-    """One verdict: each statement with the rule behind it under it."""
-    lines = "".join(f"<p><strong>{esc(line.heading)}:</strong> {esc(line.text)}"
-                    f'<span class="rule">Rule: {esc(line.rule)}</span></p>' for line in verdict.lines)
-    return f'<div class="verdict"><p><strong>{esc(verdict.subject)}</strong></p>{lines}</div>'
+    """One verdict: the plain statements, then the rule behind each folded under "How this was decided"."""
+    lines = "".join(f"<p><strong>{esc(line.heading)}:</strong> {esc(line.text)}</p>" for line in verdict.lines)
+    rules = "".join(f'<p class="rule"><strong>{esc(line.heading)}:</strong> {esc(line.rule)}</p>'
+                    for line in verdict.lines)
+    return (f'<div class="verdict"><p><strong>{esc(verdict.subject)}</strong></p>{lines}'
+            f'<details class="decided"><summary>{esc(DECIDED)}</summary>{rules}</details></div>')
 
 
 def _list(items: Iterable[str], css: str = "") -> str:

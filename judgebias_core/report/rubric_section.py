@@ -15,6 +15,7 @@ from judgebias_core.charts.rubric import (
     score_position_heatmap,
 )
 from judgebias_core.metrics.rubric_report import RubricReport
+from judgebias_core.report.bias_cost_words import cost_choice, cost_interval_words
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.phrasing import percent
 from judgebias_core.report.verdict import rubric_verdict
@@ -85,15 +86,13 @@ def correlation_sentence(report: RubricReport) -> str | None:
 
 
 def bias_cost_sentence(report: RubricReport) -> str:
+    """The run's own Bias Cost choice: recommended only when stable by its own rule, with its interval named."""
     costs, best = report.bias_cost, report.recommended
     if best is None:
         return f"Bias Cost recommends no ordering for run {report.run.run_id}: {costs.reason}."
-    interval = costs.interval_of(best.ordering)
-    bounds = f" (95% {costs.interval_kind}: {interval.low:.3f} to {interval.high:.3f})" if interval else ""
+    choice = cost_choice(costs, "among the run's orderings")
     return (f"The lowest Bias Cost among the run's orderings is {''.join(map(str, best.ordering))}, "
-            f"{best.bias_cost:.3f}{bounds}; it is the lowest in {percent(costs.stability)} of "
-            f"{costs.resamples:,} item resamples of {_items(costs.items)}"
-            + (", so the choice is close to arbitrary." if costs.stability < 0.5 else "."))
+            f"{best.bias_cost:.3f} ({cost_interval_words(costs, best).rstrip('.')}). {choice.sentence}")
 
 
 def geval_sentence(report: RubricReport) -> str | None:
@@ -119,7 +118,8 @@ def _cost_cell(r: RubricReport) -> str:
     if best is None:
         return "none: " + (r.bias_cost.reason or "")
     return (f"{''.join(map(str, best.ordering))} (cost {best.bias_cost:.3f}; lowest in "
-            f"{percent(r.bias_cost.stability)} of item resamples)")
+            f"{percent(r.bias_cost.stability)} of item resamples"
+            + ("" if r.bias_cost.stable else "; not stable, so not recommended") + ")")
 
 
 def run_table(reports: list[RubricReport]) -> pd.DataFrame:
@@ -155,6 +155,7 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
         reports.append(rubric_report(reader, run.run_id, match["run_id"].iloc[0] if len(match) else None))
     if not reports:
         return None
+    verdicts = [rubric_verdict(r) for r in reports]
     figures, sentences = [], []
     for report in reports:
         label = f"{report.run.judge} · run {report.run.run_id}"
@@ -173,9 +174,10 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
                                               bias_cost_sentence(report), geval_sentence(report)) if s))
     return ReportSection(
         key="rubric", title="Moving the score options (rubric position bias)",
-        headline=tuple(position_sentence(r) for r in reports), sentences=tuple(sentences), figures=tuple(figures),
+        headline=tuple(verdict.lines[0].text for verdict in verdicts), sentences=tuple(sentences),
+        figures=tuple(figures),
         tables=(ReportTable("Rubric runs", run_table(reports), "Trials are judge calls (one item under one "
                             "ordering); rates are over readable scores. Place shares carry item-clustered intervals; "
                             "each run's place tests are Holm-corrected over its k places."),),
-        metric_keys=METRIC_KEYS, verdicts=tuple(rubric_verdict(r) for r in reports),
+        metric_keys=METRIC_KEYS, verdicts=tuple(verdicts),
     )

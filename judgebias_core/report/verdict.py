@@ -1,7 +1,9 @@
 """Plain-language verdicts on a judge: what it does, how sure we are, what to do, each with the rule behind it.
 
 The report's summary and the dashboard pages (through ``ui/verdict.py``) print these same objects. Sentences give
-percentages for people; ``Verdict.as_dict`` keeps the fractions for JSON and exports.
+percentages for people; ``Verdict.as_dict`` keeps the fractions for JSON and exports. A line's ``text`` is for a
+reader who does not code: no term of ``judgebias_core.plain_words.TERMS``; the test, correction and interval method
+go into its ``rule``, which pages and the report fold under "How this was decided".
 
 The thresholds are conventions stated next to every word they produce (docs/SHARING.md lists them); they describe
 the measured interval, they do not change any metric.
@@ -24,7 +26,15 @@ from judgebias_core.metrics.pairwise_family import (
     position_label,
 )
 from judgebias_core.metrics.rubric_report import RubricReport
-from judgebias_core.report.phrasing import count_of, in_words, p_value, percent
+from judgebias_core.report.phrasing import (
+    SURENESS_RULE,
+    chance_words,
+    count_of,
+    how_sure,
+    in_words,
+    p_value,
+    percent,
+)
 from judgebias_core.stats.multiple import CorrectedTests
 
 # Upper end of the flip-rate interval: below the first, the order hardly matters; below the second, averaging
@@ -37,6 +47,9 @@ KAPPA_SUBSTITUTE = 0.6
 KAPPA_FIRST_PASS = 0.4
 AGREEMENT_INTERCHANGEABLE = 0.8
 AGREEMENT_SECOND_OPINION = 0.6
+
+
+DECIDED = "How this was decided"  # the fold that holds each line's rule, on pages and in the report
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,12 @@ def _kappa_band(value: float) -> str:
     return next((name for floor, name in KAPPA_BANDS if value >= floor), "no agreement beyond chance")
 
 
+def _kappa_words(value: float) -> str:
+    """'moderate agreement beyond chance', from the band of ``value``."""
+    band = _kappa_band(value)
+    return band if band.endswith("chance") else f"{band} agreement beyond chance"
+
+
 def _lean(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
     if r.primacy + r.recency == 0:
         return "shows no lean to either slot"
@@ -78,19 +97,20 @@ def _lean(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
     return f"leans to the {side} slot" if side else "shows no clear lean to either slot"
 
 
-def _lean_rule(r: PairwiseJudgeMetrics, family: CorrectedTests) -> str:
+def _lean_rule(r: PairwiseJudgeMetrics, family: CorrectedTests, scope: str) -> str:
     corrected = corrected_p(family, position_label(r))
     return ("A flip is a pair whose verdict changes with the order. It leans to a slot when the position test "
             f"(symmetric in the two answers, {r.position_tie_rule}, cluster-robust over {r.items:,} items) has a "
-            f"corrected p below {family.alpha} after the {correction_words(family)} ({r.primacy:,} flips to the "
+            f"corrected p below {family.alpha} after the {correction_words(family, scope)} ({r.primacy:,} flips to the "
             f"first slot, {r.recency:,} to the second; {p_value(r.position_p)} before correction, corrected "
             f"{p_value(corrected)}).")
 
 
-def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
-                     family: CorrectedTests | None = None) -> Verdict:
+def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None, family: CorrectedTests | None = None,
+                     scope: str = "") -> Verdict:
     """A swap-run verdict from one judge's pairwise metrics (study and repetition as given). ``family`` is the
-    corrected family of tests shown with it (``metrics.pairwise_family``); by default this judge's tests alone."""
+    corrected family of tests shown with it (``metrics.pairwise_family``), by default this judge's tests alone;
+    ``scope`` says which tests that family holds (the rows of a page, every study of a report)."""
     name = who or r.judge
     family = family if family is not None else pairwise_family([r])
     low, high = r.flip_rate_decision_low, r.flip_rate_decision_high
@@ -102,6 +122,11 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
         kind += f"; {r.flip_rate_degenerate_reason}"
     if r.flip_rate_decision_warning:
         kind += f"; {r.flip_rate_decision_warning}"
+    caveat = ""
+    if r.flip_rate_degenerate:
+        caveat = " Only a one-sided bound can be given here (see how this was decided)."
+    elif r.flip_rate_decision_warning:
+        caveat = " With this few questions or flips the range itself is rough."
     advice = _first_met(
         ((high < FLIP_USABLE_AS_IS, "Usable as is, even for close comparisons."),
          (high < FLIP_USABLE_WITH_AVERAGING, "Usable with swap-averaging: judge every pair in both orders and count "
@@ -109,20 +134,22 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
                                              "than the flip rate.")),
         "Not for close rankings: too many verdicts follow the order. If used at all, only with swap-averaging and "
         "for large differences.")
-    failed = f"; {r.failed_pairs:,} pairs with a parse failure left out" if r.failed_pairs else ""
+    failed = f"; {r.failed_pairs:,} pairs whose verdict could not be read left out" if r.failed_pairs else ""
     return Verdict(
         analysis="pairwise", subject=name,
         lines=(
             VerdictLine("What it does", f"{name} flips {in_words(r.flip_rate, 'pair')} when the two answers swap "
                                         f"places ({percent(r.flip_rate)}) and {_lean(r, family)}.",
-                        _lean_rule(r, family)),
-            VerdictLine("How sure we are", f"The flip rate lies between {percent(low)} and {percent(high)}: {kind}, "
-                                           f"over {count_of(r.classified_pairs, r.pairs, 'pair')}{failed}.",
-                        "The item-clustered interval is named first because pairs on the same question are not "
-                        "independent (design effect "
-                        f"{r.design_effect:.2f}); "
-                        f"the Wilson interval ({percent(r.flip_rate_ci_low)} to {percent(r.flip_rate_ci_high)}) "
-                        "treats them as if they were."),
+                        _lean_rule(r, family, scope)),
+            VerdictLine("How sure we are", f"{how_sure(low, high)}: the flip rate lies between {percent(low)} "
+                                           f"and {percent(high)} (95% interval), from "
+                                           f"{count_of(r.classified_pairs, r.pairs, 'pair')} on {r.items:,} "
+                                           f"questions{failed}.{caveat}",
+                        f"Interval: {kind}. {SURENESS_RULE} It is computed over questions because pairs on the same "
+                        "question are not "
+                        f"independent (design effect {r.design_effect:.2f}); the Wilson interval "
+                        f"({percent(r.flip_rate_ci_low)} to {percent(r.flip_rate_ci_high)}) treats them as if they "
+                        "were."),
             VerdictLine("What to do", advice,
                         f"From the upper end of the interval: below {percent(FLIP_USABLE_AS_IS, 0)} usable as is, "
                         f"below {percent(FLIP_USABLE_WITH_AVERAGING, 0)} usable with swap-averaging, otherwise not "
@@ -137,12 +164,12 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None,
 
 
 def pairwise_verdicts(results: Sequence[PairwiseJudgeMetrics], who: dict[str, str] | None = None,
-                      family: CorrectedTests | None = None) -> list[Verdict]:
+                      family: CorrectedTests | None = None, scope: str = "") -> list[Verdict]:
     """One verdict per judge on its first repetition, steadiest judge first. The lean is read from ``family``,
-    by default every test of ``results`` corrected together (Holm)."""
+    by default every test of ``results`` corrected together (Holm); ``scope`` names the tests it holds."""
     family = family if family is not None else pairwise_family(results)
     rows = sorted((r for r in results if r.repetition == 1 and r.classified_pairs), key=lambda r: r.flip_rate)
-    return [pairwise_verdict(r, (who or {}).get(r.judge), family) for r in rows]
+    return [pairwise_verdict(r, (who or {}).get(r.judge), family, scope) for r in rows]
 
 
 def rubric_verdict(report: RubricReport, who: str | None = None) -> Verdict:
@@ -174,18 +201,22 @@ def rubric_verdict(report: RubricReport, who: str | None = None) -> Verdict:
                 f"{percent(chosen.low)} to {percent(chosen.high)}")
     if chosen.degenerate and chosen.degenerate_reason:
         interval += f" ({chosen.degenerate_reason})"
+    sure = (f"{how_sure(chosen.low, chosen.high)}: that share lies between {percent(chosen.low)} and "
+            f"{percent(chosen.high)} (95% interval), from {share.n:,} readable scores of {report.trials:,} trials "
+            f"on {tests.items:,} items; the lean to that place {chance_words(tests.corrected, label)}."
+            + (" No proper range exists here (see how this was decided)." if chosen.degenerate else ""))
     share_kind = "exposure-weighted share (every ordering counted equally)" if weighted else "share"
     return Verdict(
         analysis="rubric", subject=name,
         lines=(
             VerdictLine("What it does", f"{name} chose the option at place {place + 1} in {percent(chosen.rate)}"
-                                        f" of readable scores, where a judge blind to the order would choose each "
+                                        f" of {share.n:,} readable scores, where a judge blind to the order would choose each "
                                         f"place {percent(share.uniform)} of the time. Changing only the order moves "
                                         f"one item's score by {spread.mean_sd:.2f} points on average.",
                         f"The place furthest from 1/k is named ({share_kind}). The score movement is the "
                         f"{spread.description()}."),
-            VerdictLine("How sure we are", f"{interval}, over {share.n:,} readable scores of {report.trials:,} "
-                                           f"trials; the lean to that place {tests.corrected.sentence(label)}.",
+            VerdictLine("How sure we are", sure,
+                        f"{interval}; the lean to that place {tests.corrected.sentence(label)}. {SURENESS_RULE} "
                         f"Test: {tests.test_method} of each place's share against 1/{share.k}, calls of one item "
                         f"kept together; {tests.corrected.method_name} over the {tests.corrected.family_size} places. "
                         f"The Wilson interval treating calls as independent is {percent(share.ci_low[place])} to "
@@ -234,21 +265,28 @@ def agreement_verdict(result: AgreementResult, study: str) -> Verdict | None:
     )
 
 
-def _ceiling_lines(result: PairwiseCalibration | RubricCalibration) -> tuple[VerdictLine, ...]:
-    """The human ceiling, where items have several raters: the judge against the experts' own agreement."""
+def _ceiling_lines(result: PairwiseCalibration | RubricCalibration, name: str) -> tuple[VerdictLine, ...]:
+    """The human ceiling, where items have several raters: the judge against the experts' own agreement. ``name``
+    says whether the judge is simulated, in the same sentence as the comparison."""
     if not isinstance(result, RubricCalibration) or result.human_pairwise_kappa_reading is None:
         return ()
-    return (VerdictLine("Against the experts", f"{result.human_pairwise_kappa_reading[0].upper()}"
-                                               f"{result.human_pairwise_kappa_reading[1:]}.",
-                        "Mean Cohen's kappa of the judge with each rater against the mean kappa of every pair of "
-                        "raters, both with item-bootstrap intervals: overlapping intervals read 'about as well'."),)
+    reading, _, figures = result.human_pairwise_kappa_reading.partition(" (")
+    plain = reading.replace("this judge", name, 1) if reading.startswith("this judge") else reading
+    return (VerdictLine("Against the experts", f"{plain}." if plain.startswith(name) else
+                        f"{plain[0].upper()}{plain[1:]}.",
+                        f"Mean Cohen's kappa of the judge with each rater against the mean kappa of every pair of "
+                        f"raters, both with item-bootstrap intervals: overlapping intervals read 'about as well' "
+                        f"({figures}"),)
 
 
 def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: str | None = None,
-                        words: LabelWords | None = None) -> Verdict:
-    """How far a judge agrees with the labels beyond chance (Cohen's kappa and its interval). ``words`` name the
-    labels (gold labels are not people's ratings); by default from the result's label source alone."""
+                        simulated: bool = False, words: LabelWords | None = None) -> Verdict:
+    """How far a judge agrees with the labels beyond chance (Cohen's kappa and its interval). A ``simulated``
+    judge is called one in every sentence that compares it with people; ``words`` name the labels (gold labels
+    are not people's ratings), by default from the result's label source alone."""
     name = who or result.judge
+    if simulated and "simulated judge" not in name:
+        name += " (a simulated judge, not a model)"
     pairwise = isinstance(result, PairwiseCalibration)
     table = result.swap_aggregated if isinstance(result, PairwiseCalibration) else result
     kappa, low, high = table.kappa, table.kappa_ci_low, table.kappa_ci_high
@@ -256,25 +294,32 @@ def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: st
     interval = table.kappa_interval.split(" (")[0]  # "item-bootstrap"; the parenthesis is the rule's text
     unit = "pair" if pairwise else "scored call"
     labels = (words or LabelWords(result.label_source)).phrase
-    advice = _first_met(((low >= KAPPA_SUBSTITUTE, f"Usable in place of {labels} for data like this."),
-                         (low >= KAPPA_FIRST_PASS, "Usable as a first pass; check a sample by hand.")),
-                        f"Not a substitute for {labels}.")
+    substitute = "This simulated judge is not" if simulated else "Not"
+    advice = _first_met(((low >= KAPPA_SUBSTITUTE and not simulated,
+                          f"Usable in place of {labels} for data like this."),
+                         (low >= KAPPA_FIRST_PASS and not simulated,
+                          "Usable as a first pass; check a sample by hand.")),
+                        f"{substitute} a substitute for {labels}"
+                        + (": it only shows how this analysis reads a judge." if simulated else "."))
     taken = " (its verdict taken over both orders: a changed verdict counts as a tie)" if pairwise else ""
+    on_items = f" on {result.items:,} items" if isinstance(result, RubricCalibration) else ""
     return Verdict(
         analysis="calibration", subject=name,
         lines=(
-            VerdictLine("What it does", f"{name}{taken} agrees with {labels} beyond chance at Cohen's kappa "
-                                        f"{kappa:.2f}: {_kappa_band(kappa)} agreement.",
-                        "Kappa is 0 for chance agreement and 1 for perfect; bands of Landis and Koch (1977): "
-                        "0.2 fair, 0.4 moderate, 0.6 substantial, 0.8 almost perfect."),
-            VerdictLine("How sure we are", f"95% {interval} interval {low:.2f} to {high:.2f}, over {n:,} "
-                                           f"{unit}s.",
-                        "Percentile interval over resamples of whole items (all calls of an item drawn together), "
-                        "so calls that share an item are not counted as independent evidence."),
-            *_ceiling_lines(result),
+            VerdictLine("What it does", f"{name}{taken} agrees with {labels}: {_kappa_words(kappa)} (a score of "
+                                        f"{kappa:.2f}, where 0 is chance and 1 is perfect agreement).",
+                        f"Cohen's kappa = {kappa:.2f}. Kappa is 0 for chance agreement and 1 for perfect; bands of "
+                        "Landis and Koch (1977): 0.2 fair, 0.4 moderate, 0.6 substantial, 0.8 almost perfect."),
+            VerdictLine("How sure we are", f"{how_sure(low, high)}: the score lies between {low:.2f} and {high:.2f} "
+                                           f"(95% interval), from {n:,} {unit}s{on_items}.",
+                        f"95% {interval} interval: percentile interval over resamples of whole items (all calls of "
+                        "an item drawn together), so calls that share an item are not counted as independent "
+                        f"evidence. {SURENESS_RULE}"),
+            *_ceiling_lines(result, name),
             VerdictLine("What to do", advice,
                         f"From the lower end of the interval: {KAPPA_SUBSTITUTE} or more a substitute for the "
-                        f"labels, {KAPPA_FIRST_PASS} or more a first pass, less not a substitute."),
+                        f"labels, {KAPPA_FIRST_PASS} or more a first pass, less not a substitute. A simulated judge "
+                        "is never advised as a substitute: its agreement was set by its author."),
         ),
         figures={"kappa": kappa, "interval_low": low, "interval_high": high, "interval_kind": interval,
                  "instances": n, "label_source": result.label_source},

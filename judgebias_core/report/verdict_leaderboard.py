@@ -30,29 +30,30 @@ def _ranking_line(board: Leaderboard, who: str) -> VerdictLine:
 
 def _safety_line(board: Leaderboard) -> VerdictLine:
     top_two = ("smaller than" if board.top_two_within_flip_bound else "larger than")
+    comparisons = f"{board.neighbour_pairs} comparison{'s' if board.neighbour_pairs != 1 else ''}"
     return VerdictLine(
         "How sure we are",
         f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
         f"{board.pairs_changing_with_presentation} change when the candidates are ranked from one presentation "
         f"alone, and {board.pairs_not_separated} are not shown to hold in {percent(ORDER_HOLDS, 0)} of "
-        f"{board.resamples:,} item resamples ({board.items:,} items; {board.pairs_too_close_to_call} of them too close "
-        f"to call within the Monte Carlo error); {board.orders_established_holm} are "
-        f"established after Holm's correction over the {board.neighbour_pairs} neighbour pairs. The gap between the "
-        f"top two is {top_two} the top of the judge's item-clustered two-sided 95% flip-rate interval "
-        f"({percent(board.flip_rate_clustered_high)}; a one-sided 97.5% upper bound).",
+        f"{board.resamples:,} redraws of the {board.items:,} questions ({board.pairs_too_close_to_call} of them too "
+        f"close to call); {board.orders_established_holm} are firm once the {comparisons} made are allowed for. The "
+        f"gap between the top two is {top_two} the share of verdicts this judge may change with the order (up to "
+        f"{percent(board.flip_rate_clustered_high)}).",
         "A neighbour pair is unsure when its order reverses in the ranking from the first-slot calls alone or the "
         f"second-slot calls alone, or is not shown to hold in {percent(ORDER_HOLDS, 0)} of item bootstrap resamples "
         "(all pairs of an item drawn together): it holds in fewer, or the share's Monte Carlo band (99% of seeds) "
-        "straddles the threshold, too close to call; the top two are compared with the top of the flip rate's "
+        "straddles the threshold, too close to call. 'Firm' means established after Holm's correction over the "
+        f"{board.neighbour_pairs} neighbour pairs. The top two are compared with the top of the flip rate's "
         "item-clustered two-sided 95% interval (one-sided 97.5%).")
 
 
 def _reportable(board: Leaderboard) -> str:
     established = board.orders_established_holm
     if established == 0:
-        return "No neighbour order is established after Holm's correction: read the rest of the board as groups."
-    return (f"Report as orders only the {established} neighbour order{'s' if established != 1 else ''} established "
-            "after Holm's correction; read the others as ties.")
+        return "No neighbour order is firm once every comparison is allowed for: read the rest of the board as groups."
+    return (f"Report as orders only the {established} firm neighbour order{'s' if established != 1 else ''}; read "
+            "the others as ties.")
 
 
 def _advice(board: Leaderboard) -> VerdictLine:
@@ -85,11 +86,12 @@ def leaderboard_verdict(board: Leaderboard, who: str | None = None) -> Verdict |
     name = who or board.judge
     lines = [_ranking_line(board, name), _safety_line(board), _advice(board)]
     if board.separation_note:
+        who_never = board.separation_note.rsplit(": without", 1)[0]
         lines.insert(2, VerdictLine(
-            "Separation", f"{board.separation_note}; those Bradley-Terry strengths are set by the ridge penalty, so "
-                          "read the win rates.",
-            "The maximum-likelihood strengths exist only when every candidate beat or tied, and lost to or tied, "
-            "some other (Ford 1957; Hunter 2004)."))
+            "Separation", f"{who_never}, so not every strength score can be measured: read the win rates.",
+            f"{board.separation_note}; those Bradley-Terry strengths are set by the ridge penalty. The "
+            "maximum-likelihood strengths exist only when every candidate beat or tied, and lost to or tied, some "
+            "other (Ford 1957; Hunter 2004)."))
     return Verdict(
         analysis="leaderboard", subject=f"Leaderboard by {name}", lines=tuple(lines),
         figures={"first": rows[0].candidate, "first_win_rate": rows[0].win_rate, "second": rows[1].candidate,

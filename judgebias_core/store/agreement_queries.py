@@ -224,3 +224,12 @@ def dataset_candidates(reader: StoreReader, dataset_id: str) -> list[str]:
         "SELECT DISTINCT candidate FROM answers WHERE dataset_id = ? ORDER BY candidate", [dataset_id]
     ).fetchall()
     return [row[0] for row in rows]
+
+
+def judges_by_readable_calls(reader: StoreReader, dataset_id: str, study: str) -> list[str]:
+    """The judges of a pairwise study, most readable verdicts first (ties by name): the judge with the most data
+    is the one a page opens on, not the first name in the alphabet."""
+    rows = reader.con.execute(
+        "SELECT judge FROM judge_calls WHERE dataset_id = ? AND study = ? AND kind = 'pairwise' GROUP BY judge "
+        "ORDER BY count(*) FILTER (WHERE parse_status = 'ok') DESC, judge", [dataset_id, study]).fetchall()
+    return [row[0] for row in rows]

@@ -116,6 +116,14 @@ def item_texts(reader: StoreReader, dataset_id: str, item_id: str) -> dict[str, 
     return texts
 
 
+def judge_simulated(reader: StoreReader, judge: str) -> bool:
+    """Whether ``judge`` is a simulated judge (its row in ``judges``, or any of its runs, says so)."""
+    row = reader.rows(
+        "SELECT coalesce(bool_or(j.simulated), false) OR coalesce((SELECT bool_or(r.simulated) FROM runs r "
+        "WHERE r.judge = ?), false) FROM judges j WHERE j.judge = ?", [judge, judge])
+    return bool(row and row[0][0])
+
+
 def label_groups(reader: StoreReader, dataset_id: str, label_source: str) -> list[str]:
     """The raters' groups (gold, human, expert, crowd, reference-judge) of a dataset's labels of one source."""
     return [str(row[0]) for row in reader.rows(

@@ -175,7 +175,8 @@ def list_rubrics(reader: StoreReader, dataset_id: str | None = None) -> pd.DataF
 
 def list_runs(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Every run with its stored and failed call counts and its cost: the replies' cost plus the estimate for
-    requests a kill cut off after they were sent (``cost_estimated_usd``, ``unanswered_sends``)."""
+    requests a kill cut off after they were sent (``cost_estimated_usd``, ``unanswered_sends``); ``unpriced_calls``:
+    an engine run's replies whose cost is unknown (no price for the model), left out of ``cost_usd``."""
     with connect(path, read_only=True) as con:
         return con.execute(
             "SELECT r.run_id, r.dataset_id AS dataset, r.study, r.origin, r.protocol, r.provider, r.judge, r.model, "
@@ -185,7 +186,10 @@ def list_runs(path: str | os.PathLike[str]) -> pd.DataFrame:
             "count(j.call_id) FILTER (WHERE j.parse_status = 'failed') AS parse_failures, "
             "coalesce(sum(j.cost_usd), 0) + coalesce(any_value(u.estimated), 0) AS cost_usd, "
             "coalesce(any_value(u.estimated), 0) AS cost_estimated_usd, "
-            "coalesce(any_value(u.sends), 0) AS unanswered_sends, r.created_at "
+            "coalesce(any_value(u.sends), 0) AS unanswered_sends, "
+            # engine runs only: imported records (bundled studies, uploads) never carried a cost
+            "count(j.call_id) FILTER (WHERE r.origin = 'engine' AND j.parse_status <> 'no_reply' "
+            "AND j.cost_usd IS NULL) AS unpriced_calls, r.created_at "
             "FROM runs r LEFT JOIN judge_calls j USING (run_id) "
             "LEFT JOIN (SELECT run_id, count(*) AS sends, sum(cost_usd_estimate) AS estimated FROM unanswered_sends "
             "GROUP BY run_id) u USING (run_id) "

@@ -104,6 +104,14 @@ def plan_answers(path: str | os.PathLike[str], dataset_id: str, item_ids: Sequen
         ).df()
 
 
+def dataset_candidates(path: str | os.PathLike[str], dataset_id: str) -> list[str]:
+    """The names of a dataset's candidates (answers' systems), sorted."""
+    with connect(path, read_only=True) as con:
+        rows = con.execute("SELECT DISTINCT candidate FROM answers WHERE dataset_id = ? ORDER BY candidate",
+                           [dataset_id]).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def score_labels(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
     """Per item and rubric, the mean human score (else the reference judge's mean)."""
     with connect(path, read_only=True) as con:
@@ -178,21 +186,23 @@ def cached_replies(path: str | os.PathLike[str], keys: Sequence[str]) -> pd.Data
 
 def run_counts(path: str | os.PathLike[str], run_id: str) -> dict[str, float]:
     """Stored counts of one run: completed (a reply, parsed or not), failed (no reply), parse failures, cost (the
-    replies' cost plus the estimate for requests a kill cut off: ``cost_estimated_usd`` of ``unanswered_sends``)."""
+    replies' cost plus the estimate for requests a kill cut off: ``cost_estimated_usd`` of ``unanswered_sends``;
+    ``unpriced_calls``: replies whose cost is unknown, left out of the sum)."""
     with connect(path, read_only=True) as con:
         rows = con.execute(
             "SELECT count(*) FILTER (WHERE parse_status <> 'no_reply'), count(*) FILTER (WHERE parse_status = "
-            "'no_reply'), count(*) FILTER (WHERE parse_status = 'failed'), coalesce(sum(cost_usd), 0) "
+            "'no_reply'), count(*) FILTER (WHERE parse_status = 'failed'), coalesce(sum(cost_usd), 0), "
+            "count(*) FILTER (WHERE parse_status <> 'no_reply' AND cost_usd IS NULL) "
             "FROM judge_calls WHERE run_id = ?",
             [run_id],
         ).fetchall()
         lost = con.execute("SELECT count(*), coalesce(sum(cost_usd_estimate), 0) FROM unanswered_sends "
                            "WHERE run_id = ?", [run_id]).fetchall()
-    completed, failed, parse_failures, cost = rows[0]
+    completed, failed, parse_failures, cost, unpriced = rows[0]
     sends, estimated = lost[0]
     return {"completed": int(completed), "failed": int(failed), "parse_failures": int(parse_failures),
             "cost_usd": float(cost) + float(estimated), "cost_estimated_usd": float(estimated),
-            "unanswered_sends": int(sends)}
+            "unanswered_sends": int(sends), "unpriced_calls": int(unpriced)}
 
 
 def store_id(path: str | os.PathLike[str]) -> str:
