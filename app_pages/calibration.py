@@ -36,6 +36,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    simulated_banner,
     synced_checkbox,
     synced_selectbox,
     table_downloads,
@@ -90,6 +91,7 @@ if label_source != "human":
                "number below as agreement with that judge.")
 
 result = load_or_stop(calibration, dataset, judge, scope, pool)
+simulated_banner([judge])
 simulated = load_or_stop(judge_is_simulated, judge)
 who = judge + " (a simulated judge, not a model)" if simulated else judge
 verdict_block([calibration_verdict(result, who, simulated, words=words)])
@@ -117,7 +119,8 @@ def _agreement_summary(name: str, table: AgreementTable) -> None:
 def _agreement_detail(name: str, table: AgreementTable) -> None:
     left, right = st.columns([3, 2])
     with left:
-        figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES[name], human_label=words.axis)
+        figure = confusion_heatmap(table.labels, table.confusion, ORDER_TITLES[name], human_label=words.axis,
+                                   judges=[judge])
         st.plotly_chart(figure, width="stretch", key=f"cal-confusion-{name}")
         chart_downloads(figure, f"confusion-{dataset}-{judge}-{name}", key=f"cal-confusion-{name}")
     with right:
@@ -175,7 +178,7 @@ def _prediction_powered() -> None:
     ppi = load_or_stop(prediction_powered, dataset, judge, chosen, scope, float(share), int(seed))
     if ppi.caveat:
         st.warning(f"Caution: {ppi.caveat}.")
-    figure = ppi_forest(ppi)
+    figure = ppi_forest(ppi, judges=[judge])
     st.plotly_chart(figure, width="stretch", key="cal-ppi")
     chart_downloads(figure, f"ppi-{dataset}-{judge}", key="cal-ppi")
     e = ppi.estimate
@@ -217,7 +220,7 @@ if isinstance(result, PairwiseCalibration):
     st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "
                "(pairs with a failed order are listed too).")
     show_table(wrong)
-    table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs")
+    table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs", judges=[judge])
     if not wrong.empty:
         item_id = st.selectbox("Read a pair in full", wrong["item_id"].head(1000).tolist())
         row = wrong[wrong["item_id"] == item_id].iloc[0]
@@ -246,13 +249,13 @@ elif isinstance(result, RubricCalibration):
     left, right = st.columns(2)
     with left:
         figure = confusion_heatmap(result.levels, result.confusion, "Judge score vs labels' median",
-                                   human_label=f"{words.axis} median")
+                                   human_label=f"{words.axis} median", judges=[judge])
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"confusion-{dataset}-{judge}", key="cal-confusion-rubric")
     with right:
         named = [("Pearson", result.pearson), ("Spearman", result.spearman), ("Kendall", result.kendall),
                  ("Pearson, item means", result.item_pearson), ("Spearman, item means", result.item_spearman)]
-        st.plotly_chart(correlation_forest(named), width="stretch")
+        st.plotly_chart(correlation_forest(named, judges=[judge]), width="stretch")
         st.caption("Per call against the raters' mean; the item-mean rows average the judge's calls on each item "
                    f"first. Method named on hover: {result.correlation_p_values}.")
     explain("pearson")
@@ -260,12 +263,12 @@ elif isinstance(result, RubricCalibration):
     show_table(per_class, column_config=float_columns(per_class))
     if label_source == "human":  # the estimate is of a human mean; a reference judge's scores are no such thing
         ppi_score_block(dataset, judge, scope, result.items)
-    geval_block(result.pooled_runs)
+    geval_block(result.pooled_runs, judge)
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, scope)
     st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
     show_table(wrong)
-    table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials")
+    table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials", judges=[judge])
     if not wrong.empty:
         item_id = st.selectbox("Read an item in full", list(dict.fromkeys(wrong["item_id"].head(1000))))
         texts = _read_item(item_id)

@@ -14,6 +14,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    simulated_banner,
     synced_selectbox,
     table_downloads,
 )
@@ -37,6 +38,7 @@ dataset = synced_selectbox("Dataset", list(names), key="cj_dataset", index=defau
 st.caption(f"{escape_markdown(names[dataset])}")
 permalink_hint()
 card = load_or_stop(judge_scorecard, dataset)
+simulated_banner([row.judge for row in card.rows])
 
 st.subheader("Recommendation")
 if card.recommendation.judge:

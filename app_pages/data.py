@@ -25,7 +25,7 @@ summaries = load_or_stop(dataset_summaries)
 show_table(
     [
         {"dataset": s.id, "kind": s.kind, "items": s.items, "candidates": s.candidates, "judge calls": s.judge_calls,
-         "items with human labels": s.human_labels, "source": s.source, "licence": s.licence}
+         "labelled items": s.human_labels}
         for s in summaries
     ],
 )
@@ -44,6 +44,8 @@ with browse_tab:
     chosen = st.selectbox("Dataset", ids, format_func=lambda i: next(s.name for s in summaries if s.id == i) + f" ({i})")
     summary = next(s for s in summaries if s.id == chosen)
     st.caption(escape_markdown(summary.description))
+    # Source and licence are sentences: read whole here, under the chosen dataset, rather than cut in a table cell.
+    st.caption(f"Source: {escape_markdown(summary.source)} · Licence: {escape_markdown(summary.licence)}")
     search = st.text_input("Search items (id or text)", "")
     page_size = 25
     frame, total = cached(items_page, chosen, 0, 10_000, search)

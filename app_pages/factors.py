@@ -25,6 +25,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    simulated_banner,
     synced_radio,
     table_downloads,
 )
@@ -67,6 +68,8 @@ with stop_on_error():
     analysis = cached(factors_analysis, dataset, study, target, start, weights, cluster)
 result, units, baseline, validation = analysis.result, analysis.units, analysis.baseline, analysis.validation
 
+judges = sorted(units["judge"].astype(str).unique()) if "judge" in units else []
+simulated_banner(judges)
 verdict_block([factors_verdict(result, baseline)])
 with st.expander("The fit in numbers (for engineers)"):
     st.info(plain_summary(result))  # names predictors and counts only, no data text
@@ -95,7 +98,7 @@ if steps.empty:
 else:
     show_table(steps,
                column_config={c: st.column_config.NumberColumn(format="%.2f") for c in ("AIC before", "AIC after")})
-    st.plotly_chart(aic_path(result), width="stretch", key="fx-path")
+    st.plotly_chart(aic_path(result, judges=judges), width="stretch", key="fx-path")
 if result.confounded_with_task:
     st.warning("Nearly collinear predictors: " + escape_markdown(_names(result.confounded_with_task))
                + " is the same for every unit of a task here, so the task and it explain the same thing; which "
@@ -125,14 +128,14 @@ if result.final_variables:
     with left:
         st.markdown("**Coefficients with 95% intervals (post-selection)**")
         st.caption(POST_SELECTION_NOTE + " Standard errors: " + escape_markdown(result.standard_errors) + ".")
-        coefficients = coefficient_chart(result)
+        coefficients = coefficient_chart(result, judges=judges)
         st.plotly_chart(coefficients, width="stretch", key="fx-coef")
         st.caption("A row 'factor = level' is that level's difference from the factor's first level (in sorted "
                    "order), the other predictors held fixed.")
         chart_downloads(coefficients, f"stepwise-coefficients-{dataset}-{study}-{target}", key="fx_coef")
     with right:
         st.markdown("**How much AIC rises when a predictor alone is removed**")
-        st.plotly_chart(aic_rise_chart(result), width="stretch", key="fx-rise")
+        st.plotly_chart(aic_rise_chart(result, judges=judges), width="stretch", key="fx-rise")
     if validation is not None:
         st.markdown("**Out-of-sample check** (instead of the post-selection p-values)")
         show_table(pd.DataFrame(
@@ -156,7 +159,7 @@ if result.final_variables:
         st.markdown("**Fitted effect of each numeric predictor** (others at their mean or most common level)")
         for column, variable in zip(st.columns(len(numeric)), numeric, strict=True):
             with column:
-                st.plotly_chart(fitted_effect_chart(fitted_effect(units, result, variable), variable, target),
+                st.plotly_chart(fitted_effect_chart(fitted_effect(units, result, variable), variable, target, judges=judges),
                                 width="stretch", key=f"fx-effect-{variable}")
 
 st.subheader("Unit table")
@@ -164,4 +167,4 @@ st.caption("What the regression was fitted on: one row per (judge, candidate, ta
 show_table(units, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
                                ("position_consistency", "preference_fairness", "quality_gap")}
            | {c: st.column_config.NumberColumn(format="%.1f") for c in NUMERIC if c != "quality_gap"})
-table_downloads(units, f"stepwise-units-{dataset}-{study}", key="fx_units")
+table_downloads(units, f"stepwise-units-{dataset}-{study}", key="fx_units", judges=judges)

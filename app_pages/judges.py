@@ -7,8 +7,13 @@ import streamlit as st
 
 from judgebias_core.analyses.judges import agreement_report, disagreeing_calls
 from judgebias_core.analyses.pairwise import study_item_notes
-from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, family_heatmap
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_pairs_frame
+from judgebias_core.charts.judges import (
+    agreement_heatmap,
+    disagreement_bars,
+    family_heatmap,
+    family_heatmap_is_sparse,
+)
+from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_pairs_frame, family_agreement_sentence
 from judgebias_core.metrics.item_sets import default_studies, studies_sentence
 from judgebias_core.report.verdict import agreement_verdict
 from judgebias_core.stats.clustered import CONFIDENCE
@@ -20,6 +25,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    simulated_banner,
     synced_checkbox,
     synced_multiselect,
     synced_selectbox,
@@ -54,6 +60,7 @@ chosen_repetition = None if repetition == "all" else int(repetition)
 
 result = load_or_stop(agreement_report, dataset, list(studies), chosen_repetition)
 
+simulated_banner(result.judges)
 verdict_block([agreement_verdict(result, ", ".join(studies))])
 cols = st.columns(4)
 cols[0].metric("Judges", len(result.judges))
@@ -104,7 +111,10 @@ with agreement_tab:
     st.caption("Judges are ordered by family in the heatmap; here the agreement of every pair of judges is pooled "
                "by the two families (ratio of sums). A diagonal cell needs two judges of that family.")
     if result.family_agreement:
-        st.plotly_chart(family_heatmap(result.family_agreement), width="stretch")
+        if family_heatmap_is_sparse(result.family_agreement):  # a mostly blank heatmap: the sentence says it
+            st.markdown(escape_markdown(family_agreement_sentence(result.family_agreement)))
+        else:
+            st.plotly_chart(family_heatmap(result.family_agreement, judges=result.judges), width="stretch")
         show_table(pd.DataFrame([f.__dict__ for f in result.family_agreement]),
                    column_config={"family_a": "family A", "family_b": "family B", "judge_pairs": "judge pairs",
                                   "n": "calls compared (n)",
@@ -114,7 +124,7 @@ with agreement_tab:
 with disagreement_tab:
     explain("disagreement")
     if result.disagreement.instances:
-        figure = disagreement_bars(result.disagreement)
+        figure = disagreement_bars(result.disagreement, judges=result.judges)
         st.plotly_chart(figure, width="stretch")
         st.caption(f"Mean judges differing from the majority: {result.disagreement.mean:.2f} of "
                    f"{result.disagreement.judges}, over {result.disagreement.instances:,} calls every judge answered.")

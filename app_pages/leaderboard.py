@@ -16,6 +16,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    simulated_banner,
     synced_selectbox,
     table_downloads,
 )
@@ -49,13 +50,15 @@ with st.expander("Bootstrap settings"):
 permalink_hint()
 
 board = load_or_stop(leaderboard, dataset, [study], judge, int(resamples), int(seed))
+simulated_banner([judge])
 verdict_block([leaderboard_verdict(board)])
 
 cols = st.columns(4)
-cols[0].metric("Candidates", len(board.rows))
+frame = board.candidates_frame()
+cols[0].metric("Candidates", len(frame))
 cols[1].metric("Classified pairs (n)", f"{board.pairs:,}")
 cols[2].metric("Items", f"{board.items:,}")
-cols[3].metric("Flip rate, item-clustered upper bound", f"{board.flip_rate_clustered_high:.3f}",
+cols[3].metric("Flip rate, upper bound", f"{board.flip_rate_clustered_high:.3f}",
                help="The top of the two-sided 95% interval: a one-sided 97.5% upper bound.")
 cols[3].caption(f"flip rate {board.flip_rate:.3f} over {board.pairs:,} pairs ({board.flip_bound_method})")
 st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)} · judge {escape_markdown(judge)} · "
@@ -63,8 +66,9 @@ st.caption(f"Dataset {escape_markdown(dataset)} · study {escape_markdown(study)
            f"resamples, seed {board.seed} · reference (strength 0): {escape_markdown(board.reference)}, the candidate "
            "in the most classified pairs (ties broken by name).")
 if board.baseline_design:
-    st.caption("Every pair includes the reference candidate, so each win rate is against it (its own is 1/2 by "
-               "definition) and the Bradley-Terry strength is the log-odds of beating it.")
+    st.caption(f"Every pair includes the reference candidate {escape_markdown(board.reference)}, so each win rate is "
+               "against it and the Bradley-Terry strength is the log-odds of beating it. It is left out of its own "
+               "leaderboard (its win rate is 1/2 by definition); the ranks count the other candidates.")
 st.caption(f"Bradley-Terry strengths: ridge-penalised maximum likelihood (penalty {board.ridge} x the sum of "
            "squared strengths), the same fit for the estimate and every bootstrap resample "
            f"({board.converged_resamples:,} of {board.resamples:,} resamples converged). Tie rule: a consistent tie "
@@ -99,13 +103,13 @@ if len(board.rows) > 1:
                f"interval ({board.flip_rate_clustered_high:.3f}, a one-sided 97.5% upper bound; "
                f"{board.flip_bound_method}).")
 
-frame = board.frame()[list(COLUMNS)].rename(columns=COLUMNS)
+frame = frame[list(COLUMNS)].rename(columns=COLUMNS)
 show_table(frame,
            column_config={c: st.column_config.NumberColumn(format="%.3f") for c in
                           ("win rate", "win rate low", "win rate high", "BT strength", "BT low", "BT high",
                            "order holds (share of resamples)",
                            "gap to next")})
-table_downloads(frame, f"leaderboard-{dataset}-{study}-{judge}", key="lb-table")
+table_downloads(frame, f"leaderboard-{dataset}-{study}-{judge}", key="lb-table", judges=[judge])
 
 win_tab, bt_tab = st.tabs(["By win rate", "By Bradley-Terry strength"])
 with win_tab:

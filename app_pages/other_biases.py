@@ -19,6 +19,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    simulated_banner,
     synced_multiselect,
     synced_radio,
     table_downloads,
@@ -51,6 +52,7 @@ with settings[1]:
                            ) or "none"
 report = load_or_stop(verbosity, dataset, [study], list(judges), cluster=cluster, control=control)
 mapping = cached(default_family_mapping, dataset, real_judges)
+simulated_banner(judges)
 verdict_slot = st.container()
 report_button(dataset, real_judges, key="ob-report")
 
@@ -75,7 +77,7 @@ with verbosity_tab:
                               ("longer-answer share", "95% low", "95% high")}
                | {c: st.column_config.NumberColumn(format="localized") for c in
                   ("length gap from (chars)", "length gap to (chars)", "median gap (chars)")})
-    table_downloads(bins, f"verbosity-bins-{dataset}-{study}", key="ob-verbosity-bins")
+    table_downloads(bins, f"verbosity-bins-{dataset}-{study}", key="ob-verbosity-bins", judges=real_judges)
     table = verbosity_frame(report.judges)[
         ["judge", "decisive_pairs", "equal_length_pairs", "longer_wins", "longer_win_share",
          "longer_share_clustered_low", "longer_share_clustered_high", "slope_clustered", "slope_clustered_low",
@@ -95,7 +97,7 @@ with verbosity_tab:
                               if c not in ("judge", "reading (corrected)") and "(n)" not in c
                               and c not in ("equal length", "longer won", f"{cluster}s (clusters)",
                                             "pairs without information")})
-    table_downloads(table, f"verbosity-{dataset}-{study}", key="ob-verbosity")
+    table_downloads(table, f"verbosity-{dataset}-{study}", key="ob-verbosity", judges=real_judges)
     st.caption("The slope is the change in log-odds of the candidate winning per 1,000 more characters than its "
                f"opponent, with standard errors clustered by {cluster}"
                + (" and candidate fixed effects (+1 candidate, -1 opponent) holding quality fixed; candidates that "
@@ -122,7 +124,7 @@ with self_tab:
                "when the judge shares the candidate's family and -1 when it shares the opponent's. Intervals are "
                f"item-clustered; tests {escape_markdown(preference.tests.method_name) if preference.tests else ''}.")
     if preference.in_family:
-        figure = in_family_chart(preference)
+        figure = in_family_chart(preference, judges=real_judges)
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"self-preference-terms-{dataset}-{study}", key="ob-self-terms")
         terms = pd.DataFrame([{
@@ -132,7 +134,8 @@ with self_tab:
             "reading (corrected)": preference.tests.sentence(t.family) if preference.tests else ""}
             for t in preference.in_family])
         show_table(terms)
-        table_downloads(terms, f"self-preference-terms-{dataset}-{study}", key="ob-self-terms-table")
+        table_downloads(terms, f"self-preference-terms-{dataset}-{study}", key="ob-self-terms-table",
+                        judges=real_judges)
     if preference.not_identified:
         st.caption("Not separable from leniency and quality here (every judge of the family, or every candidate, "
                    "on one side): " + escape_markdown(", ".join(preference.not_identified)) + ".")
@@ -141,7 +144,7 @@ with self_tab:
                 "no in-family term can be estimated. Edit the mapping if a candidate belongs to a judge's family.")
     with st.expander("Raw win rates by family (no control for leniency or quality)"):
         if preference.cells:
-            figure = self_preference_heatmap(preference)
+            figure = self_preference_heatmap(preference, judges=real_judges)
             st.plotly_chart(figure, width="stretch")
             chart_downloads(figure, f"self-preference-{dataset}-{study}", key="ob-self-chart")
         st.caption(escape_markdown(preference.rule) + ". A judge that favours every challenger raises its own "
@@ -149,7 +152,7 @@ with self_tab:
         gaps = pd.DataFrame([g.__dict__ for g in preference.gaps])
         if not gaps.empty:
             show_table(gaps)
-            table_downloads(gaps, f"self-preference-{dataset}-{study}", key="ob-self")
+            table_downloads(gaps, f"self-preference-{dataset}-{study}", key="ob-self", judges=real_judges)
 
 with verdict_slot:
     verdict_block([*(verbosity_verdict(report, r) for r in report.judges), self_preference_verdict(preference)])

@@ -54,8 +54,8 @@ st.caption(
 
 show_table(
     [
-        {"dataset": s.id, "name": s.name, "kind": s.kind, "items": s.items, "candidates": s.candidates,
-         "judge calls": s.judge_calls, "items with human labels": s.human_labels, "licence": s.licence}
+        {"dataset": s.id, "name": s.name, "kind": s.kind, "items": s.items, "judge calls": s.judge_calls,
+         "labelled items": s.human_labels}
         for s in summaries
     ],
 )

@@ -34,6 +34,7 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
+    simulated_banner,
     synced_multiselect,
     synced_selectbox,
     table_downloads,
@@ -50,12 +51,13 @@ WIN_COLUMNS = {"judge": "judge", "candidate": "candidate", "classified": "classi
                "items": "items"}
 ALL_STUDIES = "all studies"
 VERDICT_MEANING = {"A": "first slot better", "B": "second slot better", "C": "tie"}
+# The headline first (judge, flip rate with its interval and count), so it is on screen without scrolling.
 TABLE_COLUMNS = {
-    "judge": "judge", "dataset": "dataset", "study": "study", "repetition": "rep", "pairs": "pairs",
-    "failed_pairs": "failed pairs", "classified_pairs": "classified pairs (n)", "consistent": "consistent",
-    "primacy": "primacy", "recency": "recency", "position_consistency": "PC",
+    "judge": "judge", "flip_rate": "flip rate", "flip_rate_decision_low": "flip low",
+    "flip_rate_decision_high": "flip high", "classified_pairs": "classified pairs (n)", "position_consistency": "PC",
     "position_consistency_decision_low": "PC low", "position_consistency_decision_high": "PC high",
-    "flip_rate": "flip rate", "flip_rate_decision_low": "flip low", "flip_rate_decision_high": "flip high",
+    "dataset": "dataset", "study": "study", "repetition": "rep", "pairs": "pairs",
+    "failed_pairs": "failed pairs", "consistent": "consistent", "primacy": "primacy", "recency": "recency",
     "flip_rate_decision_method": "interval method", "flip_rate_degenerate_reason": "degenerate because",
     "design_effect": "design effect", "items": "items", "item_set_note": "items by study",
     "flip_rate_ci_low": "Wilson low (pairs indep.)", "flip_rate_ci_high": "Wilson high (pairs indep.)",
@@ -181,6 +183,7 @@ correction = CORRECTIONS[st.selectbox(
     "measured) is corrected as one family. Holm controls the chance of any false call; Benjamini-Hochberg the "
     "share of false calls among those made.")]
 family = pairwise_family(results, correction)
+simulated_banner([r.judge for r in results])
 family_scope = page_family_scope(None if every_study else study)
 verdict_block(verdicts_across_studies(results, notes, family, family_scope))
 st.subheader("Judges")

@@ -100,7 +100,7 @@ def show_position_share(report: RubricReport) -> None:
     explain("position_share")
     show_balance(report)
     tests = report.position_tests
-    figure = position_share_figure(report.position, tests=tests)
+    figure = position_share_figure(report.position, tests=tests, judges=[report.run.judge])
     st.plotly_chart(figure, width="stretch")
     share = report.position
     corrected = tests.corrected
@@ -122,14 +122,15 @@ def show_position_share(report: RubricReport) -> None:
                f"{corrected.family_size} positions shown. "
                + (f"Unlikely to be chance after that correction: {', '.join(favoured)}." if favoured
                   else "No position is unlikely to be chance after that correction."))
-    table_downloads(table, f"position-share-{report.run.run_id}")
+    table_downloads(table, f"position-share-{report.run.run_id}", judges=[report.run.judge])
     chart_downloads(figure, f"position-share-chart-{report.run.run_id}")
 
 
 def show_score_position(report: RubricReport, runs: pd.DataFrame) -> None:
     st.subheader("Score by position: P(position | score)")
     explain("position_given_score")
-    figure = score_position_heatmap(report.score_position, f"P(position | score), {report.run.judge}")
+    figure = score_position_heatmap(report.score_position, f"P(position | score), {report.run.judge}",
+                                    judges=[report.run.judge])
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"score-position-{report.run.run_id}")
     never = [s for s, row in zip(report.score_position.scores, report.score_position.rows, strict=True) if row is None]
@@ -175,7 +176,7 @@ def show_permutation_vs_repeat(report: RubricReport) -> None:
                            f"{ci_text(estimate, 'spearman')}")
         if human.repeat is None:
             st.info("Choose a repeat run (the canonical ordering asked again and again) to compare against.")
-        figure = correlation_comparison_figure(human)
+        figure = correlation_comparison_figure(human, judges=[report.run.judge])
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"permutation-vs-repeat-{report.run.run_id}")
     perm = report.spread_permutation
@@ -202,7 +203,7 @@ def show_ordering_ranks(report: RubricReport) -> None:
     ])
     if report.human is not None and table["rank"].notna().any():
         against = "human scores" if report.human.label_source == "human" else "a reference judge"
-        figure = ordering_rank_figure(report.orderings, against)
+        figure = ordering_rank_figure(report.orderings, against, judges=[report.run.judge])
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"ordering-ranks-{report.run.run_id}")
         canonical = next((o for o in report.orderings if o.canonical), None)
@@ -212,7 +213,7 @@ def show_ordering_ranks(report: RubricReport) -> None:
     else:
         st.info("Ranks need labels (human or reference-judge scores) for the items.")
     show_table(table.sort_values("rank", na_position="last"), column_config=float_columns(table))
-    table_downloads(table, f"orderings-{report.run.run_id}")
+    table_downloads(table, f"orderings-{report.run.run_id}", judges=[report.run.judge])
 
 
 def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: int, seed: int) -> None:
@@ -268,7 +269,7 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: 
                                    "the New run page."))
     if result.recommended is not None:
         st.caption(escape_markdown(cost_interval_words(result.costs, result.recommended)))
-    figure = bias_cost_figure(result.ranking, intervals=result.costs)
+    figure = bias_cost_figure(result.ranking, intervals=result.costs, judges=[result.probe.run.judge])
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"bias-cost-{probe_id}")
     rows = []
@@ -287,13 +288,13 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: 
                    "sum of absolute deviations, so resampling noise adds to it: a small cost's interval sits above "
                    "it. Read the differences and the stability to choose.")
     show_table(table, column_config=float_columns(table))
-    table_downloads(table, f"bias-cost-{probe_id}-{design}")
+    table_downloads(table, f"bias-cost-{probe_id}-{design}", judges=[result.probe.run.judge])
 
 
 def show_geval_section(report: RubricReport) -> None:
     st.subheader("G-Eval expected score")
     explain("g_eval_score")
-    show_geval(report.geval, report.run.run_id)
+    show_geval(report.geval, report.run.run_id, report.run.judge)
 
 
 st.title("Rubric bias")
@@ -355,6 +356,6 @@ if st.toggle(f"Show every trial of this run ({report.trials:,})", key="rb_show_t
                f"{code_span(command)} (or jsonl, parquet).")
     trials = cached(run_calls_for_export, run_id, True)
     show_table(trials.head(200))
-    table_downloads(trials, f"trials-{run_id}")
+    table_downloads(trials, f"trials-{run_id}", judges=[report.run.judge])
 report_button(report.run.dataset_id, runs=[run_id] + ([report.repeat_run.run_id] if report.repeat_run else []),
               key="rb_report")

@@ -9,12 +9,14 @@ import streamlit as st
 from ui.tables import (
     HEADER_PADDING_PX,
     MAX_WIDTH_PX,
+    PROSE_MIN_PX,
     PX_PER_CHAR,
     TABLE_BUDGET_PX,
     column_width,
     fit_widths,
     header_width,
     readable_column_config,
+    row_height,
     without_none,
 )
 
@@ -63,11 +65,17 @@ def test_long_text_gives_way_so_the_table_fits_and_every_header_stays_whole() ->
     frame = pd.DataFrame({"measure": ["AIC gain from the quality gap in the selected model " * 2],
                           "observed": [246.4], "bound alone (mean of shuffles)": [111.3],
                           "bound alone (95th percentile)": [None]})
-    widths = {k: v["width"] for k, v in readable_column_config(frame).items()}
-    assert sum(widths.values()) <= TABLE_BUDGET_PX
+    config = readable_column_config(frame)
+    widths = {k: v["width"] for k, v in config.items()}
     for name in frame.columns:
         assert widths[name] >= header_width(name)
-    assert widths["measure"] < column_width("measure", frame["measure"])
+    # Prose gives way down to a readable measure and wraps in taller rows rather than being cut (issue 24).
+    assert widths["measure"] == PROSE_MIN_PX < column_width("measure", frame["measure"])
+    assert (row_height(frame, config) or 0) > 64  # the grid wraps text only in rows taller than 4 rem
+    ids = pd.DataFrame({"dataset": ["prometheus-mt-bench"], "licence": ["MIT (c) 2024 Slim and others " * 3],
+                        "judge calls": [21024], "labelled items": [1200]})
+    id_widths = {k: v["width"] for k, v in readable_column_config(ids).items()}
+    assert id_widths["dataset"] == column_width("dataset", ids["dataset"])  # an id is never narrowed
 
 
 def test_fit_widths_keeps_a_table_that_fits_and_headers_that_do_not() -> None:

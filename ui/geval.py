@@ -47,14 +47,14 @@ def _correlations(summary: GEvalSummary) -> None:
         column.caption(f"{_interval(estimate)}; Spearman rho {_value(estimate.spearman, signed)}")
 
 
-def _pulls(summary: GEvalSummary, name: str) -> None:
+def _pulls(summary: GEvalSummary, name: str, judge: str) -> None:
     st.markdown("**Position pull**: per position, how many points the score moves per point of the option shown "
                 "there, within an item (0 for a judge blind to the order). The expected score's profile next to "
                 "the parsed score's.")
     if not summary.pulls:
         st.info(f"No position pull: {summary.pull_reason}.")
         return
-    figure = geval_pull_figure(summary)
+    figure = geval_pull_figure(summary, judges=[judge])
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"geval-pull-{name}", key=f"geval-pull-chart-{name}")
     table = pd.DataFrame([{
@@ -66,10 +66,10 @@ def _pulls(summary: GEvalSummary, name: str) -> None:
         else f"{p.parsed_ci[0]:.3f} to {p.parsed_ci[1]:.3f}",
     } for p in summary.pulls])
     st.dataframe(table, hide_index=True, width="stretch")
-    table_downloads(table, f"geval-pull-{name}", key=f"geval-pull-table-{name}")
+    table_downloads(table, f"geval-pull-{name}", key=f"geval-pull-table-{name}", judges=[judge])
 
 
-def show_geval(summary: GEvalSummary, run_id: str) -> None:
+def show_geval(summary: GEvalSummary, run_id: str, judge: str) -> None:
     """The block for one run's summary: counts, correlation with the labels, position pull."""
     if not summary.available:
         st.info(f"No G-Eval expected score for run {code_span(run_id)}: {summary.reason}.")
@@ -86,10 +86,10 @@ def show_geval(summary: GEvalSummary, run_id: str) -> None:
                f"{_value(summary.mean_parsed)}; per call Pearson r {_value(summary.call_pearson)} between them. "
                f"Intervals: {summary.interval_kind}, {summary.resamples:,} resamples, seed {summary.seed}.")
     _correlations(summary)
-    _pulls(summary, run_id)
+    _pulls(summary, run_id, judge)
 
 
-def geval_block(run_ids: Sequence[str]) -> None:
+def geval_block(run_ids: Sequence[str], judge: str) -> None:
     """The G-Eval block for every rubric run among ``run_ids`` (other runs are skipped)."""
     for run_id in run_ids:
         try:
@@ -98,4 +98,4 @@ def geval_block(run_ids: Sequence[str]) -> None:
             continue  # not a rubric run
         st.subheader(f"G-Eval expected score: run {code_span(run_id)}")
         explain("g_eval_score")
-        show_geval(summary, run_id)
+        show_geval(summary, run_id, judge)

@@ -37,7 +37,7 @@ def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> 
                         "independent units and can cover less often than 95%.")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_score_seed")
     ppi = load_or_stop(prediction_powered_score, dataset, judge, None, scope, float(share), int(seed))
-    ppi_estimates(ppi, f"ppi-score-{dataset}-{judge}", "cal-ppi-score")
+    ppi_estimates(ppi, f"ppi-score-{dataset}-{judge}", "cal-ppi-score", judge)
     e = ppi.estimate
     if ppi.caveat:
         st.warning(f"Caution: {ppi.caveat}.")
@@ -52,9 +52,10 @@ def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> 
                f"{ppi.all_labels_human_mean:.3f}.")
 
 
-def ppi_estimates(ppi: PredictionPoweredWinRate | PredictionPoweredMeanScore, name: str, key: str) -> None:
+def ppi_estimates(ppi: PredictionPoweredWinRate | PredictionPoweredMeanScore, name: str, key: str,
+                  judge: str) -> None:
     """The forest of the three estimates (with its downloads) and their table: value, 95% bounds, items, meaning."""
-    figure = ppi_forest(ppi)
+    figure = ppi_forest(ppi, judges=[judge])
     st.plotly_chart(figure, width="stretch", key=key)
     chart_downloads(figure, name, key=key)
     value = "mean score" if isinstance(ppi, PredictionPoweredMeanScore) else "win rate"

@@ -13,10 +13,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from judgebias_core.charts.style import simulated_in
 from judgebias_core.explanations import explanation
 from judgebias_core.exports import chrome_path, figure_image_bytes, parquet_bytes, readable_csv_bytes
 from judgebias_core.names import slug
 from judgebias_core.report import ReportRequest, build_report_html
+from judgebias_core.simulated import marked_file_stem, simulated_notice, table_judges
 from ui.state import db_path
 from ui.text import code_span as code_span  # re-exported: the pages import it from here
 from ui.text import escape_markdown
@@ -45,10 +47,18 @@ def explain(metric_key: str) -> None:
         st.caption(f"Source: {escape_markdown(entry.source)}")
 
 
-def table_downloads(frame: pd.DataFrame, name: str, key: str | None = None) -> None:
-    """CSV (formula-injection neutralised) and Parquet download buttons for a table, built on click."""
-    slug = _slug(name)
-    key = key or slug
+def simulated_banner(judges: Sequence[object]) -> None:
+    """A warning above results that include a simulated judge (nothing when none is simulated)."""
+    if (notice := simulated_notice(judges)) is not None:
+        st.warning(escape_markdown(notice), icon=":material/science:")
+
+
+def table_downloads(frame: pd.DataFrame, name: str, key: str | None = None, judges: Sequence[str] = ()) -> None:
+    """CSV (formula-injection neutralised) and Parquet download buttons for a table, built on click.
+
+    The file names say SIMULATED when a simulated judge is among ``judges`` or in the table's judge columns."""
+    key = key or _slug(name)
+    slug = marked_file_stem(_slug(name), table_judges(frame, judges))
     csv_col, parquet_col = st.columns(2)
     csv_col.download_button("CSV", data=lambda: readable_csv_bytes(frame), file_name=f"{slug}.csv", mime="text/csv",
                             key=f"share-csv-{key}", on_click="ignore", icon=":material/download:",
@@ -61,9 +71,12 @@ def table_downloads(frame: pd.DataFrame, name: str, key: str | None = None) -> N
 
 
 def chart_downloads(fig: go.Figure, name: str, key: str | None = None) -> None:
-    """PNG and SVG download buttons for a chart, rendered on click by kaleido in the local Chromium."""
-    slug = _slug(name)
-    key = key or slug
+    """PNG and SVG download buttons for a chart, rendered on click by kaleido in the local Chromium.
+
+    The image carries the judge note ``charts.style.styled`` put under the title; the file name says SIMULATED
+    when the chart shows a simulated judge."""
+    key = key or _slug(name)
+    slug = marked_file_stem(_slug(name), simulated_in(fig))
     if chrome_path() is None:
         st.caption("Chart images need Chromium on this machine; use the camera icon of the chart instead.")
         return

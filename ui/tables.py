@@ -11,7 +11,7 @@ own ``column_config`` entries win over these defaults.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -26,11 +26,21 @@ HEADER_PADDING_PX = 40
 CELL_PADDING_PX = 24
 MIN_WIDTH_PX = 60
 MAX_WIDTH_PX = 420
-# The main column's width on a laptop screen (wide layout, sidebar open): a table whose columns add up to more
+# The main column's width on a 1,280 px screen (wide layout, sidebar open: about 820 px): a table whose columns add up to more
 # scrolls sideways, and right-aligned numbers past the edge look like empty cells. Long text cells give way first.
-TABLE_BUDGET_PX = 940
+TABLE_BUDGET_PX = 800
 # Cells measured per column: enough to find the long ones without formatting a long table.
 MEASURED_ROWS = 200
+# Prose narrowed to fit wraps onto more lines in taller rows (small tables only: a long one stays compact and
+# shows a cut cell whole on hover).
+MAX_WRAPPED_LINES = 4
+PROSE_MIN_PX = 220
+MAX_WRAPPED_ROWS = 60
+LINE_HEIGHT_PX = 20
+MIN_WRAPPING_ROW_PX = 66  # the grid wraps text only in rows taller than 4 rem (64 px)
+HEADER_HEIGHT_PX = 36
+MAX_TABLE_HEIGHT_PX = 900
+ROW_PADDING_PX = 14
 FLOAT_CHARS = 7  # "0.4531" / "1.2e-05": what a float column shows with the pages' formats
 
 
@@ -66,17 +76,44 @@ def column_width(name: object, column: pd.Series, label: str | None = None) -> i
     return math.ceil(min(MAX_WIDTH_PX, max(header_width(name, label), cells)))
 
 
-def fit_widths(widths: Mapping[str, int], headers: Mapping[str, int], budget: int = TABLE_BUDGET_PX) -> dict[str, int]:
+def fit_widths(widths: Mapping[str, int], headers: Mapping[str, int], budget: int = TABLE_BUDGET_PX,
+               wrappable: Iterable[str] | None = None) -> dict[str, int]:
     """``widths`` narrowed to add up to ``budget`` where they can: only the room a column takes beyond its header
     (long cells) gives way, in proportion, so every header stays whole; a table whose headers alone exceed the
-    budget keeps its widths and scrolls."""
+    budget keeps its widths and scrolls. With ``wrappable`` given, only those columns (prose, which the table
+    wraps onto more lines) give way: an id, a name or a number is never cut."""
     excess = sum(widths.values()) - budget
-    slack = {k: max(0, w - headers.get(k, w)) for k, w in widths.items()}
+    giving = set(widths) if wrappable is None else set(wrappable)
+    slack = {k: max(0, w - headers.get(k, w)) if k in giving else 0 for k, w in widths.items()}
     total_slack = sum(slack.values())
-    if excess <= 0 or total_slack == 0 or excess > total_slack:
-        return dict(widths)  # fits already, or scrolls however narrow: its cells stay whole
-    share = excess / total_slack
+    if excess <= 0 or total_slack == 0 or (wrappable is None and excess > total_slack):
+        return dict(widths)  # fits already, or nothing can give way: it scrolls, its cells whole
+    share = min(1.0, excess / total_slack)  # wrapping columns keep their cells whole on more lines
     return {k: w - math.ceil(slack[k] * share) for k, w in widths.items()}
+
+
+def is_prose(column: pd.Series) -> bool:
+    """Text with spaces (a description, a licence): it can wrap; an id or a one-word name cannot."""
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return False
+    text = column.head(MEASURED_ROWS).dropna().astype(str)
+    return bool(len(text)) and bool(text.str.contains(" ").any())
+
+
+def wrapped_lines(width_px: int, column: pd.Series) -> int:
+    """Lines the longest cell of a text column takes at ``width_px`` (greedy by words, as the grid wraps)."""
+    room = max(1.0, (width_px - CELL_PADDING_PX) / PX_PER_CHAR)
+    most = 1
+    for text in column.head(MEASURED_ROWS).dropna().astype(str):
+        lines, used = 1, 0
+        for word in text.split():
+            need = len(word) + (1 if used else 0)
+            if used and used + need > room:
+                lines, used = lines + 1, len(word)
+            else:
+                used += need
+        most = max(most, lines)
+    return most
 
 
 def _help(name: object, label: str) -> str:
@@ -115,10 +152,31 @@ def readable_column_config(frame: pd.DataFrame, column_config: Mapping[str, Any]
         config[key] = entry
     fixed = sum(int(e["width"]) for k, e in config.items() if e is not None and k not in fitted
                 and isinstance(e.get("width"), int))
-    for key, width in fit_widths(fitted, headers, max(0, TABLE_BUDGET_PX - fixed)).items():
+    # Prose wraps; a cell longer than the widest column is cut (shown whole on hover) however wide it is.
+    prose = [key for key in fitted if is_prose(frame[_column(frame, key)])]
+    cut_anyway = [key for key in fitted if _cell_chars(frame[_column(frame, key)]) * PX_PER_CHAR + CELL_PADDING_PX
+                  > MAX_WIDTH_PX]
+    # Prose keeps a readable measure: it wraps onto at most a few lines rather than a word per line.
+    floors = {k: max(h, min(fitted[k], PROSE_MIN_PX)) if k in prose else h for k, h in headers.items()}
+    for key, width in fit_widths(fitted, floors, max(0, TABLE_BUDGET_PX - fixed), [*prose, *cut_anyway]).items():
         config[key]["width"] = width
     config.update(given)  # entries for the index or columns not in the frame, as the page gave them
     return config
+
+
+def _column(frame: pd.DataFrame, key: str) -> object:
+    return next(name for name in frame.columns if str(name) == key)
+
+
+def row_height(frame: pd.DataFrame, config: Mapping[str, Any]) -> int | None:
+    """A row height that lets narrowed prose cells wrap whole (the grid wraps text only in rows taller than 4 rem);
+    None when every cell fits on one line."""
+    lines = max((wrapped_lines(int(entry["width"]), frame[_column(frame, key)]) for key, entry in config.items()
+                 if isinstance(entry, dict) and isinstance(entry.get("width"), int) and key in map(str, frame.columns)
+                 and is_prose(frame[_column(frame, key)])), default=1)
+    if lines <= 1:
+        return None
+    return max(MIN_WRAPPING_ROW_PX, min(MAX_WRAPPED_LINES, lines) * LINE_HEIGHT_PX + ROW_PADDING_PX)
 
 
 def float_columns(frame: pd.DataFrame, number_format: str = "%.3f") -> dict[str, Any]:
@@ -145,8 +203,11 @@ def show_table(data: pd.DataFrame | list[dict[str, Any]], column_config: Mapping
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
-    st.dataframe(without_none(frame), column_config=readable_column_config(frame, column_config, spell_out),
-                 **kwargs)
+    config = readable_column_config(frame, column_config, spell_out)
+    if "row_height" not in kwargs and len(frame) <= MAX_WRAPPED_ROWS and (height := row_height(frame, config)):
+        kwargs["row_height"] = height
+        kwargs.setdefault("height", min(MAX_TABLE_HEIGHT_PX, HEADER_HEIGHT_PX + height * len(frame) + 3))
+    st.dataframe(without_none(frame), column_config=config, **kwargs)
 
 
 def show_record(row: pd.Series, field: str = "field", value: str = "value", spell_out: bool = True) -> None:

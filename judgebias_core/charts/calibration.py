@@ -14,7 +14,7 @@ from judgebias_core.metrics.ppi import PredictionPoweredMeanScore, PredictionPow
 
 
 def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[int]], title: str,
-                      human_label: str = "human") -> go.Figure:
+                      human_label: str = "human", judges: Sequence[str] = ()) -> go.Figure:
     """Counts with the human label as rows and the judge's as columns; row shares on hover."""
     table = np.asarray(confusion, dtype=int)
     row_totals = table.sum(axis=1, keepdims=True)
@@ -29,10 +29,10 @@ def confusion_heatmap(labels: Sequence[str | int], confusion: Sequence[Sequence[
     ))
     fig.update_layout(title=plot_label(title), xaxis_title="judge", yaxis_title=plot_label(human_label),
                       yaxis={"autorange": "reversed", "type": "category"}, xaxis={"type": "category"})
-    return styled(fig, height=380, full_labels=abbreviated)
+    return styled(fig, height=380, full_labels=abbreviated, judges=judges)
 
 
-def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
+def correlation_forest(named: Sequence[tuple[str, Correlation]], judges: Sequence[str] = ()) -> go.Figure:
     """Each correlation with its 95% interval, the count behind it on hover."""
     names = [f"{plot_label(name)} (n={c.n:,})" for name, c in named]
     values = np.array([c.statistic for _, c in named], dtype=float)
@@ -47,10 +47,10 @@ def correlation_forest(named: Sequence[tuple[str, Correlation]]) -> go.Figure:
     fig.add_vline(x=0, line_dash="dot", line_color=REFERENCE_LINE)
     fig.update_layout(xaxis={"range": [-1, 1], "title": "correlation with the labels"},
                       yaxis={"autorange": "reversed", "type": "category"})
-    return styled(fig, height=130 + category_rows(len(named), minimum=45))
+    return styled(fig, height=130 + category_rows(len(named), minimum=45), judges=judges)
 
 
-def ppi_forest(result: PredictionPoweredWinRate | PredictionPoweredMeanScore) -> go.Figure:
+def ppi_forest(result: PredictionPoweredWinRate | PredictionPoweredMeanScore, judges: Sequence[str] = ()) -> go.Figure:
     """The prediction-powered, human-only and judge-only win rates (or mean scores) with their 95% intervals; a
     dotted line at what every human label gives (known here only because the dataset is labelled throughout)."""
     e = result.estimate
@@ -75,4 +75,4 @@ def ppi_forest(result: PredictionPoweredWinRate | PredictionPoweredMeanScore) ->
                       annotation_text=f"all {plot_label(source)} labels")
     fig.update_layout(xaxis={"title": plot_label(axis)},
                       yaxis={"autorange": "reversed", "type": "category"})
-    return styled(fig, height=130 + category_rows(len(rows), minimum=45))
+    return styled(fig, height=130 + category_rows(len(rows), minimum=45), judges=judges)

@@ -23,14 +23,20 @@ from judgebias_core.metrics.agreement import AgreementResult, DisagreementDistri
 from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.self_preference import SelfPreference
 
+SIDEWAYS_COLUMNS = 6
+
 
 def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label: str,
-             zmin: float = 0.0, zmax: float = 1.0) -> go.Figure:
-    text = np.where(np.isnan(values.to_numpy(float)), "", np.vectorize(lambda v: f"{v:.2f}")(values.to_numpy(float)))
+             zmin: float = 0.0, zmax: float = 1.0, judges: Sequence[str] = ()) -> go.Figure:
+    # Every rate next to its count: "0.69" over "(4,768)".
+    text = np.vectorize(lambda v, n: "" if np.isnan(v) else f"{v:.2f}<br>({int(n):,})", otypes=[object])(
+        values.to_numpy(float), counts.reindex_like(values).fillna(0).to_numpy(float))
     row_names, column_names = [plot_label(r) for r in values.index], [plot_label(c) for c in values.columns]
     rows, abbreviated = wrapped_labels(row_names)
-    # Columns get narrow lines: with nine or more judges, one-line names would run into each other.
-    columns, abbreviated_columns = wrapped_labels(column_names, width=12)
+    # Columns get narrow lines; past SIDEWAYS_COLUMNS judges even those run into each other, so the names stand
+    # upright (one line each, read sideways) instead.
+    sideways = len(column_names) > SIDEWAYS_COLUMNS
+    columns, abbreviated_columns = wrapped_labels(column_names, width=40 if sideways else 12)
     fig = go.Figure(go.Heatmap(
         z=values.to_numpy(float), x=columns, y=rows, zmin=zmin, zmax=zmax,
         colorscale="Viridis", text=text, texttemplate="%{text}", customdata=named_cells([counts.to_numpy()], row_names, column_names),
@@ -38,10 +44,10 @@ def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label
                       "<extra></extra>",
     ))
     fig.update_layout(title=title, yaxis={"autorange": "reversed", "type": "category"},
-                      xaxis={"type": "category", "tickangle": 0})
-    return styled(fig, height=max(340, category_rows(len(rows), label_lines(rows), minimum=38)
-                                  + 150 + 15 * label_lines(columns)),
-                  full_labels=abbreviated | abbreviated_columns)
+                      xaxis={"type": "category", "tickangle": -90 if sideways else 0})
+    below = 7 * max(map(len, column_names), default=0) if sideways else 15 * label_lines(columns)
+    return styled(fig, height=max(340, category_rows(len(rows), label_lines(rows), minimum=38) + 150 + below),
+                  full_labels=abbreviated | abbreviated_columns, judges=judges)
 
 
 def agreement_heatmap(result: AgreementResult, without_ties: bool = False, kappa: bool = False) -> go.Figure:
@@ -58,19 +64,27 @@ def agreement_heatmap(result: AgreementResult, without_ties: bool = False, kappa
     return fig
 
 
-def family_heatmap(cells: Sequence[FamilyAgreement]) -> go.Figure:
+def family_heatmap_is_sparse(cells: Sequence[FamilyAgreement]) -> bool:
+    """Whether a family heatmap would be mostly blank (two families, or under two thirds of its cells filled):
+    then a sentence (``metrics.agreement.family_agreement_sentence``) says it better."""
+    families = {c.family_a for c in cells} | {c.family_b for c in cells}
+    filled = {(c.family_a, c.family_b) for c in cells} | {(c.family_b, c.family_a) for c in cells}
+    return len(families) < 3 or len(filled) < 2 / 3 * len(families) ** 2
+
+
+def family_heatmap(cells: Sequence[FamilyAgreement], judges: Sequence[str] = ()) -> go.Figure:
     """Pooled agreement between judges of each pair of families (off-diagonal: judges of different families)."""
     frame = pd.DataFrame([c.__dict__ for c in cells])
     mirrored = pd.concat([frame, frame.rename(columns={"family_a": "family_b", "family_b": "family_a"})])
     mirrored = mirrored.drop_duplicates(["family_a", "family_b"])
     values = mirrored.pivot(index="family_a", columns="family_b", values="agreement")
     counts = mirrored.pivot(index="family_a", columns="family_b", values="n").fillna(0).astype(int)
-    fig = _heatmap(values, counts, "Agreement pooled by judge family", "calls")
+    fig = _heatmap(values, counts, "Agreement pooled by judge family", "calls", judges=judges)
     fig.update_layout(xaxis_title="judge family", yaxis_title="judge family")
     return fig
 
 
-def disagreement_bars(distribution: DisagreementDistribution) -> go.Figure:
+def disagreement_bars(distribution: DisagreementDistribution, judges: Sequence[str] = ()) -> go.Figure:
     """How many calls have 0, 1, 2... judges differing from the most common verdict."""
     counts = pd.Series(distribution.counts, dtype=int).reindex(range(distribution.judges), fill_value=0)
     share = counts / max(distribution.instances, 1)
@@ -81,15 +95,15 @@ def disagreement_bars(distribution: DisagreementDistribution) -> go.Figure:
     fig.update_layout(xaxis_title=f"judges differing from the most common verdict (of {distribution.judges})",
                       yaxis_title="calls", title=f"Per-call disagreement over {distribution.instances:,} calls "
                       "every judge answered", xaxis={"dtick": 1})
-    return styled(fig, height=360)
+    return styled(fig, height=360, judges=judges)
 
 
-def self_preference_heatmap(result: SelfPreference) -> go.Figure:
+def self_preference_heatmap(result: SelfPreference, judges: Sequence[str] = ()) -> go.Figure:
     """Judge family (rows) x candidate family (columns) win rates, with pair counts on hover."""
     frame = pd.DataFrame([c.__dict__ for c in result.cells])
     values = frame.pivot(index="judge_family", columns="candidate_family", values="win_rate")
     counts = frame.pivot(index="judge_family", columns="candidate_family", values="pairs").fillna(0).astype(int)
-    fig = _heatmap(values, counts, "Win rate of candidates by judge family", "pairs")
+    fig = _heatmap(values, counts, "Win rate of candidates by judge family", "pairs", judges=judges)
     fig.update_layout(xaxis_title="candidate family", yaxis_title="judge family")
     return fig
 
@@ -97,7 +111,7 @@ def self_preference_heatmap(result: SelfPreference) -> go.Figure:
 def leaderboard_forest(board: Leaderboard, measure: str = "win_rate") -> go.Figure:
     """Each candidate's win rate (or Bradley-Terry strength) with its bootstrap interval; red where its order with
     the next one down is unsure (the ranking-safety check)."""
-    frame = board.frame()
+    frame = board.candidates_frame()
     if measure == "strength":
         frame = frame.sort_values("rank_strength")
     frame = frame.assign(shown=wrapped_labels([plot_label(c) for c in frame["candidate"]])[0])
@@ -125,4 +139,4 @@ def leaderboard_forest(board: Leaderboard, measure: str = "win_rate") -> go.Figu
                       yaxis={"autorange": "reversed", "type": "category", "categoryorder": "array",
                              "categoryarray": list(frame["shown"])})
     return styled(fig, height=max(320, category_rows(len(frame), label_lines(frame["shown"]), minimum=24) + 170),
-                  legend="bottom")
+                  legend="bottom", judges=[board.judge])

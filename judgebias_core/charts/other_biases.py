@@ -8,7 +8,15 @@ import numpy as np
 import plotly.graph_objects as go
 
 from judgebias_core.charts.safe_text import plot_label
-from judgebias_core.charts.style import PALETTE, PRIMARY, REFERENCE_LINE, category_rows, styled, wrapped_labels
+from judgebias_core.charts.style import (
+    PALETTE,
+    PRIMARY,
+    REFERENCE_LINE,
+    category_rows,
+    log_ticks,
+    styled,
+    wrapped_labels,
+)
 from judgebias_core.metrics.self_preference import SelfPreference
 from judgebias_core.metrics.verbosity import VerbosityResult
 
@@ -38,11 +46,11 @@ def longer_answer_chart(results: Sequence[VerbosityResult]) -> go.Figure:
     fig.add_hline(y=0.5, line_dash="dot", line_color=REFERENCE_LINE)
     fig.update_layout(xaxis_title="how much longer the longer answer is (characters; median of each bin, log scale)",
                       yaxis_title="share of decisive pairs<br>the longer answer wins", yaxis={"range": [0, 1]},
-                      xaxis={"type": "log"})
+                      xaxis={"type": "log", **log_ticks(b.median for r in results for b in r.longer_answer_bins)})
     return styled(fig, height=440, legend="bottom")
 
 
-def in_family_chart(result: SelfPreference) -> go.Figure:
+def in_family_chart(result: SelfPreference, judges: Sequence[str] = ()) -> go.Figure:
     """Each family's in-family term (odds ratio, log scale) with its item-clustered 95% interval."""
     terms = [t for t in result.in_family if not t.term.degenerate]
     names = [plot_label(f"{t.family} judges on {t.family} candidates") for t in terms]
@@ -62,6 +70,7 @@ def in_family_chart(result: SelfPreference) -> go.Figure:
     ))
     fig.add_vline(x=1, line_dash="dot", line_color=REFERENCE_LINE)
     fig.update_layout(xaxis={"type": "log", "title": "odds of winning against what leniency and quality predict "
-                                                     "(1 = no in-family preference)"},
+                                                     "(1 = no in-family preference)", **log_ticks([*low, *high, 1.0])},
                       yaxis={"type": "category", "autorange": "reversed"})
-    return styled(fig, height=max(240, category_rows(len(terms), minimum=40) + 130), full_labels=abbreviated)
+    return styled(fig, height=max(240, category_rows(len(terms), minimum=40) + 130), full_labels=abbreviated,
+                  judges=judges)

@@ -89,7 +89,8 @@ def flip_rate_forest(results: Sequence[PairwiseJudgeMetrics]) -> go.Figure:
 
 
 def judge_task_heatmap(breakdown: pd.DataFrame, metric: str, by: str = "task") -> go.Figure:
-    """Judge x task heatmap of PC or PF from a ``task_breakdown`` frame; counts on hover."""
+    """Judge x task heatmap of PC or PF from a ``task_breakdown`` frame: each cell "rate (classified pairs)", the
+    units on hover."""
     values = breakdown.pivot(index="judge", columns=by, values=metric)
     pairs = breakdown.pivot(index="judge", columns=by, values="classified").reindex_like(values)
     units = breakdown.pivot(index="judge", columns=by, values="units").reindex_like(values)
@@ -102,7 +103,9 @@ def judge_task_heatmap(breakdown: pd.DataFrame, metric: str, by: str = "task") -
         z=values.to_numpy(), x=columns, y=rows,
         colorscale="RdBu" if diverging else "Viridis",
         zmid=0 if diverging else None, zmin=-span if diverging else None, zmax=span if diverging else None,
-        text=np.vectorize(lambda v: "" if pd.isna(v) else f"{v:.2f}")(values.to_numpy()),
+        # Every rate next to its count: "0.85 (40)", the classified pairs behind the cell.
+        text=np.vectorize(lambda v, n: "" if pd.isna(v) else f"{v:.2f} ({int(n):,})" if pd.notna(n) else f"{v:.2f}",
+                          otypes=[object])(values.to_numpy(), pairs.to_numpy()),
         texttemplate="%{text}",
         customdata=named_cells([pairs.to_numpy(), units.to_numpy()], row_names, column_names),
         hovertemplate=f"%{{customdata[2]}} · %{{customdata[3]}}<br>{METRIC_LABELS.get(metric, metric)} %{{z:.3f}}"

@@ -30,7 +30,7 @@ def ordering_label(ordering: Sequence[int]) -> str:
 
 
 def position_share_figure(share: PositionShare, title: str = "Position selection distribution",
-                          tests: PositionTests | None = None) -> go.Figure:
+                          tests: PositionTests | None = None, judges: Sequence[str] = ()) -> go.Figure:
     """Share of parsed trials per position against the no-bias line 1/k: with ``tests``, the (exposure-weighted)
     shares with their item-clustered intervals; without, the Wilson intervals that treat calls as independent."""
     positions = [f"position {p}" for p in range(1, share.k + 1)]
@@ -54,7 +54,7 @@ def position_share_figure(share: PositionShare, title: str = "Position selection
                      annotation_text=f"no bias: 1/{share.k}", annotation_position="top right")
     figure.update_layout(title=f"{title} (n = {share.n} parsed trials)", yaxis_tickformat=".0%",
                          yaxis_title="share of choices")
-    return styled(figure, height=HEIGHT)
+    return styled(figure, height=HEIGHT, judges=judges)
 
 
 def _heatmap_trace(table: ScorePositionTable, show_scale: bool = True) -> go.Heatmap:
@@ -72,14 +72,14 @@ def _heatmap_trace(table: ScorePositionTable, show_scale: bool = True) -> go.Hea
     )
 
 
-def score_position_heatmap(table: ScorePositionTable, title: str = "P(position | score)") -> go.Figure:
+def score_position_heatmap(table: ScorePositionTable, title: str = "P(position | score)", judges: Sequence[str] = ()) -> go.Figure:
     """k x k heatmap, row = score, column = position; 1/k everywhere means no bias; blank row = never chosen."""
     figure = go.Figure(_heatmap_trace(table))
     figure.update_layout(title=f"{title} (no bias: every cell 1/{table.k})", yaxis_autorange="reversed")
-    return styled(figure, height=HEIGHT)
+    return styled(figure, height=HEIGHT, judges=judges)
 
 
-def score_position_grid(tables: Sequence[tuple[str, ScorePositionTable]]) -> go.Figure:
+def score_position_grid(tables: Sequence[tuple[str, ScorePositionTable]], judges: Sequence[str] = ()) -> go.Figure:
     """The same heatmap side by side, one panel per labelled run (e.g. one per judge)."""
     figure = make_subplots(rows=1, cols=len(tables), subplot_titles=[plot_label(label) for label, _ in tables],
                            horizontal_spacing=0.06)
@@ -87,10 +87,10 @@ def score_position_grid(tables: Sequence[tuple[str, ScorePositionTable]]) -> go.
         figure.add_trace(_heatmap_trace(table, show_scale=column == len(tables)), row=1, col=column)
         figure.update_yaxes(autorange="reversed", row=1, col=column)
     figure.update_layout(title="P(position | score) by run")
-    return styled(figure, height=HEIGHT)
+    return styled(figure, height=HEIGHT, judges=judges)
 
 
-def correlation_comparison_figure(human: HumanCorrelation) -> go.Figure:
+def correlation_comparison_figure(human: HumanCorrelation, judges: Sequence[str] = ()) -> go.Figure:
     """Pearson and Spearman of Permutation and Repeat against the labels, with bootstrap intervals."""
     figure = go.Figure()
     against = "human scores" if human.label_source == "human" else "a reference judge"
@@ -110,10 +110,10 @@ def correlation_comparison_figure(human: HumanCorrelation) -> go.Figure:
         ))
     figure.update_layout(barmode="group", title=f"Correlation with {against}: Permutation vs Repeat",
                          yaxis_title="correlation")
-    return styled(figure, height=HEIGHT)
+    return styled(figure, height=HEIGHT, judges=judges)
 
 
-def ordering_rank_figure(orderings: Sequence[OrderingResult], against: str = "human scores") -> go.Figure:
+def ordering_rank_figure(orderings: Sequence[OrderingResult], against: str = "human scores", judges: Sequence[str] = ()) -> go.Figure:
     """One bar per ordering's Pearson r with the labels, best first; the canonical ordering highlighted."""
     ranked = sorted(orderings, key=lambda o: (o.rank is None, o.rank or 0, o.ordering))
     labels = [ordering_label(o.ordering) for o in ranked]
@@ -129,11 +129,11 @@ def ordering_rank_figure(orderings: Sequence[OrderingResult], against: str = "hu
     note = f" · canonical (red) ranks {canonical.rank} of {len(ranked)}" if canonical and canonical.rank else ""
     figure.update_layout(title=f"Correlation with {against} by ordering{note}", xaxis_title="ordering (scores in "
                          "position order)", xaxis_type="category", yaxis_title="Pearson r")
-    return styled(figure, height=HEIGHT)
+    return styled(figure, height=HEIGHT, judges=judges)
 
 
 def bias_cost_figure(costs: Sequence[OrderingCost], limit: int = 40,
-                     intervals: BiasCostRanking | None = None) -> go.Figure:
+                     intervals: BiasCostRanking | None = None, judges: Sequence[str] = ()) -> go.Figure:
     """Bias Cost of candidate orderings, lowest first (the recommendation in red, the canonical ordering marked),
     with the item-bootstrap intervals when ``intervals`` carries them."""
     shown = sorted(costs, key=lambda c: (c.rank, c.ordering))[:limit]
@@ -155,10 +155,10 @@ def bias_cost_figure(costs: Sequence[OrderingCost], limit: int = 40,
     more = f" (the {limit} lowest of {len(costs)})" if len(costs) > limit else ""
     figure.update_layout(title=f"Bias Cost by candidate ordering{more}: lower is less biased", xaxis_type="category",
                          xaxis_title="ordering (scores in position order)", yaxis_title="Bias Cost")
-    return styled(figure, height=HEIGHT)
+    return styled(figure, height=HEIGHT, judges=judges)
 
 
-def geval_pull_figure(geval: GEvalSummary, title: str = "Position pull: expected vs parsed score") -> go.Figure:
+def geval_pull_figure(geval: GEvalSummary, title: str = "Position pull: expected vs parsed score", judges: Sequence[str] = ()) -> go.Figure:
     """Per position, the within-item slope of the expected and of the parsed score on the score shown there
     (0 = blind to the order), each with its item-bootstrap interval; a zero-width interval is not drawn."""
     figure = go.Figure()
@@ -183,4 +183,4 @@ def geval_pull_figure(geval: GEvalSummary, title: str = "Position pull: expected
     figure.add_hline(y=0, line_dash="dash", line_color=REFERENCE_LINE, annotation_text="blind to the order: 0")
     figure.update_layout(barmode="group", title=f"{title} ({geval.compared} calls, {geval.items} items)",
                          yaxis_title="points per point of the option shown there")
-    return styled(figure, height=HEIGHT)
+    return styled(figure, height=HEIGHT, judges=judges)

@@ -58,7 +58,7 @@ def scorecard_chart(rows: Sequence[ScorecardRow], best: str | None, recommended:
                else "flip rate (cost not recorded for every configuration)")
     fig.update_layout(xaxis_title=x_title, yaxis_title="accuracy, swap-averaged (95% item-clustered)",
                       yaxis={"rangemode": "tozero"}, xaxis={"rangemode": "tozero"})
-    return styled(fig, height=480, legend="none")
+    return styled(fig, height=480, legend="none", judges=[r.judge for r in rows])
 
 
 def _flip_forest(rows: Sequence[ScorecardRow]) -> go.Figure:
@@ -77,4 +77,4 @@ def _flip_forest(rows: Sequence[ScorecardRow]) -> go.Figure:
     fig.update_layout(xaxis_title="flip rate (no labels here, so no accuracy)",
                       yaxis={"autorange": "reversed", "type": "category"}, xaxis={"rangemode": "tozero"})
     return styled(fig, height=120 + category_rows(len(shown), label_lines(labels)), legend="none",
-                  full_labels=abbreviated)
+                  full_labels=abbreviated, judges=[r.judge for r in rows])

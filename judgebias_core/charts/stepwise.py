@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -20,7 +21,7 @@ def _term_label(term: str) -> str:
     return plot_label(f"{match[1]} = {match[2]}" if match else term.replace("_", " "))
 
 
-def aic_path(result: StepwiseResult) -> go.Figure:
+def aic_path(result: StepwiseResult, judges: Sequence[str] = ()) -> go.Figure:
     """AIC after every step, starting from the start model."""
     labels = ["start"] + [wrap_label(f"{n}. {s.action} {s.variable.replace('_', ' ')}", 14)
                           for n, s in enumerate(result.steps, start=1)]
@@ -28,10 +29,10 @@ def aic_path(result: StepwiseResult) -> go.Figure:
     fig = go.Figure(go.Scatter(x=labels, y=values, mode="lines+markers", marker_color=PRIMARY, line_color=PRIMARY,
                                hovertemplate="%{x}<br>AIC %{y:.2f}<extra></extra>"))
     fig.update_layout(yaxis_title="AIC (lower is better)", xaxis={"type": "category", "tickangle": 0})
-    return styled(fig, height=340)
+    return styled(fig, height=340, judges=judges)
 
 
-def coefficient_chart(result: StepwiseResult) -> go.Figure:
+def coefficient_chart(result: StepwiseResult, judges: Sequence[str] = ()) -> go.Figure:
     """Final-model coefficients (intercept left out) with their 95% intervals."""
     table = result.coefficients[result.coefficients["term"] != "Intercept"]
     fig = go.Figure(go.Scatter(
@@ -44,19 +45,19 @@ def coefficient_chart(result: StepwiseResult) -> go.Figure:
     ))
     fig.add_vline(x=0, line_dash="dot", line_color=REFERENCE_LINE)
     fig.update_layout(xaxis_title="coefficient (95% CI)", yaxis={"autorange": "reversed", "type": "category"})
-    return styled(fig, height=max(280, category_rows(len(table), minimum=24) + 130))
+    return styled(fig, height=max(280, category_rows(len(table), minimum=24) + 130), judges=judges)
 
 
-def aic_rise_chart(result: StepwiseResult) -> go.Figure:
+def aic_rise_chart(result: StepwiseResult, judges: Sequence[str] = ()) -> go.Figure:
     """How much AIC rises when each kept predictor alone is removed from the final model."""
     rises = pd.Series(result.aic_rise_when_removed).sort_values()
     fig = go.Figure(go.Bar(x=rises.to_numpy(), y=[v.replace("_", " ") for v in rises.index], orientation="h",
                            marker_color=PRIMARY, hovertemplate="%{y}: AIC rises by %{x:.2f} without it<extra></extra>"))
     fig.update_layout(xaxis_title="AIC rise when removed alone", yaxis={"type": "category"})
-    return styled(fig, height=max(240, category_rows(len(rises), minimum=40) + 120))
+    return styled(fig, height=max(240, category_rows(len(rises), minimum=40) + 120), judges=judges)
 
 
-def fitted_effect_chart(effect: pd.DataFrame, variable: str, target: str) -> go.Figure:
+def fitted_effect_chart(effect: pd.DataFrame, variable: str, target: str, judges: Sequence[str] = ()) -> go.Figure:
     """Predicted target over one numeric predictor's range, with the 95% band of the mean."""
     fig = go.Figure([
         go.Scatter(x=effect["value"], y=effect["ci_high"], mode="lines", line={"width": 0}, showlegend=False,
@@ -67,4 +68,4 @@ def fitted_effect_chart(effect: pd.DataFrame, variable: str, target: str) -> go.
                    hovertemplate=f"{variable} %{{x:.3g}}<br>predicted %{{y:.3f}}<extra></extra>"),
     ])
     fig.update_layout(xaxis_title=variable.replace("_", " "), yaxis_title=target.replace("_", " "))
-    return styled(fig, height=320, legend="none")
+    return styled(fig, height=320, legend="none", judges=judges)

@@ -18,6 +18,9 @@ from typing import Literal
 import numpy as np
 import plotly.graph_objects as go
 
+from judgebias_core.charts.safe_text import plot_label
+from judgebias_core.simulated import judge_note, simulated_among
+
 # Okabe-Ito (distinguishable with the common colour-vision deficiencies), then four more for larger judge sets.
 PALETTE: tuple[str, ...] = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C564B",
                             "#000000", "#999999", "#BCBD22", "#17BECF", "#F0E442")
@@ -130,12 +133,42 @@ def _legend(place: LegendPlace) -> dict[str, object]:
     return {"showlegend": False}
 
 
+def _shown_labels(fig: go.Figure) -> list[object]:
+    """Every name the figure shows for its data: trace names, category ticks and subplot titles."""
+    labels: list[object] = [trace.name for trace in fig.data if trace.name]
+    labels += _category_labels(fig, "x") + _category_labels(fig, "y")
+    labels += [note.text for note in fig.layout.annotations or () if note.text]
+    return [str(label).replace("<br>", "") for label in labels]
+
+
+def _meta(fig: go.Figure) -> dict[str, object]:
+    meta = fig.layout.meta
+    return dict(meta) if isinstance(meta, dict) else {}
+
+
+def _show_judge_note(fig: go.Figure) -> go.Figure:
+    """The judge note under the title (``layout.meta["judge_note"]``), or as the title of an untitled figure."""
+    note = str(_meta(fig).get("judge_note") or "")
+    if not note:
+        return fig
+    shown = plot_label(note)
+    title = fig.layout.title.text or ""
+    if not title or title == shown:
+        return fig.update_layout(title={"text": shown, "subtitle": {"text": ""}, **TITLE_PLACE},
+                                 margin={"t": max(64, fig.layout.margin.t or 0)})
+    return fig.update_layout(title={"subtitle": {"text": shown, "font": {"size": 13, "color": TEXT}}},
+                             margin={"t": max(80, fig.layout.margin.t or 0)})
+
+
 def styled(fig: go.Figure, *, height: int | None = None, legend: LegendPlace | None = None,
-           full_labels: dict[str, str] | None = None) -> go.Figure:
+           full_labels: dict[str, str] | None = None, judges: Iterable[str] = ()) -> go.Figure:
     """``fig`` with the pinned template, automargin on every axis and a left margin measured from its labels.
 
     ``full_labels`` maps an abbreviated tick or legend label to its full text; the report prints it as a legend
-    table under the chart (kept in ``layout.meta``).
+    table under the chart (kept in ``layout.meta``). ``judges`` are the judges the chart is about when its data do
+    not name them: the chart then names its judge under the title, and says "simulated" whenever a simulated judge
+    is among ``judges`` or among the names the chart shows (``judgebias_core.simulated``), so every page, report
+    and exported image of it says so.
     """
     left = min(MAX_MEASURED_MARGIN, max(60, label_width_px(_category_labels(fig, "y")) + 24))
     has_title = bool(fig.layout.title.text)
@@ -148,16 +181,28 @@ def styled(fig: go.Figure, *, height: int | None = None, legend: LegendPlace | N
         fig.update_layout(height=height)
     if legend is not None:
         fig.update_layout(**_legend(legend))
+    meta = _meta(fig)
     if full_labels:
-        fig.update_layout(meta={"full_labels": {short: full for short, full in full_labels.items()
-                                                if short != full}})
-    return fig
+        meta["full_labels"] = {short: full for short, full in full_labels.items() if short != full}
+    named = [str(judge) for judge in judges]
+    shown = _shown_labels(fig)
+    meta["judges"] = list(dict.fromkeys(named))
+    meta["simulated"] = list(simulated_among([*named, *shown]))
+    meta["judge_note"] = judge_note(named, shown)
+    fig.update_layout(meta=meta)
+    return _show_judge_note(fig)
 
 
 def retitled(fig: go.Figure, title: str) -> go.Figure:
-    """``fig`` with a new title, keeping the top margin and title placement ``styled`` gives titled figures."""
-    return fig.update_layout(title={"text": title, **TITLE_PLACE},
-                             margin={"t": max(64, fig.layout.margin.t or 0)})
+    """``fig`` with a new title, keeping the top margin and title placement ``styled`` gives titled figures, and
+    the judge note ``styled`` put under the old one."""
+    fig.update_layout(title={"text": title, **TITLE_PLACE}, margin={"t": max(64, fig.layout.margin.t or 0)})
+    return _show_judge_note(fig)
+
+
+def simulated_in(fig: go.Figure) -> tuple[str, ...]:
+    """The simulated judges ``styled`` found in this figure (for download names)."""
+    return tuple(str(name) for name in _meta(fig).get("simulated") or ())  # type: ignore[attr-defined]
 
 
 def pinned(fig: go.Figure) -> go.Figure:
@@ -171,6 +216,19 @@ def wrapped_labels(names: Sequence[str], width: int = LABEL_WIDTH) -> tuple[list
     """Each name wrapped for a tick label, and {shown: full} for the names that had to be abbreviated."""
     shown = [wrap_label(name, width) for name in names]
     return shown, {s: n for s, n in zip(shown, names, strict=True) if is_abbreviated(s)}
+
+
+def log_ticks(values: Iterable[float]) -> dict[str, list[object]]:
+    """Tick values and labels for a log axis over ``values``: 1, 2, 5 times each power of ten, written in full
+    ("200", "1,000", "0.5"), so the axis never reads "6 7 8 9 100 2 3" (plotly's minor-digit labels)."""
+    finite = [float(v) for v in values if v is not None and np.isfinite(v) and v > 0]
+    if not finite:
+        return {}
+    low, high = min(finite), max(finite)
+    ticks = [m * 10.0 ** e for e in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 2)
+             for m in (1, 2, 5)]
+    inside = [t for t in ticks if low / 1.5 <= t <= high * 1.5] or [low, high]
+    return {"tickvals": list(inside), "ticktext": [f"{t:,.0f}" if t >= 1 else f"{t:g}" for t in inside]}
 
 
 def named_cells(layers: Sequence[object], rows: Sequence[str], columns: Sequence[str]) -> np.ndarray:

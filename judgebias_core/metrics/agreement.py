@@ -7,6 +7,7 @@ judges run in separate studies on the same pairs can be compared.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +60,19 @@ class FamilyAgreement:
     judge_pairs: int
     n: int
     agreement: float
+
+
+def family_agreement_sentence(cells: Sequence[FamilyAgreement]) -> str:
+    """The pooled family agreements in words, each with its counts (instead of a mostly blank heatmap)."""
+    parts = [f"{c.family_a} with {c.family_b} {c.agreement:.3f} over {c.n:,} calls "
+             f"({c.judge_pairs} judge pair{'s' if c.judge_pairs != 1 else ''})"
+             for c in sorted(cells, key=lambda c: -c.n)]
+    within = {c.family_a for c in cells if c.family_a == c.family_b}
+    alone = sorted(({c.family_a for c in cells} | {c.family_b for c in cells}) - within)
+    text = "Agreement pooled by judge family: " + "; ".join(parts) + "."
+    if alone:
+        text += f" No within-family figure for {', '.join(alone)}: it needs two judges of the family."
+    return text
 
 
 @dataclass(frozen=True)

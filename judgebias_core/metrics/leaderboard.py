@@ -116,6 +116,16 @@ class Leaderboard:
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame([row.__dict__ for row in self.rows])
 
+    def candidates_frame(self) -> pd.DataFrame:
+        """The ranking a reader sees: in a baseline design the baseline (every pair is against it, its own win rate
+        1/2 by definition) is left out of its own leaderboard, and the ranks count the other candidates only."""
+        frame = self.frame()
+        if self.baseline_design and len(frame):
+            frame = frame[~frame["is_reference"]].copy()
+            for column in ("rank_win_rate", "rank_strength"):
+                frame[column] = frame[column].rank(method="min").astype(int)
+        return frame.reset_index(drop=True)
+
 
 def pair_scores(outcomes: pd.DataFrame) -> pd.DataFrame:
     """Classified (non-failed) pairs with the candidate's score: 1 win, 1/2 tie or inconsistent, 0 loss."""

@@ -7,6 +7,7 @@ import pandas as pd
 
 from judgebias_core.analyses.stepwise import stepwise_with_baselines
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart
+from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.stepwise import POST_SELECTION_NOTE, QUALITY_GAP_CAVEAT, StepwiseResult, plain_summary
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
@@ -27,6 +28,14 @@ def steps_table(result: StepwiseResult) -> pd.DataFrame:
                              "AIC before": f"{result.start_aic:.1f}", "AIC after": f"{result.final_aic:.1f}"}])
 
 
+def path_sentence(result: StepwiseResult) -> str:
+    """What a stepwise path without a step says, in place of a chart with one dot."""
+    label = result.target.replace("_", " ")
+    start = ", ".join(v.replace("_", " ") for v in result.start_variables) or "no factor (intercept only)"
+    return (f"Stepwise path for {label}: no step changed the model; it stays at its start, {start} "
+            f"(AIC {result.final_aic:.1f}).")
+
+
 def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Stepwise regression of PC and PF over (judge, candidate, task) units of the main study."""
     if "pairwise" not in scope.kinds or not scope.studies:
@@ -43,11 +52,16 @@ def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | 
     sentences = [text for result, verdict in zip(results, verdicts, strict=True)
                  for text in (plain_summary(result), verdict.lines[1].text)]
     figures = []
+    judges = scope.judges_in(study)
     for result in results:
         label = result.target.replace("_", " ")
-        figures.append(aic_path(result).update_layout(title=f"How the fit for {label} was built, one factor at a time"))
+        if result.steps:  # without a step the path is one dot: the sentence says it (``path_sentence``)
+            figures.append(retitled(aic_path(result, judges=judges), f"How the fit for {label} was built, one factor at a time"))
+        else:
+            sentences.append(path_sentence(result))
         if result.final_variables:
-            figures.append(aic_rise_chart(result).update_layout(title=f"How much each factor matters for {label}"))
+            figures.append(retitled(aic_rise_chart(result, judges=judges),
+                                    f"How much each factor matters for {label}"))
     notes = [f"Units of study '{study}': every judge of the study, whatever the judges chosen for this report; "
              f"{results[0].units_left_out} unit(s) without a classified pair left out.", QUALITY_GAP_CAVEAT,
              POST_SELECTION_NOTE]

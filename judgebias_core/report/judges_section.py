@@ -9,6 +9,7 @@ from judgebias_core.analyses.calibration import calibration, dataset_label_words
 from judgebias_core.analyses.judges import agreement_report, leaderboard
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
+from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.agreement import AgreementResult
 from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
@@ -83,8 +84,9 @@ def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection 
         sentences += agreement_sentences(result, study, with_disagreement=not scope.judge_filter)
         if (verdict := agreement_verdict(result, study)) is not None:
             verdicts.append(verdict)
-        figures += [agreement_heatmap(result).update_layout(title=f"Agreement between judges, study {study}"),
-                    disagreement_bars(result.disagreement).update_layout(title=f"Disagreement, study {study}")]
+        figures += [retitled(agreement_heatmap(result), f"Agreement between judges, study {study}"),
+                    retitled(disagreement_bars(result.disagreement, judges=result.judges),
+                             f"Disagreement, study {study}")]
         tables.append(ReportTable(f"Agreement of each pair of judges, study {study}", agreement_table(result, study),
                                   "Shared calls: the same item, slots and repetition, answered with a readable "
                                   "verdict by both judges."))
@@ -139,8 +141,9 @@ def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
     if result.label_source != "human" or ORIGINAL_FIRST in labels:
         return None
     ppi = prediction_powered(reader, result.dataset_id, result.judge, None, result.study)
-    return ppi_sentence(ppi, who), ppi_forest(ppi).update_layout(
-        title=f"Win rate from the verdicts of {who}, corrected with a sample of people's labels")
+    return ppi_sentence(ppi, who), retitled(
+        ppi_forest(ppi, judges=[result.judge]),
+        f"Win rate from the verdicts of {who}, corrected with a sample of people's labels")
 
 
 def calibration_row(result: PairwiseCalibration | RubricCalibration,
@@ -182,10 +185,10 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
             table, labels = result, result.levels
         named = dataset_label_words(reader, scope.dataset.id, result.label_source)
         figures.append(confusion_heatmap(labels, table.confusion, f"{result.judge} against {named.short} labels",
-                                         human_label=named.axis))
+                                         human_label=named.axis, judges=[result.judge]))
         if isinstance(result, RubricCalibration):
             figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
-                                               ("Kendall", result.kendall)]))
+                                               ("Kendall", result.kendall)], judges=[result.judge]))
     words = {r.label_source: dataset_label_words(reader, scope.dataset.id, r.label_source) for r in results}
     verdicts = [calibration_verdict(r, scope.who(r.judge), r.judge in scope.simulated, words[r.label_source])
                 for r in results]
@@ -227,16 +230,17 @@ def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
 
 
 def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
+    """The candidates in rank order; in a baseline design the baseline is left out of its own leaderboard."""
+    rows = ranked_rows(board)
     return pd.DataFrame([{
-        "rank": r.rank_win_rate, "candidate": r.candidate + (" (baseline: 1/2 by definition)"
-                                                             if board.baseline_design and r.is_reference else ""),
+        "rank": rank, "candidate": r.candidate,
         "pairs": f"{r.pairs:,}",
         "wins / ties* / losses": f"{r.wins:,} / {r.ties:,} / {r.losses:,}",
         "win rate (95% item bootstrap)": f"{percent(r.win_rate)} ({percent(r.win_rate_ci_low)}–"
                                          f"{percent(r.win_rate_ci_high)})",
         "Bradley-Terry strength": f"{r.strength:+.2f}",
-        "order with the next one down unsure*": r.unsure_reason or ("no" if r is not board.rows[-1] else ""),
-    } for r in board.rows])
+        "order with the next one down unsure*": r.unsure_reason or ("no" if r is not rows[-1] else ""),
+    } for r, rank in zip(rows, board.candidates_frame()["rank_win_rate"], strict=True)])
 
 
 def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
@@ -253,7 +257,7 @@ def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
     return ReportSection(
         key="leaderboard", title=f"How the judges rank the candidates (study {study})",
         headline=tuple(sentences[:1]), sentences=tuple(sentences),
-        figures=tuple(leaderboard_forest(b).update_layout(title=f"Leaderboard by {b.judge}") for b in boards),
+        figures=tuple(retitled(leaderboard_forest(b), f"Leaderboard by {b.judge}") for b in boards),
         tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
                                  "*Ties include pairs whose verdict changed with the order, counted as half a win. "
                                  "A candidate's order with the next one down is unsure when it changes in the "

@@ -10,6 +10,7 @@ import pandas as pd
 from judgebias_core.analyses.other_biases import self_preference, verbosity
 from judgebias_core.charts.judges import self_preference_heatmap
 from judgebias_core.charts.other_biases import in_family_chart, longer_answer_chart
+from judgebias_core.charts.style import retitled
 from judgebias_core.metrics.self_preference import SelfPreference
 from judgebias_core.metrics.verbosity import VerbosityReport, VerbosityResult
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
@@ -69,14 +70,13 @@ def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSecti
     by_lean = sorted(shown, key=lambda r: -abs(r.longer_win_share - 0.5))
     sentences = [verbosity_sentence(report, r, scope.who(r.judge)) for r in by_lean]
     family_sentences = self_preference_sentences(preference)
-    figures = [longer_answer_chart(shown).update_layout(
-        title="How often the longer answer wins, by how much longer it is")]
+    figures = [retitled(longer_answer_chart(shown), "How often the longer answer wins, by how much longer it is")]
     if preference.in_family:
-        figures.append(in_family_chart(preference).update_layout(
-            title="In-family preference over judge leniency and candidate quality (odds ratio)"))
+        figures.append(retitled(in_family_chart(preference, judges=judges),
+                                "In-family preference over judge leniency and candidate quality (odds ratio)"))
     if preference.cells:
-        figures.append(self_preference_heatmap(preference).update_layout(
-            title="Raw win rate by judge family (rows) and candidate family (columns), no control"))
+        figures.append(retitled(self_preference_heatmap(preference, judges=judges),
+                                "Raw win rate by judge family (rows) and candidate family (columns), no control"))
     verdicts = other_biases_verdicts(report, preference, {j: scope.who(j) for j in judges})
     # "In short": the plain first line of the clearest length verdict and of the own-family verdict.
     headline = [v.lines[0].text for v in verdicts if v.analysis == "verbosity"][:1] + [

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 
 from judgebias_core.analyses.calibration import prediction_powered_score
 from judgebias_core.charts.calibration import ppi_forest
+from judgebias_core.charts.style import retitled
 from judgebias_core.metrics.calibration import RubricCalibration
 from judgebias_core.metrics.ppi import PredictionPoweredMeanScore, labels_worth_sentence
 from judgebias_core.store.handle import StoreReader
@@ -36,5 +37,5 @@ def prediction_powered_score_part(reader: StoreReader, result: RubricCalibration
     if result.label_source != "human":
         return None
     ppi = prediction_powered_score(reader, result.dataset_id, result.judge, None, result.study)
-    return ppi_score_sentence(ppi, who), ppi_forest(ppi).update_layout(
-        title=f"Mean score from {who}, corrected with a sample of people's labels")
+    return ppi_score_sentence(ppi, who), retitled(
+        ppi_forest(ppi, judges=[result.judge]), f"Mean score from {who}, corrected with a sample of people's labels")

@@ -31,7 +31,8 @@ h1{font-size:1.7em;margin-bottom:4px}h2{border-bottom:1px solid #d0d7de;padding-
 .meta{color:#57606a;font-size:.9em}.summary{background:#f6f8fa;border-left:4px solid #4c72b0;padding:8px 20px}
 .summary li{margin:6px 0}.warning{background:#fff8c5;border-left:4px solid #bf8700;padding:8px 20px}
 table{border-collapse:collapse;margin:8px 0 4px;font-size:.85em;display:block;overflow-x:auto}
-th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
+th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th{background:#f6f8fa}
 .note{color:#57606a;font-size:.85em;margin-top:0}.chart{margin:16px 0}details{margin:12px 0}
 summary{cursor:pointer;font-weight:600}dt{font-weight:600;margin-top:10px}dd{margin-left:16px}
 .verdict{border:1px solid #d0d7de;border-radius:6px;padding:8px 16px;margin:10px 0}.verdict p{margin:4px 0}

@@ -159,13 +159,16 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
     figures, sentences = [], []
     for report in reports:
         label = f"{report.run.judge} · run {report.run.run_id}"
+        judge = [report.run.judge]
         figures += [position_share_figure(report.position, f"Where the chosen score sat: {label}",
-                                          report.position_tests),
-                    score_position_heatmap(report.score_position, f"P(position | score): {label}")]
+                                          report.position_tests, judges=judge),
+                    score_position_heatmap(report.score_position, f"P(position | score): {label}", judges=judge)]
         if report.human is not None:
-            figures += [correlation_comparison_figure(report.human), ordering_rank_figure(report.orderings)]
+            figures += [correlation_comparison_figure(report.human, judges=judge),
+                        ordering_rank_figure(report.orderings, judges=judge)]
         if report.geval.available and report.geval.pulls:
-            figures.append(geval_pull_figure(report.geval, f"Position pull, expected vs parsed score: {label}"))
+            figures.append(geval_pull_figure(report.geval, f"Position pull, expected vs parsed score: {label}",
+                                             judges=judge))
         sentences.append(" ".join(s for s in (balance_sentence(report), position_sentence(report),
                                               spread_sentence(report), correlation_sentence(report),
                                               bias_cost_sentence(report), geval_sentence(report)) if s))
