@@ -125,7 +125,8 @@ def test_the_link_opens_the_run_in_its_analysis_page(app_env: Path) -> None:
 
 def test_new_run_plan_for_free_judges_hides_tokens_and_time(app_env: Path) -> None:
     at = open_page("new_run.py")  # the simulated judge by default
-    swap_plan = {"Expected interval width", "Items for a target width", "Cost for that many items (estimate)"}
+    swap_plan = {"Expected interval width", "Width met with 80% assurance", "Items for a target width",
+                 "Cost for that many items (estimate)"}
     labels = {m.label for m in at.metric}
     assert labels - swap_plan == {"Judge calls", "Cost"}
     _select(at, "Judge provider", "replay")

@@ -59,7 +59,7 @@ COMMAND_INDEX: tuple[IndexedCommand, ...] = tuple(IndexedCommand(*row) for row i
     ("root", "run", "run_commands", "launch a judge run (the same --run-id resumes it)"),
     ("root", "adopt-run-folder", "run_commands", "let this store replay a run folder written for another store"),
     ("root", "plan", "plan_commands",
-     "plan a pairwise swap study: expected interval width, items for a target width, cost"),
+     "plan a pairwise swap study: expected and 80%%-assured interval width, items for a target width, cost"),
     ("root", "scorecard", "scorecard_commands",
      "which judge to use: every judge configuration of a pairwise dataset (or dataset group) with accuracy against "
      "the labels, flip rate, first-slot lean, longer-answer share, failures, cost, the paired difference from the "

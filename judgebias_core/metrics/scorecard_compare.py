@@ -205,7 +205,7 @@ def recommend(rows: Sequence[ScorecardRow], differences: dict[tuple, PairedDiffe
         words.append(f"Cost: ${cost.value:,.2f} per 1,000 judgments ({cost.basis}).")
     clearly = sum(d.clearly_worse for d in differences.values())
     words.append(f"{clearly} of the {len(differences)} other configurations are clearly less accurate "
-                 "(Holm-corrected paired comparisons).")
+                 "(each compared pair by pair, allowing for the number of comparisons).")
     words.append(_bias_advice(chosen))
     return Recommendation(head + " " + " ".join(words), chosen.judge, chosen.study, chosen.protocol, chosen.label)
 

@@ -14,11 +14,13 @@ from judgebias_core.stats.multiple import CorrectedTests
 
 def verdicts_across_studies(results: Sequence[PairwiseJudgeMetrics], notes: dict[tuple[str, str], str],
                             family: CorrectedTests | None = None, scope: str = "") -> list[Verdict]:
-    """One verdict per (judge, study) on its first repetition, steadiest first: the sentences name the judge as
+    """One verdict per (judge, study) on its first repetition, the best-measured first (most pairs judged; a
+    24-item subset never leads a study of 2,400 pairs), then steadiest first: the sentences name the judge as
     "judge [study]", the box's subject adds the item-set note. ``family`` defaults to every test of ``results``;
     ``scope`` says which tests it holds (``metrics.pairwise_family.page_family_scope``)."""
     family = family if family is not None else pairwise_family(results)
-    rows = sorted((r for r in results if r.repetition == 1 and r.classified_pairs), key=lambda r: r.flip_rate)
+    rows = sorted((r for r in results if r.repetition == 1 and r.classified_pairs),
+                  key=lambda r: (-r.pairs, r.flip_rate))
     verdicts = []
     for r in rows:
         note = notes.get((r.judge, r.study))
