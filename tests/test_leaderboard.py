@@ -18,16 +18,13 @@ from judgebias_core.analyses.judges import leaderboard, load_outcomes
 from judgebias_core.cli import main
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.leaderboard import (
-    _bt_design,
-    _bt_fit,
-    _bt_fit_resamples,
-    _HessianCells,
     flip_rate_bound,
     item_score_counts_from_outcomes,
     leaderboard_from_counts,
     leaderboard_from_outcomes,
     pair_scores,
 )
+from judgebias_core.metrics.leaderboard_fit import _bt_design, _bt_fit, _bt_fit_resamples, _HessianCells
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
 from judgebias_core.stats.clustered import clustered_rate
 from judgebias_core.store.agreement_queries import item_score_counts
