@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -20,19 +19,7 @@ from judgebias_core.store.report_queries import (
     provenance_templates,
     report_scope,
 )
-
-# (title, module, function): each builder takes a StoreReader and a ReportScope and returns a section or None (nothing to show).
-# A builder whose module (or the metric module it reads) is not in this build is skipped and named in the report.
-SECTION_BUILDERS: tuple[tuple[str, str, str], ...] = (
-    ("Pairwise position bias", "judgebias_core.report.pairwise_section", "pairwise_section"),
-    ("Which judge to use", "judgebias_core.report.scorecard_section", "scorecard_section"),
-    ("What drives the bias", "judgebias_core.report.factors_section", "factors_section"),
-    ("Rubric position bias", "judgebias_core.report.rubric_section", "rubric_section"),
-    ("Agreement between judges", "judgebias_core.report.judges_section", "agreement_section"),
-    ("Agreement with people", "judgebias_core.report.judges_section", "calibration_section"),
-    ("Leaderboard", "judgebias_core.report.judges_section", "leaderboard_section"),
-    ("Other biases", "judgebias_core.report.other_biases_section", "other_biases_section"),
-)
+from judgebias_core.topics import TOPICS
 
 
 def resolve_scope(reader: StoreReader, request: ReportRequest) -> ReportScope:
@@ -55,13 +42,6 @@ def resolve_scope(reader: StoreReader, request: ReportRequest) -> ReportScope:
     )
 
 
-def _builder(module: str, function: str) -> Callable[[StoreReader, ReportScope], ReportSection | None] | None:
-    try:
-        return getattr(importlib.import_module(module), function)
-    except (ImportError, AttributeError):
-        return None
-
-
 def build_report(reader: StoreReader, request: ReportRequest,
                  on_section: Callable[[str, float], None] | None = None) -> Report:
     """Every section that has something to show for the request, plus provenance, all from one snapshot;
@@ -69,14 +49,11 @@ def build_report(reader: StoreReader, request: ReportRequest,
     scope = resolve_scope(reader, request)
     sections: list[ReportSection] = []
     skipped: list[str] = []
-    for title, module, function in SECTION_BUILDERS:
-        builder = _builder(module, function)
-        if builder is None:
-            skipped.append(f"{title}: not available in this build of judgebias.")
-            continue
+    for topic in TOPICS.records():  # the registered topics, in their order (judgebias_core/topics)
+        title = topic.title
         started = time.perf_counter()
         try:
-            section = builder(reader, scope)
+            section = topic.report_section(reader, scope)
         except JudgebiasError as error:  # a metric that cannot be computed on this data says why; the rest stands
             skipped.append(f"{title}: could not be computed ({error}).")
             continue
