@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.app_helpers import open_page
 from tests.test_listwise import HAND_MADE, listwise_calls
@@ -49,7 +50,7 @@ def test_pairwise_page_repetition_filter(app_env: Path) -> None:
 
 
 def test_pairwise_page_shows_listwise_only_study(bundled_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_batch(bundled_db, StoreBatch(judge_calls=listwise_calls(HAND_MADE, study="lw-run")))
+    write_batch(Store.open(bundled_db), StoreBatch(judge_calls=listwise_calls(HAND_MADE, study="lw-run")))
     monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
     at = open_page("pairwise_bias.py")
     _box(at, "Dataset").set_value("lw").run()

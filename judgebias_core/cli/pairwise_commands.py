@@ -17,7 +17,7 @@ from judgebias_core.analyses.pairwise import (
     pairwise_metrics,
     repetition_metrics,
 )
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.pairwise_family import (
     corrected_column,
@@ -28,9 +28,7 @@ from judgebias_core.metrics.pairwise_family import (
 from judgebias_core.stats.multiple import Correction
 from judgebias_core.stats.position_test import TIE_RULE
 from judgebias_core.stats.settings import GATE_RESAMPLES, SEED
-from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
-from judgebias_core.store.schema import migrate
 
 TEXT_COLUMNS = ["dataset", "study", "judge", "repetition", "pairs", "failed_pairs", "position_consistency",
                 "flip_rate", "flip_rate_decision_high", "flip_rate_decision_method", "design_effect",
@@ -49,9 +47,8 @@ def _text_table(rows: list[dict], columns: list[str] | None = None) -> str:
 
 def _scoped_results(args: argparse.Namespace, compute: Callable[..., Sequence[Any]]) -> Sequence[Any]:
     """``compute(reader, dataset, judges, study)`` on one reader; an unknown dataset is a NotFoundError (exit 2)."""
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         if args.dataset:
             dataset_summary(reader, args.dataset)
         return compute(reader, args.dataset, args.judge, args.study)
@@ -98,9 +95,8 @@ def _pairwise(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         dataset_summary(reader, args.dataset)
         comparison = compare_judges(reader, args.dataset, args.study, args.judge_a, args.judge_b, args.repetition)
     line = comparison.sentence
@@ -115,12 +111,11 @@ _BOUND_NAMES = {"clustered": "item-clustered", "wilson": "Wilson (pairs assumed 
 
 
 def _gate(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
+    store = open_store(args)
     resamples = args.resamples if args.resamples is not None else GATE_RESAMPLES
     if resamples < 100:
         raise InvalidArgument(f"--resamples must be at least 100 (got {resamples})")
-    with Store(path).reader() as reader:
+    with store.reader() as reader:
         dataset_summary(reader, args.dataset)  # raises NotFoundError (exit 2) for an unknown dataset
         bound = judge_flip_rate_bound(reader, args.dataset, args.study, args.judge, args.bound, resamples, args.seed)
     decision = bound.decision(args.max_flip_rate)

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from judgebias_core.analyses.rubric import rubric_report
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.exports import csv_bytes
 from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking
@@ -17,9 +17,7 @@ from judgebias_core.metrics.rubric import WithinItemSpread
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
 from judgebias_core.metrics.rubric_geval import GEvalSummary
 from judgebias_core.metrics.rubric_report import RubricReport
-from judgebias_core.store.handle import Store
 from judgebias_core.store.rubric_queries import run_calls_for_export
-from judgebias_core.store.schema import migrate
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 
@@ -198,9 +196,8 @@ def recommendation_text(report: RubricReport) -> str:
 
 
 def _metrics_rubric(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         report = rubric_report(reader, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples, args.seed)
     emit(args, report_payload(report), report_text(report))
     return 0
@@ -220,9 +217,8 @@ def export_frame(frame: pd.DataFrame, out: Path, file_format: str) -> None:
 
 
 def _export_trials(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         frame = run_calls_for_export(reader, args.run_id, lists_as_json=args.format == "csv")
     out = Path(args.out)
     export_frame(frame, out, args.format)

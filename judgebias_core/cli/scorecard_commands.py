@@ -6,10 +6,8 @@ from __future__ import annotations
 import argparse
 
 from judgebias_core.analyses.scorecard import Scorecard, judge_scorecard, scorecard_json
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store
 from judgebias_core.stats.clustered import RESAMPLES, SEED
-from judgebias_core.store.handle import Store
-from judgebias_core.store.schema import migrate
 
 
 def _pct(value: float | None) -> str:
@@ -48,9 +46,8 @@ def _text(card: Scorecard) -> str:
 
 
 def _scorecard(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         card = judge_scorecard(reader, args.dataset, resamples=args.resamples, seed=args.seed)
     emit(args, scorecard_json(card), _text(card))
     return 0

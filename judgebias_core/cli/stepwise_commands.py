@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from judgebias_core.analyses.stepwise import stepwise_units
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store, progress
 from judgebias_core.metrics.stepwise import (
     CLUSTERS,
     POST_SELECTION_NOTE,
@@ -20,9 +20,7 @@ from judgebias_core.metrics.stepwise import (
 )
 from judgebias_core.metrics.stepwise_baseline import PERMUTATIONS, SEED, BoundBaseline, bound_baseline
 from judgebias_core.metrics.stepwise_validation import CrossValidated, cross_validate
-from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
-from judgebias_core.store.schema import migrate
 
 
 def stepwise_payload(result: StepwiseResult, baseline: BoundBaseline | None = None,
@@ -67,9 +65,8 @@ def _text(result: StepwiseResult, baseline: BoundBaseline | None) -> str:
 
 
 def _stepwise(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         dataset_summary(reader, args.dataset)  # NotFoundError for an unknown dataset
         units, left_out = stepwise_units(reader, args.dataset, args.study)
     result = stepwise_select(units, args.target, start=args.start, units_left_out=left_out, weights=args.weights,

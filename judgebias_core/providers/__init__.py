@@ -9,7 +9,6 @@ later (``register``) is offered and accepted everywhere in the same way.
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -20,11 +19,12 @@ if TYPE_CHECKING:
     from judgebias_core.engine.batch_types import BatchBackend
     from judgebias_core.judges.base import JudgeClient
     from judgebias_core.protocols.spec import RunSettings, RunSpec
+    from judgebias_core.store.handle import Store
 
 # Registration order is the order the CLI's choices and the New run page's picker show.
 BUILT_IN: tuple[str, ...] = ("simulated", "replay", "openai", "anthropic", "vllm", "ollama", "llamacpp")
 
-ClientFactory = Callable[["str | os.PathLike[str]", "RunSpec", "RunSettings", "str | None"], "JudgeClient"]
+ClientFactory = Callable[["Store", "RunSpec", "RunSettings", "str | None"], "JudgeClient"]
 BackendFactory = Callable[["RunSpec", "RunSettings", "str | None"], "BatchBackend"]
 
 

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.replay import ReplayJudge, replay_description
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import Capabilities, Provider
 
+if TYPE_CHECKING:
+    from judgebias_core.store.handle import Store
 
-def _client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
-    return ReplayJudge(path, spec)
+
+def _client(store: Store, spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
+    """The replay judge, given the recorded replies it answers from (one read of the store)."""
+    from judgebias_core.store import run_queries  # noqa: PLC0415 - the store's queries only when a replay runs
+
+    with store.reader() as reader:
+        recorded = run_queries.recorded_replies(reader, spec.dataset_id, spec.replay_study, spec.model)
+    return ReplayJudge(recorded, spec)
 
 
 def _describe(spec: RunSpec) -> str:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
 from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.simulated import SimulatedJudge
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.providers import Capabilities, Provider
 
+if TYPE_CHECKING:
+    from judgebias_core.store.handle import Store
 
-def _client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
+
+def _client(store: Store, spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
     return SimulatedJudge(spec)
 
 

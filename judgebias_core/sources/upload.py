@@ -7,7 +7,6 @@ the same settings gets the same ids, so uploading it twice changes nothing.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -53,7 +52,7 @@ from judgebias_core.sources.upload_validate import (
     duplicate_problems,
     validate_rows,
 )
-from judgebias_core.store.schema import migrate
+from judgebias_core.store.handle import Store, StoreReader
 from judgebias_core.store.upload_queries import StoreContext, store_context
 from judgebias_core.store.writes import StoreBatch, write_batch
 
@@ -239,9 +238,9 @@ def _column_locator(spec: UploadSpec) -> Any:
     return column_of
 
 
-def _store_context(path: str | os.PathLike[str], spec: UploadSpec, content_hash: str) -> StoreContext:
+def _store_context(reader: StoreReader, spec: UploadSpec, content_hash: str) -> StoreContext:
     is_log = spec.kind in LOG_KINDS
-    return store_context(path, spec.dataset_id, items=is_log, answers=LOG_DATASET_KINDS.get(spec.kind) == "pairwise",
+    return store_context(reader, spec.dataset_id, items=is_log, answers=LOG_DATASET_KINDS.get(spec.kind) == "pairwise",
                          levels=spec.kind in ("items", "rubric-log"),
                          run_id=upload_run_id(spec, content_hash) if is_log else None)
 
@@ -265,7 +264,7 @@ def _batch(valid: pd.DataFrame, records: list[dict[str, Any]], spec: UploadSpec,
     return build(rows, spec, run_id, file_name, content_hash), problems, context.run_stored, run_id
 
 
-def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, spec: UploadSpec,
+def prepare_upload(store: Store, data: bytes, file_name: str, spec: UploadSpec,
                    preview_rows: int = 20) -> UploadPreview:
     """Read, map, validate and check an upload without writing; the preview holds every problem found."""
     content_hash = spec.content_hash(data)
@@ -278,11 +277,11 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     problems = mapping_problems(list(frame.columns), spec)
     if problems:
         return UploadPreview(spec, file_name, len(frame), content_hash, problems)
-    migrate(path)
     records = _records(frame, spec)
     valid, problems = validate_rows(records, ROW_MODELS[spec.kind], _column_locator(spec))
     problems += id_problems(records, spec)
-    context = _store_context(path, spec, content_hash)
+    with store.reader() as reader:
+        context = _store_context(reader, spec, content_hash)
     batch, more, already, run_id = _batch(valid, records, spec, context, file_name, content_hash)
     problems = sorted(problems + more, key=lambda p: (p.row or 0, p.column or "", p.reason))
     samples = {name: rows.head(preview_rows).reset_index(drop=True) for name, rows in batch.frames()}
@@ -294,15 +293,15 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     )
 
 
-def write_upload(path: str | os.PathLike[str], preview: UploadPreview) -> UploadResult:
+def write_upload(store: Store, preview: UploadPreview) -> UploadResult:
     """Write a prepared upload in one transaction; refuses (``ValidationFailed``) when it has any problem."""
     if preview.problems or preview.batch is None:
         raise ValidationFailed(preview.problems or [RowProblem(None, None, "nothing to write")], preview.file_name)
-    result = write_batch(path, preview.batch)
+    result = write_batch(store, preview.batch)
     return UploadResult(dataset_id=preview.spec.dataset_id, kind=preview.spec.kind, rows=preview.rows,
                         run_id=preview.run_id, inserted=result.inserted, already_stored=preview.already_stored)
 
 
-def upload_file(path: str | os.PathLike[str], data: bytes, file_name: str, spec: UploadSpec) -> UploadResult:
+def upload_file(store: Store, data: bytes, file_name: str, spec: UploadSpec) -> UploadResult:
     """Validate and write an upload: everything or nothing."""
-    return write_upload(path, prepare_upload(path, data, file_name, spec))
+    return write_upload(store, prepare_upload(store, data, file_name, spec))
