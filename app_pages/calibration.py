@@ -24,9 +24,9 @@ from judgebias_core.metrics.calibration import (
     RubricCalibration,
 )
 from judgebias_core.report.judges_section import human_ceiling_sentences
-from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.stats.agreement import AgreementEstimate
 from judgebias_core.store.calibration_queries import item_texts
+from judgebias_core.wording.verdict import calibration_verdict
 from ui.geval import geval_block
 from ui.navigation import link_page
 from ui.ppi_block import ppi_score_block

@@ -16,7 +16,7 @@ from judgebias_core.metrics.stepwise import (
     fitted_effect,
     plain_summary,
 )
-from judgebias_core.report.verdict_factors import factors_verdict
+from judgebias_core.wording.verdict_factors import factors_verdict
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,

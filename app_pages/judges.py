@@ -15,9 +15,9 @@ from judgebias_core.charts.judges import (
 )
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_pairs_frame, family_agreement_sentence
 from judgebias_core.metrics.item_sets import default_studies, studies_sentence
-from judgebias_core.report.verdict import agreement_verdict
 from judgebias_core.stats.clustered import CONFIDENCE
 from judgebias_core.store.calibration_queries import item_texts
+from judgebias_core.wording.verdict import agreement_verdict
 from ui.judge_scope import pick_pairwise_dataset
 from ui.share import (
     chart_downloads,

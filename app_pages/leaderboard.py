@@ -8,7 +8,7 @@ from judgebias_core.analyses.judges import leaderboard, leaderboard_judges
 from judgebias_core.charts.judges import leaderboard_forest
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
-from judgebias_core.report.verdict_leaderboard import leaderboard_verdict
+from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,

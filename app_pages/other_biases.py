@@ -11,7 +11,7 @@ from judgebias_core.charts.other_biases import in_family_chart, longer_answer_ch
 from judgebias_core.identity import stable_id
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.verbosity import bins_frame, verbosity_frame
-from judgebias_core.report.verdict_factors import self_preference_verdict, verbosity_verdict
+from judgebias_core.wording.verdict_factors import self_preference_verdict, verbosity_verdict
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,

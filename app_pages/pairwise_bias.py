@@ -24,9 +24,9 @@ from judgebias_core.metrics.pairwise_family import (
     page_family_scope,
     pairwise_family,
 )
-from judgebias_core.report.verdict_studies import verdicts_across_studies
 from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
 from judgebias_core.store.queries import dataset_summaries
+from judgebias_core.wording.verdict_studies import verdicts_across_studies
 from ui.share import (
     chart_downloads,
     code_span,

@@ -19,8 +19,6 @@ from judgebias_core.charts.rubric import (
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
 from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
-from judgebias_core.report.bias_cost_words import cost_choice, cost_interval_words
-from judgebias_core.report.verdict import rubric_verdict
 from judgebias_core.store.rubric_queries import (
     analysable_run_ids,
     comparable_run_ids,
@@ -28,6 +26,8 @@ from judgebias_core.store.rubric_queries import (
     repeat_run_choices,
     run_calls_for_export,
 )
+from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
+from judgebias_core.wording.verdict import rubric_verdict
 from ui.geval import show_geval
 from ui.navigation import link_page
 from ui.share import (

@@ -159,7 +159,7 @@ def test_report_reads_the_human_ceiling_in_both_coefficients(bundled_db_master: 
     alpha, kappa = human_ceiling_sentences(result)
     assert alpha.startswith("Human ceiling: This judge agrees with the experts") and "ordinal alpha" in alpha
     assert "mean pairwise Cohen's kappa" in kappa and "judge vs each rater" in kappa
-    from judgebias_core.report.verdict import calibration_verdict
+    from judgebias_core.wording.verdict import calibration_verdict
 
     verdict = calibration_verdict(result, "simulated:demo-judge (a simulated judge)", simulated=True)
     lines = {line.heading: line.text for line in verdict.lines}

@@ -13,8 +13,8 @@ from judgebias_core.metrics.item_sets import (
     other_studies_sentence,
     studies_sentence,
 )
-from judgebias_core.report.verdict_studies import verdicts_across_studies
 from judgebias_core.store.handle import Store
+from judgebias_core.wording.verdict_studies import verdicts_across_studies
 
 
 def _items(rows: list[tuple[str, str, list[str]]]) -> pd.DataFrame:

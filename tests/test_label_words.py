@@ -8,8 +8,8 @@ from pathlib import Path
 from judgebias_core.analyses.calibration import calibration, dataset_label_words
 from judgebias_core.metrics.label_words import LabelWords, label_kind_cell, label_words
 from judgebias_core.report.judges_section import calibration_row, calibration_sentence
-from judgebias_core.report.verdict import calibration_verdict
 from judgebias_core.store.handle import Store
+from judgebias_core.wording.verdict import calibration_verdict
 from tests.app_helpers import open_page
 
 

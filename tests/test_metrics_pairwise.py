@@ -389,7 +389,7 @@ def test_gate_decision_does_not_move_with_the_seed(bundled_db_master: Path, caps
 def test_the_repetition_study_warns_that_its_interval_rests_on_24_items(bundled_db_master: Path) -> None:
     """MTBench's repetition study (24 items x 4 pairs) sits where intervals under-cover: the row and its verdict
     say so; the full study (80 items) carries no warning."""
-    from judgebias_core.report.verdict import pairwise_verdict
+    from judgebias_core.wording.verdict import pairwise_verdict
 
     rows = read(pairwise_metrics, bundled_db_master, "mtbench", ["gpt-4-0613"])
     repetition = next(r for r in rows if r.study == "repetition")

@@ -66,7 +66,7 @@ def test_a_degenerate_interval_is_not_drawn() -> None:
 def test_direction_sentence_reads_the_corrected_test(mtbench: list) -> None:
     from dataclasses import replace
 
-    from judgebias_core.report.pairwise_phrasing import direction_sentence
+    from judgebias_core.wording.pairwise_phrasing import direction_sentence
 
     family = pairwise_family(mtbench)
     gemini = next(r for r in mtbench if r.judge == "gemini-pro" and r.study == "full")

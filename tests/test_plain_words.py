@@ -10,9 +10,9 @@ import pytest
 from judgebias_core.plain_words import first_sentences, terms_in
 from judgebias_core.report import ReportRequest, build_report, render_html
 from judgebias_core.report.model import Report
-from judgebias_core.report.verdict import DECIDED
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summaries
+from judgebias_core.wording.verdict import DECIDED
 
 LLMBAR_SAMPLE = ("llmbar-faireval", "llmbar-natural")
 
@@ -81,7 +81,7 @@ def test_page_messages_name_controls_not_flags() -> None:
 
 def test_bias_cost_recommends_only_a_stable_ordering(bundled_db_master: Path) -> None:
     from judgebias_core.analyses.rubric import rubric_report
-    from judgebias_core.report.bias_cost_words import cost_choice, cost_interval_words
+    from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
 
     with Store(bundled_db_master).reader() as reader:
         report = rubric_report(reader, "demo-summeval-coherence-permutation")

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from judgebias_core.cli import main
 from judgebias_core.errors import NotFoundError
 from judgebias_core.report import Report, ReportRequest, build_report, render_html
-from judgebias_core.report.phrasing import in_words
 from judgebias_core.store.handle import Store
+from judgebias_core.wording.phrasing import in_words
 from tests.hostile_store import DATASET_ID, HOSTILE_STRINGS, JUDGE, build_hostile_store
 from tests.rubric_toy_store import write_toy_store
 

@@ -10,8 +10,8 @@ from judgebias_core.analyses.other_biases import self_preference, verbosity
 from judgebias_core.analyses.stepwise import stepwise_analysis, stepwise_bound_baseline
 from judgebias_core.report import ReportRequest, build_report
 from judgebias_core.report.model import ReportSection
-from judgebias_core.report.verdict_factors import factors_verdict, other_biases_verdicts
 from judgebias_core.store.handle import Store
+from judgebias_core.wording.verdict_factors import factors_verdict, other_biases_verdicts
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pandas as pd
 from judgebias_core.analyses.judges import leaderboard
 from judgebias_core.metrics.leaderboard import leaderboard_from_outcomes
 from judgebias_core.report.judges_section import leaderboard_sentence
-from judgebias_core.report.verdict_leaderboard import leaderboard_verdict
+from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict
 from tests.store_helpers import read
 from tests.test_leaderboard import _outcome
 

@@ -17,7 +17,7 @@ from judgebias_core.metrics.pairwise_family import page_family_scope, pairwise_f
 from judgebias_core.report import ReportRequest, build_report, render_html
 from judgebias_core.report.pairwise_section import REPORT_FAMILY
 from judgebias_core.report.render import verdict_html
-from judgebias_core.report.verdict import (
+from judgebias_core.wording.verdict import (
     FLIP_USABLE_AS_IS,
     FLIP_USABLE_WITH_AVERAGING,
     pairwise_verdict,

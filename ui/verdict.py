@@ -1,6 +1,6 @@
 """The verdict block every analysis page opens with: what the judge does, how sure we are, what to do.
 
-The words come from ``judgebias_core.report.verdict`` (the report prints the same objects). The plain statements
+The words come from ``judgebias_core.wording.verdict`` (the report prints the same objects). The plain statements
 come first; the rule behind each (test, correction, interval method) is folded under "How this was decided".
 """
 
@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import streamlit as st
 
 from judgebias_core.analyses.pairwise import pairwise_metrics, study_item_notes
-from judgebias_core.report.verdict import DECIDED, Verdict
-from judgebias_core.report.verdict_studies import verdicts_across_studies
 from judgebias_core.store.queries import dataset_summaries
+from judgebias_core.wording.verdict import DECIDED, Verdict
+from judgebias_core.wording.verdict_studies import verdicts_across_studies
 from ui.state import load_or_stop
 from ui.text import escape_markdown
 

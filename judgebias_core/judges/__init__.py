@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from judgebias_core.judges.base import JudgeClient, JudgeReply
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
+from judgebias_core.run_types import JudgeClient, JudgeReply
 
 if TYPE_CHECKING:
     from judgebias_core.store.handle import Store

@@ -8,9 +8,8 @@ from typing import Any
 import pandas as pd
 
 from judgebias_core.errors import InvalidArgument, JudgeCallError
-from judgebias_core.judges.base import JudgeClient, JudgeReply
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSpec
+from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
 
 NO_RECORDING = "no recording"
 

@@ -11,8 +11,8 @@ from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.stepwise import POST_SELECTION_NOTE, QUALITY_GAP_CAVEAT, StepwiseResult, plain_summary
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.verdict_factors import factors_verdict
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.wording.verdict_factors import factors_verdict
 
 TARGETS = ("position_consistency", "preference_fairness")
 

@@ -17,12 +17,12 @@ from judgebias_core.metrics.label_words import LabelWords
 from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.phrasing import count_of, percent
 from judgebias_core.report.ppi_part import prediction_powered_score_part
-from judgebias_core.report.verdict import Verdict, agreement_verdict, calibration_verdict
-from judgebias_core.report.verdict_leaderboard import leaderboard_verdict, ranked_rows
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.report_queries import dataset_has_labels
+from judgebias_core.wording.phrasing import count_of, percent
+from judgebias_core.wording.verdict import Verdict, agreement_verdict, calibration_verdict
+from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict, ranked_rows
 
 
 def _main_study(scope: ReportScope) -> str:

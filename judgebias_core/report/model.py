@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from judgebias_core.models import DatasetSummary
-from judgebias_core.report.verdict import Verdict
+from judgebias_core.wording.verdict import Verdict
 
 
 @dataclass(frozen=True)

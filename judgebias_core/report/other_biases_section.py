@@ -14,9 +14,9 @@ from judgebias_core.charts.style import retitled
 from judgebias_core.metrics.self_preference import SelfPreference
 from judgebias_core.metrics.verbosity import VerbosityReport, VerbosityResult
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.phrasing import count_of, percent
-from judgebias_core.report.verdict_factors import other_biases_verdicts
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.wording.phrasing import count_of, percent
+from judgebias_core.wording.verdict_factors import other_biases_verdicts
 
 
 def verbosity_sentence(report: VerbosityReport, result: VerbosityResult, who: str) -> str:

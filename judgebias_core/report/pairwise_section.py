@@ -19,11 +19,11 @@ from judgebias_core.metrics.pairwise_family import (
     position_label,
 )
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.pairwise_phrasing import direction_sentence, excess_sentence, headline_sentence
-from judgebias_core.report.phrasing import flip_sentence, p_value, percent, ranking_sentence
-from judgebias_core.report.verdict import pairwise_verdicts
 from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.wording.pairwise_phrasing import direction_sentence, excess_sentence, headline_sentence
+from judgebias_core.wording.phrasing import flip_sentence, p_value, percent, ranking_sentence
+from judgebias_core.wording.verdict import pairwise_verdicts
 
 METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "position_test", "preference_fairness",
                "repetition_stability", "repetition_floor", "quality_gap", "parse_failures")

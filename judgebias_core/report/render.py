@@ -16,7 +16,7 @@ from judgebias_core.charts.safe_text import literal_spec
 from judgebias_core.charts.style import TEMPLATE
 from judgebias_core.explanations import explanation
 from judgebias_core.report.model import Provenance, Report, ReportSection, ReportTable
-from judgebias_core.report.verdict import DECIDED, Verdict
+from judgebias_core.wording.verdict import DECIDED, Verdict
 
 # Inline scripts and styles only; nothing may be fetched (a dataset string can never load or run anything).
 CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "

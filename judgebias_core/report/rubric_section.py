@@ -15,12 +15,12 @@ from judgebias_core.charts.rubric import (
     score_position_heatmap,
 )
 from judgebias_core.metrics.rubric_report import RubricReport
-from judgebias_core.report.bias_cost_words import cost_choice, cost_interval_words
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.phrasing import percent
-from judgebias_core.report.verdict import rubric_verdict
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.rubric_queries import list_rubric_runs
+from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
+from judgebias_core.wording.phrasing import percent
+from judgebias_core.wording.verdict import rubric_verdict
 
 METRIC_KEYS = ("position_share", "position_given_score", "within_item_spread", "permutation_vs_repeat",
                "ordering_rank", "bias_cost", "g_eval_score", "parse_failures")

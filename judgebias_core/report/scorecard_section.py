@@ -10,9 +10,9 @@ from judgebias_core.charts.scorecard import chart_axis, point_numbers, scorecard
 from judgebias_core.metrics.label_words import label_kind_cell
 from judgebias_core.metrics.scorecard import RateFigure
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.phrasing import percent
 from judgebias_core.stats.settings import RESAMPLES, SEED
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.wording.phrasing import percent
 
 
 def accuracy_note(card: Scorecard) -> str:

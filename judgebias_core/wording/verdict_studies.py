@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 from judgebias_core.metrics.pairwise_family import pairwise_family
-from judgebias_core.report.verdict import Verdict, pairwise_verdict
 from judgebias_core.stats.multiple import CorrectedTests
+from judgebias_core.wording.verdict import Verdict, pairwise_verdict
 
 
 def verdicts_across_studies(results: Sequence[PairwiseJudgeMetrics], notes: dict[tuple[str, str], str],

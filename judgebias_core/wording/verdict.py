@@ -26,7 +26,8 @@ from judgebias_core.metrics.pairwise_family import (
     position_label,
 )
 from judgebias_core.metrics.rubric_report import RubricReport
-from judgebias_core.report.phrasing import (
+from judgebias_core.stats.multiple import CorrectedTests
+from judgebias_core.wording.phrasing import (
     SURENESS_RULE,
     chance_words,
     count_of,
@@ -35,7 +36,6 @@ from judgebias_core.report.phrasing import (
     p_value,
     percent,
 )
-from judgebias_core.stats.multiple import CorrectedTests
 
 # Upper end of the flip-rate interval: below the first, the order hardly matters; below the second, averaging
 # both orders removes the lean but close calls stay uncertain; above it, too many verdicts follow the order.

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from judgebias_core.metrics.bias_cost import OrderingCost
 from judgebias_core.metrics.bias_cost_bootstrap import STABLE_SHARE, BiasCostRanking
-from judgebias_core.report.phrasing import percent
+from judgebias_core.wording.phrasing import percent
 
 
 def ordering_text(ordering: tuple[int, ...] | list[int]) -> str:

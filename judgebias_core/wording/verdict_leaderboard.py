@@ -7,8 +7,8 @@ same object, so both say the same sentence. Fractions stay in ``figures``; the s
 from __future__ import annotations
 
 from judgebias_core.metrics.leaderboard import ORDER_HOLDS, Leaderboard, LeaderboardRow
-from judgebias_core.report.phrasing import percent
-from judgebias_core.report.verdict import Verdict, VerdictLine
+from judgebias_core.wording.phrasing import percent
+from judgebias_core.wording.verdict import Verdict, VerdictLine
 
 
 def ranked_rows(board: Leaderboard) -> list[LeaderboardRow]:

@@ -11,8 +11,8 @@ from judgebias_core.metrics.pairwise_family import (
     leans,
     position_label,
 )
-from judgebias_core.report.phrasing import count_of, in_words, p_value, percent
 from judgebias_core.stats.multiple import CorrectedTests
+from judgebias_core.wording.phrasing import count_of, in_words, p_value, percent
 
 
 def _strength(r: PairwiseJudgeMetrics, side: str) -> str:

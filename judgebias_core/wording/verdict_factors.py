@@ -14,8 +14,8 @@ from judgebias_core.metrics.self_preference import SelfPreference
 from judgebias_core.metrics.stepwise import POST_SELECTION_NOTE, StepwiseResult
 from judgebias_core.metrics.stepwise_baseline import BoundBaseline
 from judgebias_core.metrics.verbosity import VerbosityReport, VerbosityResult
-from judgebias_core.report.phrasing import SURENESS_RULE, chance_words, count_of, how_sure, percent
-from judgebias_core.report.verdict import Verdict, VerdictLine
+from judgebias_core.wording.phrasing import SURENESS_RULE, chance_words, count_of, how_sure, percent
+from judgebias_core.wording.verdict import Verdict, VerdictLine
 
 ALPHA = 0.05
 # Below this many (judge, candidate, task) units a stepwise fit names no factor: with a handful of units a
