@@ -21,7 +21,7 @@ RACE = "Catalog Error: Table Function with name pandas_scan does not exist!"
 
 class _FlakyWriter(StoreWriter):
     def __init__(self, failures: list[Exception]) -> None:
-        super().__init__("unused.duckdb", {}, RunContext("r", "j", "t", "prometheus"), "openai", "m", set())
+        super().__init__(Store("unused.duckdb"), {}, RunContext("r", "j", "t", "prometheus"), "openai", "m", set())
         self.failures = failures
         self.stored: list[ReplyRecord] = []
 
