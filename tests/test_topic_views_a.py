@@ -85,3 +85,26 @@ def test_pairwise_page_on_one_study_names_both_families(app_env: Path) -> None:
     expected = sorted(round(view.report_family.corrected[view.report_family.labels.index(label)], 12)
                       for label in labels)
     assert shown == expected
+
+
+def test_scorecard_page_and_report_show_the_same_figures(app_env: Path) -> None:
+    from judgebias_core.analyses.scorecard_view import scorecard_datasets, scorecard_view
+    from judgebias_core.report.scorecard_section import scorecard_section_from_view
+
+    choices, default = _read(app_env, scorecard_datasets)
+    dataset = choices[default][0]
+    assert dataset == "llmbar-natural"  # the page opens on a labelled dataset, so it opens on a recommendation
+    view = _read(app_env, scorecard_view, dataset)
+    at = open_page("compare_judges.py")
+    assert not at.exception
+    page = _page_text(at)
+    section = scorecard_section_from_view(view)
+    assert section is not None
+    report = _section_text(section)
+    assert section.headline == (view.lead,) and view.lead in page
+    assert view.recommended == (view.lead.startswith("Use ")) and len(view.lead) < 120
+    figures = [view.detail]
+    for column in ("accuracy (swap-averaged)", "flip rate", "vs best", "parse failures"):
+        figures += [str(cell) for cell in view.table[column]]
+    assert _missing(figures, page) == []
+    assert _missing(figures, report) == []
