@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.simulated import SimulatedJudge
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.providers import Capabilities, Provider
+from judgebias_core.run_types import JudgeClient
 
 
 def _client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
