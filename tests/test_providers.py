@@ -18,9 +18,8 @@ from judgebias_core.engine.batch import make_backend, start_batch_run
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.errors import InvalidArgument, MissingApiKey
 from judgebias_core.judges import make_client
-from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
 from judgebias_core.judges.prices import price_of
-from judgebias_core.protocols.plans import PlannedCall, build_plan
+from judgebias_core.protocols.plans import build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import (
     PROVIDERS,
@@ -35,6 +34,8 @@ from judgebias_core.providers import (
     register,
     unregister,
 )
+from judgebias_core.providers.keys import api_key
+from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
 from tests.app_helpers import open_page
 from tests.engine_helpers import QUICK, query
 from tests.fake_provider import FakeProvider

@@ -11,23 +11,25 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from judgebias_core.registry import Registry
 
 if TYPE_CHECKING:
     from judgebias_core.engine.batch_types import BatchBackend
-    from judgebias_core.judges.base import JudgeClient
-    from judgebias_core.protocols.spec import RunSettings, RunSpec
+    from judgebias_core.run_types import JudgeClient
 
 # Registration order is the order the CLI's choices and the New run page's picker show.
 BUILT_IN: tuple[str, ...] = ("simulated", "replay", "openai", "anthropic", "vllm", "ollama", "llamacpp")
 
-ClientFactory = Callable[["str | os.PathLike[str]", "RunSpec", "RunSettings", "str | None"], "JudgeClient"]
-BackendFactory = Callable[["RunSpec", "RunSettings", "str | None"], "BatchBackend"]
+# A factory is given the run's ``RunSpec`` and ``RunSettings`` (protocols/spec.py), typed ``Any`` here because the
+# spec checks its provider against this registry: naming them would close the circle spec -> providers -> spec
+# (tests/test_import_graph.py). Each provider module types its own factories with them.
+ClientFactory = Callable[["str | os.PathLike[str]", Any, Any, "str | None"], "JudgeClient"]
+BackendFactory = Callable[[Any, Any, "str | None"], "BatchBackend"]
 # The RunSpec fields a provider's own settings give: (the settings' values by name, the run's seed) -> fields.
 SpecFields = Callable[[Mapping[str, "float | str"], "int | None"], Mapping[str, object]]
-# The models a provider offers as a pick on a dataset: (the store path, dataset id, its settings' values by name).
+# The models a provider offers as a pick on a dataset: (the store path, dataset id, **its settings' values).
 ModelChoices = Callable[..., Sequence[str]]
 
 
@@ -56,6 +58,17 @@ class SettingField:
             raise ValueError(f"setting {self.name!r}: the default {self.default!r} is not among the choices")
 
 
+class NamesAnEndpoint(Protocol):
+    """What naming a judge's endpoint reads of a ``RunSpec``."""
+
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def base_url(self) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a provider's runs may use; the page and the CLI offer only these."""
@@ -67,7 +80,7 @@ class Capabilities:
     base_url: bool = False  # the page offers another endpoint (an OpenAI-compatible server)
 
 
-def endpoint_description(spec: RunSpec) -> str:
+def endpoint_description(spec: NamesAnEndpoint) -> str:
     """How the plan names a model behind an API before any client exists (no key needed)."""
     base_url = spec.base_url or get_provider(spec.provider).default_base_url
     return f"{spec.provider} {spec.model}" + (f" at {base_url}" if base_url else "")
@@ -103,7 +116,7 @@ class Provider:
     paid: bool = True
     assumed_latency_s: float = 5.0  # seconds per call in the plan's time estimate
     judge_prefix: str = ""  # the judge's name in the store is prefix + model ("simulated:demo-judge")
-    describe: Callable[[RunSpec], str] = endpoint_description
+    describe: Callable[[Any], str] = endpoint_description  # given the run's RunSpec
     default_base_url: str | None = None
     official_base_urls: tuple[str, ...] = ()
     local: bool = False
@@ -113,7 +126,7 @@ class Provider:
     spec_fields: SpecFields | None = None
     model_choices: ModelChoices | None = None
     models_label: str = "Model(s)"
-    caution: Callable[[RunSpec], tuple[str, str]] | None = None
+    caution: Callable[[Any], tuple[str, str]] | None = None  # given the run's RunSpec
     missing_key_hint: str = ""
 
     def __post_init__(self) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.replay import ReplayJudge, replay_description
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import Capabilities, Provider, SettingField
+from judgebias_core.run_types import JudgeClient
 from judgebias_core.store import run_queries
 
 

@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from pydantic import ValidationError
 
 from judgebias_core.errors import InvalidArgument, invalid_argument
-from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.simulated import SimulatedJudge
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.providers import Capabilities, Provider, SettingField
+from judgebias_core.run_types import JudgeClient
 
 DEFAULT_WEIGHTS = "0.4,0.2,0.15,0.15,0.1"
 
