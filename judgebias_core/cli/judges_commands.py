@@ -8,6 +8,7 @@ from typing import Any
 
 from judgebias_core.analyses.calibration import calibration, prediction_powered_any
 from judgebias_core.analyses.judges import agreement_report, leaderboard
+from judgebias_core.analyses.judges_view import judges_view
 from judgebias_core.analyses.other_biases import verbosity
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
@@ -73,7 +74,7 @@ def _calibration(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = agreement_report(reader, args.dataset, args.study, args.repetition)
+        result = judges_view(reader, args.dataset, args.study, args.repetition).result
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
