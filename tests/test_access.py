@@ -23,7 +23,6 @@ from judgebias_core.access import (
 )
 from judgebias_core.engine.background import child_environment
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.judges.base import api_key
 from judgebias_core.protocols.plan_size import planned_call_count
 from judgebias_core.protocols.plans import build_plan
 from judgebias_core.protocols.spec import RunSpec
@@ -34,6 +33,7 @@ from judgebias_core.providers.endpoints import (
     normalise_base_url,
     stored_key_allowed,
 )
+from judgebias_core.providers.keys import api_key
 from judgebias_core.store.access_queries import actions_on, record_actions, running_runs_of
 from judgebias_core.store.connection import transaction
 from judgebias_core.store.run_queries import set_run_status

@@ -16,8 +16,8 @@ from judgebias_core.judges.prices import estimate_plan, price_of
 from judgebias_core.judges.replay import NO_RECORDING
 from judgebias_core.judges.simulated import simulated_reply
 from judgebias_core.parsing import parse_mtbench_verdict, parse_prometheus_score
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
+from judgebias_core.run_types import PlannedCall
 from tests.fake_provider import FakeProvider, FakeRequest, FakeResponse, Fault
 
 SECRET = "sk-test-SECRET0123456789abcdef"

@@ -37,9 +37,9 @@ from judgebias_core.metrics.rubric_geval import geval_summary
 from judgebias_core.metrics.rubric_report import rubric_report_from_trials
 from judgebias_core.models import RubricRunInfo
 from judgebias_core.protocols.orderings import balanced_orderings
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import SimulatedParams
 from judgebias_core.report.rubric_section import bias_cost_sentence
+from judgebias_core.run_types import PlannedCall
 
 K3 = (1, 2, 3)
 

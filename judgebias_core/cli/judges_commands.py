@@ -8,7 +8,8 @@ from typing import Any
 
 from judgebias_core.analyses.calibration import calibration, prediction_powered_any
 from judgebias_core.analyses.judges import agreement_report, leaderboard
-from judgebias_core.analyses.other_biases import verbosity
+from judgebias_core.analyses.judges_view import judges_view
+from judgebias_core.analyses.other_biases_view import other_biases_view
 from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
@@ -73,7 +74,7 @@ def _calibration(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = agreement_report(reader, args.dataset, args.study, args.repetition)
+        result = judges_view(reader, args.dataset, args.study, args.repetition).result
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
@@ -129,7 +130,8 @@ def _verbosity(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
         studies = _default_studies(reader, args)
         judges = args.judge or [*agreement_report(reader, args.dataset, studies).judges, ENSEMBLE_JUDGE]
-        report = verbosity(reader, args.dataset, studies, judges, cluster=args.cluster, control=args.control)
+        report = other_biases_view(reader, args.dataset, studies, judges, args.cluster, args.control,
+                                   with_self_preference=False).report
     emit(args, {"dataset": args.dataset, "studies": studies, "judges": report.judges, "cluster": report.cluster,
                 "control": report.control, "tests": report.tests}, verbosity_frame(report.judges).round(4).to_string(index=False)
          + "\n" + "\n".join(f"{r.judge}: slope {report.reading(r.judge)}" for r in report.judges))

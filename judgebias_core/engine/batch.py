@@ -46,12 +46,12 @@ from judgebias_core.engine.records import ReplyRecord, cache_key, cached_records
 from judgebias_core.engine.runner import Budget, RunExecutor
 from judgebias_core.errors import BatchAdoptionError, InvalidArgument, JudgeCallError
 from judgebias_core.judges import make_client
-from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import PlanEstimate, run_price
 from judgebias_core.models import RunStatus
-from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
+from judgebias_core.protocols.plans import Plan, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import Provider, batch_provider_names, get_provider
+from judgebias_core.run_types import JudgeClient, PlannedCall
 from judgebias_core.store import batch_queries, run_queries
 from judgebias_core.store.batch_queries import BatchIntent, BatchRecord
 from judgebias_core.store.schema import migrate

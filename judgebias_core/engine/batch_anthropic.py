@@ -9,9 +9,9 @@ import anthropic
 
 from judgebias_core.engine import batch_types
 from judgebias_core.engine.batch_types import AdoptionCandidate, BatchRequest, BatchResult, BatchState, BatchTags
-from judgebias_core.judges.base import api_key
 from judgebias_core.judges.sdk_errors import call_error
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.providers.keys import api_key
 from judgebias_core.store.batch_queries import BatchIntent
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 from judgebias_core.engine.journal import run_file
 from judgebias_core.engine.records import ReplyRecord
 from judgebias_core.judges.prices import Price, estimate_tokens
-from judgebias_core.protocols.plans import PlannedCall
+from judgebias_core.run_types import PlannedCall
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 SENT_SUFFIX = ".sent.jsonl"

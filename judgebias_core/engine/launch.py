@@ -30,13 +30,13 @@ from judgebias_core.engine.writer import StoreWriter
 from judgebias_core.errors import InvalidArgument, StoreError, StoreWriteError
 from judgebias_core.identity import model_family
 from judgebias_core.judges import make_client
-from judgebias_core.judges.base import JudgeClient
 from judgebias_core.judges.prices import price_of, run_price
 from judgebias_core.judges.redact import scrub_record
 from judgebias_core.models import NO_REPLY, RunStatus, status_summary
-from judgebias_core.protocols.plans import Plan, PlannedCall, build_plan
+from judgebias_core.protocols.plans import Plan, build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
+from judgebias_core.run_types import JudgeClient, PlannedCall
 from judgebias_core.store import run_queries
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, write_batch

@@ -15,8 +15,8 @@ from judgebias_core.judges.geval import expected_score
 from judgebias_core.models import NO_REPLY, PARSE_OK, ParsedVerdict
 from judgebias_core.parsing import PARSERS, parse_json_score, parse_listwise, parse_prometheus_score
 from judgebias_core.protocols.orderings import chosen_position
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSpec
+from judgebias_core.run_types import PlannedCall
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from judgebias_core.engine.landing import ReplyLanding, SessionCounts
 from judgebias_core.engine.records import ReplyRecord
 from judgebias_core.errors import JudgeCallError
-from judgebias_core.judges.base import JudgeClient, redact
+from judgebias_core.judges.base import redact
 from judgebias_core.judges.prices import Price, estimate_tokens
 from judgebias_core.models import RunStatus
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings
+from judgebias_core.run_types import JudgeClient, PlannedCall
 
 
 @dataclass

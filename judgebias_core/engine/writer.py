@@ -22,7 +22,7 @@ from judgebias_core.engine.journal import journal_path
 from judgebias_core.engine.records import ReplyRecord, RunContext, call_row
 from judgebias_core.errors import StoreWriteError
 from judgebias_core.models import NO_REPLY, PARSE_FAILED
-from judgebias_core.protocols.plans import PlannedCall
+from judgebias_core.run_types import PlannedCall
 from judgebias_core.store import run_queries
 from judgebias_core.store.writes import StoreBatch, write_batch
 from judgebias_core.text import counted

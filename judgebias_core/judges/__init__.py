@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 
-from judgebias_core.judges.base import JudgeClient, JudgeReply
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
+from judgebias_core.run_types import JudgeClient, JudgeReply
 
 
 def make_client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings,

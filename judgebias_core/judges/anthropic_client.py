@@ -8,10 +8,10 @@ import anthropic
 from anthropic.types import Message, TextBlock
 
 from judgebias_core.errors import JudgeCallError
-from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
 from judgebias_core.judges.sdk_errors import call_error, malformed
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.providers.keys import api_key
+from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
 
 
 class AnthropicJudge(JudgeClient):

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSpec
+from judgebias_core.run_types import PlannedCall
 
 
 def answers(call: PlannedCall, allow_none: bool = False) -> list[str]:

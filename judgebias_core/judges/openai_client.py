@@ -9,15 +9,15 @@ import openai
 from openai._models import FinalRequestOptions
 
 from judgebias_core.errors import JudgeCallError
-from judgebias_core.judges.base import JudgeClient, JudgeReply, api_key
 from judgebias_core.judges.constraints import constraint_fields, extra_fields
 from judgebias_core.judges.geval import JSON_SCORE_MARKER, RESULT_MARKER, score_token_logprobs
 from judgebias_core.judges.sdk_errors import call_error, malformed
 from judgebias_core.judges.sdk_transport import DirectPost
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
 from judgebias_core.providers.endpoints import NO_KEY  # a local server started without a key (vLLM) takes any
+from judgebias_core.providers.keys import api_key
+from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
 
 TOP_LOGPROBS = 10
 

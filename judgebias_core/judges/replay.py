@@ -7,9 +7,8 @@ import os
 from typing import Any
 
 from judgebias_core.errors import InvalidArgument, JudgeCallError
-from judgebias_core.judges.base import JudgeClient, JudgeReply
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSpec
+from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
 from judgebias_core.store import run_queries
 
 NO_RECORDING = "no recording"

@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 from scipy.stats import norm
 
-from judgebias_core.judges.base import JudgeClient, JudgeReply
 from judgebias_core.prompts.render import SLOT_LETTERS
-from judgebias_core.protocols.plans import PlannedCall
 from judgebias_core.protocols.spec import RunSpec, SimulatedParams
+from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
 
 
 def text_quality(text: str) -> float:

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from judgebias_core.errors import InvalidArgument
+from judgebias_core.run_types import Ordering
 
-Ordering = tuple[int, ...]
 OrderingDesign = Literal["balanced", "reverse", "latin", "all", "canonical"]
 MAX_ALL_PERMUTATIONS_K = 6  # 6! = 720 orderings; beyond that "all" is not a practical design
 

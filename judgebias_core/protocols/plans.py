@@ -24,9 +24,10 @@ from judgebias_core.prompts import (
     rubric_values,
     template_id,
 )
-from judgebias_core.protocols.orderings import Ordering, canonical, orderings_for
+from judgebias_core.protocols.orderings import canonical, orderings_for
 from judgebias_core.protocols.spec import RUBRIC_PROTOCOLS, RunSpec
 from judgebias_core.providers import Capabilities, all_providers, get_provider
+from judgebias_core.run_types import Ordering, PlannedCall
 from judgebias_core.store import run_queries
 from judgebias_core.store.queries import load_rubric
 
@@ -34,37 +35,9 @@ SlotOrder = tuple[str, ...]
 
 
 @dataclass(frozen=True)
-class PlannedCall:
-    """One judge call of a plan: what is shown (slots or ordering), the prompt, and the hints a simulated
-    judge may use (the item's human label and the shown texts)."""
-
-    call_id: str
-    run_id: str
-    dataset_id: str
-    item_id: str
-    kind: CallKind
-    repetition: int
-    system: str
-    user: str
-    slots: tuple[str, ...] = ()
-    order_label: str | None = None
-    options: int | None = None
-    ordering: Ordering | None = None
-    rubric_id: str | None = None
-    scores: tuple[int, ...] = ()  # rubric levels (for parsing)
-    contents: tuple[str, ...] = ()  # slot texts (pairwise, list-wise) or the scored response (rubric)
-    human_score: float | None = None
-    human_preference: str | None = None
-
-    @property
-    def prompt(self) -> str:
-        from judgebias_core.prompts import RenderedPrompt  # noqa: PLC0415
-
-        return RenderedPrompt(self.system, self.user).text
-
-
-@dataclass(frozen=True)
 class Plan:
+    """A run's calls, planned from its spec and template (``build_plan``)."""
+
     spec: RunSpec
     run_id: str
     template: PromptTemplate

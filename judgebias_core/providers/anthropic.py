@@ -9,8 +9,8 @@ from judgebias_core.providers import Capabilities, Provider
 
 if TYPE_CHECKING:
     from judgebias_core.engine.batch_types import BatchBackend
-    from judgebias_core.judges.base import JudgeClient
     from judgebias_core.protocols.spec import RunSettings, RunSpec
+    from judgebias_core.run_types import JudgeClient
 
 # (input, output) USD per million tokens, list prices as published; edit when they change.
 PRICES: dict[str, tuple[float, float]] = {

@@ -21,7 +21,8 @@ import yaml
 from judgebias_core.errors import NotFoundError, RowProblem, ValidationFailed
 from judgebias_core.identity import stable_id
 from judgebias_core.models import Rubric, RubricLevel
-from judgebias_core.sources.upload_read import check_size, control_problem, decode_text, file_problem, nested_too_deeply
+from judgebias_core.sources.refused_characters import control_problem
+from judgebias_core.sources.upload_read import check_size, decode_text, file_problem, nested_too_deeply
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import list_rubrics, load_rubric
 from judgebias_core.store.schema import migrate

@@ -17,17 +17,14 @@ import numpy as np
 import pandas as pd
 
 from judgebias_core.errors import RowProblem, UploadLimitExceeded, ValidationFailed
+from judgebias_core.sources import upload_xlsx
+from judgebias_core.sources.refused_characters import CONTROL_CHARACTERS, REFUSED_CHARACTERS, control_problem
 from judgebias_core.sources.upload_binary_limits import check_parquet, check_xlsx
 from judgebias_core.sources.upload_limits import UploadLimits, check_limit, check_shape, refuse
 
 MAX_UPLOAD_BYTES = UploadLimits.max_bytes  # the default; the configured limits are UploadLimits.from_environment()
 # Lists and objects inside a cell may nest this deep by default; deeper is refused (a parser would run out of stack).
 MAX_NESTING = UploadLimits.max_nesting
-# C0 control characters other than tab, line feed and carriage return: refused in every format (NUL included).
-CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-# Lone surrogates (a JSON or YAML escape such as \ud800 yields one): no UTF-8 text, hence no store, can hold them.
-LONE_SURROGATES = re.compile(r"[\ud800-\udfff]")
-REFUSED_CHARACTERS = re.compile(f"{CONTROL_CHARACTERS.pattern}|{LONE_SURROGATES.pattern}")
 JSON_LINE_END = re.compile(r"\r?\n")
 TABLE_SUFFIXES: dict[str, str] = {
     ".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
@@ -71,19 +68,6 @@ def decode_text(data: bytes) -> str:
 
 def nested_too_deeply(row: int | None = None, column: str | None = None, max_nesting: int = MAX_NESTING) -> RowProblem:
     return RowProblem(row, column, f"nested too deeply (lists or objects more than {max_nesting} levels deep)")
-
-
-def control_problem(text: str, where: str = "in the text") -> str | None:
-    """Why ``text`` is refused (a control character other than tab, line feed and carriage return, or a lone
-    surrogate, which no UTF-8 text can hold), or None."""
-    found = REFUSED_CHARACTERS.search(text)
-    if found is None:
-        return None
-    if LONE_SURROGATES.match(found.group()):
-        return (f"lone surrogate U+{ord(found.group()):04X} {where} (half of a UTF-16 pair, not a character; "
-                "a JSON or YAML escape such as \\ud800 writes it): remove it")
-    return (f"control character U+{ord(found.group()):04X} {where} (only tab, line feed and carriage return "
-            "are allowed): remove it")
 
 
 def binary_problem(value: object) -> str | None:
@@ -252,8 +236,6 @@ def _read_json(text: str, limits: UploadLimits) -> pd.DataFrame:
 
 
 def _read_binary(data: bytes, kind: str, limits: UploadLimits) -> pd.DataFrame:
-    from judgebias_core.sources import upload_xlsx  # noqa: PLC0415 - it uses this module's checks
-
     # Metadata first: a file that would expand past a limit is refused before a reader expands it.
     (check_parquet if kind == "parquet" else check_xlsx)(data, limits)
     try:

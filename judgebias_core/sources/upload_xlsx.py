@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from judgebias_core.errors import RowProblem
-from judgebias_core.sources.upload_read import control_problem
+from judgebias_core.sources.refused_characters import control_problem
 
 # Members of the workbook that hold cell text.
 _TEXT_MEMBERS = re.compile(r"^xl/(worksheets/[^/]+\.xml|sharedStrings\.xml)$")
