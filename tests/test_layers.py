@@ -172,8 +172,6 @@ PENDING: dict[str, tuple[str, ...]] = {
     "app_pages/factors.py": ("metrics.stepwise",),
     "app_pages/leaderboard.py": ("metrics.agreement", "metrics.leaderboard"),
     "app_pages/other_biases.py": ("metrics.agreement", "metrics.verbosity"),
-    "app_pages/pairwise_bias.py": ("metrics.pairwise", "metrics.pairwise_family", "store.pairwise_queries",
-                                   "store.queries"),
     "app_pages/rubric_bias.py": ("metrics.rubric_correlation", "metrics.rubric_report", "store.rubric_queries"),
     "judgebias_core/report/judges_section.py": ("store.report_queries",),
     # pages and ui/ modules other work is changing now (issue 25: registries, uploads; issue 24: topic views)
