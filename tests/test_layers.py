@@ -175,16 +175,6 @@ PENDING: dict[str, tuple[str, ...]] = {
     "app_pages/pairwise_bias.py": ("metrics.pairwise", "metrics.pairwise_family", "store.pairwise_queries",
                                    "store.queries"),
     "app_pages/rubric_bias.py": ("metrics.rubric_correlation", "metrics.rubric_report", "store.rubric_queries"),
-    "judgebias_core/report/judges_section.py": ("store.report_queries",),
-    # pages and ui/ modules other work is changing now (issue 25: registries, uploads; issue 24: topic views)
-    "app_pages/new_run.py": ("store.queries",),
-    "ui/run_panel.py": ("store.access_queries",),
-    "ui/upload_panel.py": ("store.queries",),
-    "ui/upload_widgets.py": ("store.queries",),
-    "ui/geval.py": ("metrics.rubric_correlation", "metrics.rubric_geval"),
-    "ui/judge_scope.py": ("metrics.agreement", "metrics.item_sets", "store.agreement_queries"),
-    "ui/plan_panel.py": ("stats.planning",),
-    "ui/ppi_block.py": ("metrics.ppi",),
 }
 
 
