@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.store.queries import (
+from judgebias_core.analyses.datasets import (
     call_detail,
     calls_for_item,
     dataset_summaries,

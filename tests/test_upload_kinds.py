@@ -32,7 +32,7 @@ class NoteRow(UploadRow):
 def _note_batch(rows: UploadRows) -> tuple[StoreBatch, list[RowProblem]]:
     spec, valid = rows.spec, rows.valid
     dataset = pd.DataFrame([{"dataset_id": spec.dataset_id, "name": spec.dataset_name or spec.dataset_id,
-                             "kind": rows.kind.dataset_kind, "source": f"upload: {rows.file_name}",
+                             "kind": rows.upload_kind.dataset_kind, "source": f"upload: {rows.file_name}",
                              "licence": spec.licence, "description": spec.description or "notes",
                              "origin": "upload", "content_hash": rows.content_hash}])
     items = pd.DataFrame({"dataset_id": spec.dataset_id, "item_id": valid["item_id"], "seq": valid["row"] - 1,

@@ -134,7 +134,7 @@ def _show_preview(preview: UploadPreview) -> None:
             for table, rows in others.items():
                 st.text(f"{table}: first {len(rows)} of {counted(preview.counts[table], 'row')}")
                 show_table(_readable(rows, table), spell_out=False)
-    order_note = UPLOAD_KINDS.get(preview.spec.kind).order_note
+    order_note = UPLOAD_KINDS.get(preview.spec.upload_kind).order_note
     if order_note:
         st.caption(order_note)
 
@@ -157,7 +157,7 @@ def _write(data: bytes, file_name: str, spec: UploadSpec) -> None:
         + (f" ({table_counts(result.inserted)})" if added else "")
         + (f"; run {result.run_id}, now in the analysis pages" if result.run_id else "")
         + (" - already stored, nothing changed." if not added else "."))
-    kind = UPLOAD_KINDS.get(preview.spec.kind)
+    kind = UPLOAD_KINDS.get(preview.spec.upload_kind)
     if kind.analysis_protocol and result.run_id:  # where the uploaded run is analysed
         st.session_state[ANALYSIS_KEY] = (result.run_id, result.dataset_id, kind.analysis_protocol)
     if kind.creates_dataset:  # a new dataset: the next step is judging it

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from judgebias_core.analyses.datasets import dataset_summaries
 from judgebias_core.analyses.pairwise import pairwise_metrics, study_item_notes
-from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.wording.verdict import DECIDED, Verdict
 from judgebias_core.wording.verdict_studies import verdicts_across_studies
 from ui.state import load_or_stop

@@ -9,7 +9,7 @@ from typing import Any
 from judgebias_core.analyses.calibration import calibration, prediction_powered_any
 from judgebias_core.analyses.judges import agreement_report, leaderboard
 from judgebias_core.analyses.judges_view import judges_view
-from judgebias_core.analyses.other_biases import verbosity
+from judgebias_core.analyses.other_biases_view import other_biases_view
 from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
@@ -130,7 +130,8 @@ def _verbosity(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
         studies = _default_studies(reader, args)
         judges = args.judge or [*agreement_report(reader, args.dataset, studies).judges, ENSEMBLE_JUDGE]
-        report = verbosity(reader, args.dataset, studies, judges, cluster=args.cluster, control=args.control)
+        report = other_biases_view(reader, args.dataset, studies, judges, args.cluster, args.control,
+                                   with_self_preference=False).report
     emit(args, {"dataset": args.dataset, "studies": studies, "judges": report.judges, "cluster": report.cluster,
                 "control": report.control, "tests": report.tests}, verbosity_frame(report.judges).round(4).to_string(index=False)
          + "\n" + "\n".join(f"{r.judge}: slope {report.reading(r.judge)}" for r in report.judges))

@@ -25,11 +25,11 @@ _MAPPING_HELP = "FIELD=COLUMN: read FIELD from COLUMN (repeatable; overrides the
                 "FIELD= with no column unmaps it). Fields: {fields}"
 
 
-def _settings(args: argparse.Namespace, kind: UploadKind) -> dict[str, Any]:
+def _settings(args: argparse.Namespace, upload_kind: UploadKind) -> dict[str, Any]:
     settings: dict[str, Any] = {"dataset_name": args.name or "", "description": args.description or ""}
     if args.licence:
         settings["licence"] = args.licence
-    for option in kind.options:  # in order: a later option may replace what an earlier one set
+    for option in upload_kind.options:  # in order: a later option may replace what an earlier one set
         settings.update(option.settings(getattr(args, option.dest)))
     return {key: value for key, value in settings.items() if value is not None}
 
@@ -37,7 +37,7 @@ def _settings(args: argparse.Namespace, kind: UploadKind) -> dict[str, Any]:
 def _preview_payload(preview: UploadPreview) -> dict[str, Any]:
     spec = preview.spec
     return {
-        "dataset": spec.dataset_id, "kind": spec.kind, "file": preview.file_name, "rows": preview.rows,
+        "dataset": spec.dataset_id, "kind": spec.upload_kind, "file": preview.file_name, "rows": preview.rows,
         "run_id": preview.run_id, "content_hash": preview.content_hash, "already_stored": preview.already_stored,
         "mapping": spec.columns, "candidate_columns": spec.candidate_columns, "name_columns": spec.name_columns,
         "rater_columns": spec.rater_columns, "preference_map": spec.preference_map, "counts": preview.counts,
@@ -46,17 +46,17 @@ def _preview_payload(preview: UploadPreview) -> dict[str, Any]:
 
 
 def _upload(args: argparse.Namespace) -> int:
-    kind = UPLOAD_KINDS.get(args.kind)
+    upload_kind = UPLOAD_KINDS.get(args.upload_kind)
     path = db_path(args)
     data = read_input_file(args.file)
     frame = read_table(data, args.file)
     explicit = key_value_pairs(args.map, "--map")
     try:
         if args.no_suggest:
-            spec = UploadSpec(kind=kind.name, dataset_id=args.dataset, columns={f: c for f, c in explicit.items() if c},
-                              **_settings(args, kind))
+            spec = UploadSpec(upload_kind=upload_kind.name, dataset_id=args.dataset,
+                              columns={f: c for f, c in explicit.items() if c}, **_settings(args, upload_kind))
         else:
-            spec = suggest_spec(frame, kind.name, args.dataset, **_settings(args, kind))
+            spec = suggest_spec(frame, upload_kind.name, args.dataset, **_settings(args, upload_kind))
             columns = dict(spec.columns) | explicit
             spec = spec.model_copy(update={"columns": {f: c for f, c in columns.items() if c}})
     except ValidationError as error:
@@ -74,7 +74,7 @@ def _upload(args: argparse.Namespace) -> int:
     payload.update(written=True, inserted=result.inserted)
     note = " (already stored: nothing new)" if result.already_stored else ""
     progress(f"{spec.dataset_id}: {sum(result.inserted.values())} new rows{note}")
-    emit(args, payload, f"{kind.name} upload to {spec.dataset_id}: {result.inserted}{note}"
+    emit(args, payload, f"{upload_kind.name} upload to {spec.dataset_id}: {result.inserted}{note}"
          + (f"; run {result.run_id}" if result.run_id else ""))
     return 0
 
@@ -89,13 +89,13 @@ def _upload_rubric(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_kind(upload: Any, kind: UploadKind) -> None:
+def _add_kind(upload: Any, upload_kind: UploadKind) -> None:
     """``upload KIND``: the options every kind has, then the kind's own."""
-    parser = upload.add_parser(kind.name, help=kind.label)
+    parser = upload.add_parser(upload_kind.name, help=upload_kind.label)
     parser.add_argument("--file", required=True, help="CSV, TSV, JSON Lines, JSON, Parquet or XLSX file")
-    needs = "a new dataset id" if kind.creates_dataset else "an existing dataset (the log's items must be in it)"
+    needs = "a new dataset id" if upload_kind.creates_dataset else "an existing dataset (the log's items must be in it)"
     parser.add_argument("--dataset", required=True, help=f"{needs}: lower-case letters, digits, '.', '_', '-'")
-    fields = ", ".join(f.name + ("*" if f.required else "") for f in kind.fields)
+    fields = ", ".join(f.name + ("*" if f.required else "") for f in upload_kind.fields)
     parser.add_argument("--map", action="append", metavar="FIELD=COLUMN",
                         help=_MAPPING_HELP.format(fields=fields + " (* required)"))
     parser.add_argument("--no-suggest", action="store_true", help="use only --map (no suggestions from headers)")
@@ -104,8 +104,8 @@ def _add_kind(upload: Any, kind: UploadKind) -> None:
     parser.add_argument("--licence", help="licence of the uploaded data (new datasets)")
     parser.add_argument("--dry-run", action="store_true", help="validate and preview; write nothing")
     add_json_flag(parser)
-    parser.set_defaults(handler=_upload, kind=kind.name)
-    for option in kind.options:
+    parser.set_defaults(handler=_upload)  # args.upload_kind: the sub-command's name, the kind's
+    for option in upload_kind.options:
         parser.add_argument(option.flag, help=option.help, **option.arguments)
 
 
@@ -114,8 +114,8 @@ def upload_arguments(parser: argparse.ArgumentParser) -> None:
         "nothing is written unless the whole file is valid. Uploading the same file with the same settings twice "
         "changes nothing.")
     upload = parser.add_subparsers(dest="upload_kind", metavar="KIND", required=True)
-    for kind in UPLOAD_KINDS.records():
-        _add_kind(upload, kind)
+    for upload_kind in UPLOAD_KINDS.records():
+        _add_kind(upload, upload_kind)
 
     rubric = upload.add_parser("rubric", help="a YAML or JSON rubric file: criterion and k level descriptions")
     rubric.add_argument("--file", required=True, help="YAML or JSON; criterion under 'criterion' or 'criteria', "

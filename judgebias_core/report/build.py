@@ -7,18 +7,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from judgebias_core import __version__
+from judgebias_core.analyses.datasets import dataset_summary
+from judgebias_core.analyses.provenance import provenance_judges, provenance_runs, provenance_templates, report_scope
+from judgebias_core.analyses.runs import dataset_judges, dataset_runs
 from judgebias_core.errors import JudgebiasError, NotFoundError
 from judgebias_core.report.model import Provenance, Report, ReportRequest, ReportScope, ReportSection
 from judgebias_core.store.handle import StoreReader
-from judgebias_core.store.queries import dataset_summary
-from judgebias_core.store.report_queries import (
-    dataset_judges,
-    dataset_runs,
-    provenance_judges,
-    provenance_runs,
-    provenance_templates,
-    report_scope,
-)
 from judgebias_core.topics import TOPICS
 
 

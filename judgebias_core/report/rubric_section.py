@@ -7,6 +7,7 @@ import math
 import pandas as pd
 
 from judgebias_core.analyses.rubric import rubric_report
+from judgebias_core.analyses.runs import list_rubric_runs
 from judgebias_core.charts.rubric import (
     correlation_comparison_figure,
     geval_pull_figure,
@@ -17,7 +18,6 @@ from judgebias_core.charts.rubric import (
 from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.store.handle import StoreReader
-from judgebias_core.store.rubric_queries import list_rubric_runs
 from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
 from judgebias_core.wording.phrasing import percent
 from judgebias_core.wording.verdict import rubric_verdict

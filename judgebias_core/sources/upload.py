@@ -49,27 +49,27 @@ class UploadPreview:
 
     @property
     def stored_table(self) -> str:
-        return UPLOAD_KINDS.get(self.spec.kind).preview_table
+        return UPLOAD_KINDS.get(self.spec.upload_kind).preview_table
 
 
 @dataclass(frozen=True)
 class UploadResult:
     dataset_id: str
-    kind: str
+    upload_kind: str
     rows: int
     run_id: str | None
     inserted: dict[str, int]
     already_stored: bool
 
 
-def suggest_spec(frame: pd.DataFrame, kind: str, dataset_id: str, **settings: Any) -> UploadSpec:
+def suggest_spec(frame: pd.DataFrame, upload_kind: str, dataset_id: str, **settings: Any) -> UploadSpec:
     """Settings suggested from the file (header names, and whatever the kind reads from the values); ``settings``
     override them, and a kind's refinements (suggested preference mappings) only fill what ``settings`` leave
     unset."""
-    record = UPLOAD_KINDS.get(kind)
+    record = UPLOAD_KINDS.get(upload_kind)
     suggested = record.suggest(frame, record) if record.suggest else {
         "columns": suggest_mapping([str(c) for c in frame.columns], record.fields)}
-    spec = UploadSpec(kind=kind, dataset_id=dataset_id, **{**suggested, **settings})
+    spec = UploadSpec(upload_kind=upload_kind, dataset_id=dataset_id, **{**suggested, **settings})
     return record.refine(frame, spec) if record.refine else spec
 
 
@@ -81,9 +81,9 @@ def mapping_problems(columns: Sequence[str], spec: UploadSpec) -> list[RowProble
     problems += [RowProblem(None, column, "not in the file")
                  for column in [*spec.rater_columns, *spec.candidate_columns, *spec.name_columns,
                                 *spec.name_columns.values()] if column not in present]
-    record = UPLOAD_KINDS.get(spec.kind)
+    record = UPLOAD_KINDS.get(spec.upload_kind)
     known = set(record.field_names)
-    problems += [RowProblem(None, None, f"{name!r} is not a field of a {spec.kind} upload")
+    problems += [RowProblem(None, None, f"{name!r} is not a field of a {spec.upload_kind} upload")
                  for name in spec.columns if name not in known]
     for required in (f for f in record.fields if f.required and f.name not in spec.columns):
         if required.name == "judge" and spec.judge:
@@ -95,7 +95,7 @@ def mapping_problems(columns: Sequence[str], spec: UploadSpec) -> list[RowProble
         problems.append(RowProblem(None, None, f"map the raw reply or the {outcome} (or both)"))
     parsers = record.parsers
     if parsers and spec.parser and spec.parser not in parsers:
-        problems.append(RowProblem(None, None, f"parser {spec.parser!r} does not read {spec.kind} replies "
+        problems.append(RowProblem(None, None, f"parser {spec.parser!r} does not read {spec.upload_kind} replies "
                                                f"(use {', '.join(parsers)})"))
     return problems
 
@@ -117,7 +117,7 @@ def _records(frame: pd.DataFrame, spec: UploadSpec, record: UploadKind) -> list[
 def id_problems(records: list[dict[str, Any]], spec: UploadSpec) -> list[RowProblem]:
     """Repeated item ids over every row of a file making a new dataset, whether or not the row is otherwise
     valid."""
-    if not UPLOAD_KINDS.get(spec.kind).creates_dataset:
+    if not UPLOAD_KINDS.get(spec.upload_kind).creates_dataset:
         return []
     ids = pd.Series([clean_cell(record.get("item_id")) for record in records], dtype=object)
     keyed = pd.DataFrame({"row": range(1, len(records) + 1), "item_id": ids.map(lambda v: None if v is None
@@ -160,7 +160,7 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
         raise  # over a configured limit: refused outright, never previewed
     except ValidationFailed as error:
         return UploadPreview(spec, file_name, 0, content_hash, error.problems)
-    record = UPLOAD_KINDS.get(spec.kind)
+    record = UPLOAD_KINDS.get(spec.upload_kind)
     problems = mapping_problems(list(frame.columns), spec)
     if problems:
         return UploadPreview(spec, file_name, len(frame), content_hash, problems)
@@ -192,7 +192,7 @@ def write_upload(path: str | os.PathLike[str], preview: UploadPreview) -> Upload
     if preview.problems or preview.batch is None:
         raise ValidationFailed(preview.problems or [RowProblem(None, None, "nothing to write")], preview.file_name)
     result = write_batch(path, preview.batch)
-    return UploadResult(dataset_id=preview.spec.dataset_id, kind=preview.spec.kind, rows=preview.rows,
+    return UploadResult(dataset_id=preview.spec.dataset_id, upload_kind=preview.spec.upload_kind, rows=preview.rows,
                         run_id=preview.run_id, inserted=result.inserted, already_stored=preview.already_stored)
 
 

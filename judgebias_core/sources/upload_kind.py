@@ -28,7 +28,7 @@ class UploadRows:
     """What a kind's checks start from: the valid rows (with their 1-based ``row``), every row as mapped (checks
     that concern invalid rows too read these), the settings, what the store holds, and the upload's identity."""
 
-    kind: UploadKind
+    upload_kind: UploadKind
     valid: pd.DataFrame
     records: list[dict[str, Any]]
     spec: UploadSpec
@@ -40,7 +40,7 @@ class UploadRows:
     @property
     def parser(self) -> str:
         """The parser reading raw replies: the one chosen, else the kind's default."""
-        return self.spec.parser or (self.kind.parsers[0] if self.kind.parsers else "")
+        return self.spec.parser or (self.upload_kind.parsers[0] if self.upload_kind.parsers else "")
 
 
 # A kind's checks and its store rows: every problem found (a row, a column, what is wrong), and the batch written
@@ -145,7 +145,7 @@ def log_check_and_build(check: CheckLog, build: BuildLog) -> CheckAndBuild:
     built when a problem concerns the whole file (the dataset is missing or of another kind)."""
     def check_and_build(rows: UploadRows) -> tuple[StoreBatch, list[RowProblem]]:
         calls, problems = check(rows.valid, rows.records, rows.spec, rows.context,
-                                dataset_kind=rows.kind.dataset_kind, parser=rows.parser)
+                                dataset_kind=rows.upload_kind.dataset_kind, parser=rows.parser)
         if any(p.row is None for p in problems) or rows.run_id is None:
             return StoreBatch(), problems
         return build(calls, rows.spec, rows.run_id, rows.file_name, rows.content_hash, rows.parser), problems

@@ -19,12 +19,11 @@ _VERDICT_WORDS = {"A": "A", "B": "B", "C": "C", "FIRST": "A", "SECOND": "B", "TI
 
 def target_dataset_problems(spec: UploadSpec, context: StoreContext, dataset_kind: str) -> list[RowProblem]:
     """A log must name an existing dataset of the kind its calls judge (``dataset_kind``)."""
-    kind = dataset_kind
     if context.dataset is None:
         return [RowProblem(None, None, f"dataset {spec.dataset_id!r} is not in the store: upload its items first")]
-    if context.dataset.kind != kind:
-        return [RowProblem(None, None, f"dataset {spec.dataset_id!r} is {context.dataset.kind}; "
-                                       f"this log needs a {kind} dataset")]
+    if context.dataset.dataset_kind != dataset_kind:
+        return [RowProblem(None, None, f"dataset {spec.dataset_id!r} is {context.dataset.dataset_kind}; "
+                                       f"this log needs a {dataset_kind} dataset")]
     return []
 
 

@@ -28,10 +28,10 @@ def upload_run_id(spec: UploadSpec, content_hash: str) -> str:
     return f"upload:{spec.dataset_id}:{content_hash[:12]}"
 
 
-def _dataset_frame(spec: UploadSpec, kind: str, file_name: str, content_hash: str, description: str,
+def _dataset_frame(spec: UploadSpec, dataset_kind: str, file_name: str, content_hash: str, description: str,
                    baseline: str | None = None) -> pd.DataFrame:
     return pd.DataFrame([{
-        "dataset_id": spec.dataset_id, "name": spec.dataset_name or spec.dataset_id, "kind": kind,
+        "dataset_id": spec.dataset_id, "name": spec.dataset_name or spec.dataset_id, "kind": dataset_kind,
         "source": f"upload: {file_name}", "licence": spec.licence,
         "description": spec.description or description, "baseline_candidate": baseline, "origin": "upload",
         "content_hash": content_hash,
@@ -102,12 +102,12 @@ def _call_frame(calls: pd.DataFrame, spec: UploadSpec, run_id: str) -> pd.DataFr
     })
 
 
-def _slotted_calls(calls: pd.DataFrame, spec: UploadSpec, run_id: str, kind: str, slots: list[list[str]],
+def _slotted_calls(calls: pd.DataFrame, spec: UploadSpec, run_id: str, call_kind: str, slots: list[list[str]],
                    options: int | None) -> pd.DataFrame:
     """Pairwise or list-wise calls as the engine stores them: candidates in slot order, the first two also in
     their own columns, a verdict naming a slot."""
     return _call_frame(calls, spec, run_id).assign(
-        kind=kind, options=options, slots=slots, first_candidate=[s[0] for s in slots],
+        kind=call_kind, options=options, slots=slots, first_candidate=[s[0] for s in slots],
         second_candidate=[s[1] for s in slots], order_label=calls["order_label"], verdict=calls["verdict"])
 
 

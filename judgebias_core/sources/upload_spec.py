@@ -17,9 +17,12 @@ class UploadSpec(BaseModel):
     """One upload's settings. Its JSON, with the file's bytes, makes the content hash (same file + same
     settings = same ids, so a second upload writes nothing)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # ``upload_kind`` is written "kind" in the JSON (so the content hash and stored settings stay what they were)
+    # and read under either name.
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True,
+                              serialize_by_alias=True)
 
-    kind: str = Field(description="the upload kind: a name in sources.upload_kind.UPLOAD_KINDS")
+    upload_kind: str = Field(alias="kind", description="a name in sources.upload_kind.UPLOAD_KINDS")
     dataset_id: str = Field(pattern=DATASET_ID_PATTERN,
                             description="lower-case letters, digits, '.', '_' or '-'; starts with a letter or digit")
     dataset_name: str = ""

@@ -14,7 +14,7 @@ from judgebias_core.store.connection import connect
 @dataclass(frozen=True)
 class DatasetRecord:
     dataset_id: str
-    kind: str
+    dataset_kind: str  # pairwise | pointwise (the column datasets.kind)
     origin: str
     content_hash: str | None
     baseline_candidate: str | None

@@ -40,7 +40,7 @@ def preference_targets(spec: UploadSpec) -> list[str]:
     return list(spec.name_columns) if spec.name_columns else list(dict.fromkeys(spec.candidate_columns.values()))
 
 
-def _suggest(frame: pd.DataFrame, kind: UploadKind) -> dict[str, Any]:
+def _suggest(frame: pd.DataFrame, upload_kind: UploadKind) -> dict[str, Any]:
     """Answer columns (named by their headers, or next to name columns), the field mapping, and the preference
     column found from its values when no header says so."""
     columns = [str(c) for c in frame.columns]
@@ -52,7 +52,7 @@ def _suggest(frame: pd.DataFrame, kind: UploadKind) -> dict[str, Any]:
     else:
         suggested["candidate_columns"] = suggest_candidate_columns(columns)
         taken = list(suggested["candidate_columns"])
-    suggested["columns"] = suggest_mapping(columns, kind.fields, taken)
+    suggested["columns"] = suggest_mapping(columns, upload_kind.fields, taken)
     if "preference" not in suggested["columns"]:  # no header says so: look at the values
         filled = {str(c): frame[c].astype(object).map(clean_cell).dropna().astype(str).str.strip().tolist()
                   for c in frame.columns}
