@@ -65,3 +65,27 @@ def test_judges_page_and_report_show_one_agreement_view(app_env: Path) -> None:
     _shown_in_both([line.text for line in view.verdict.lines], page, report)
     lowest = min((p for p in view.result.pairs if p.n), key=lambda p: p.agreement)
     _shown_in_both([f"{lowest.n:,}", f"{view.result.disagreement.instances:,}"], page, report)
+
+
+def test_other_biases_page_and_report_show_one_view_with_its_corrected_family(app_env: Path) -> None:
+    from judgebias_core.analyses.other_biases_view import other_biases_view
+    from judgebias_core.report.other_biases_section import other_biases_section_from_view
+    from judgebias_core.store.agreement_queries import pairwise_studies
+
+    dataset = _first_pairwise_dataset(app_env)
+    with Store(app_env).reader() as reader:
+        studies = pairwise_studies(reader, dataset)
+        study = studies["study"].iloc[0]
+        judges = sorted(studies.loc[studies["study"] == study, "judges"].iloc[0])  # the report's: no majority vote
+        view = other_biases_view(reader, dataset, [study], judges)
+    section = other_biases_section_from_view(view)
+    assert section is not None and view.preference is not None and view.preference.tests is not None
+    at = open_page("other_biases.py", query={"ob_dataset": dataset, "ob_study": study, "ob_judges": judges})
+    assert not at.exception
+    page, report = _page_text(at), _report_text(section)
+    _shown_in_both([line.text for verdict in view.verdicts for line in verdict.lines], page, report)
+    # The family each correction runs over, and every corrected p-value, in both.
+    _shown_in_both([view.verbosity_family, view.self_preference_family or ""], page, report)
+    _shown_in_both([f"corrected p = {p:.3g}" for p in view.report.tests.corrected], page, report)
+    for result in view.report.judges:  # the page's table cells are numbers, the report's formatted with commas
+        assert str(result.decisive_pairs) in page and f"{result.decisive_pairs:,}" in report
