@@ -38,7 +38,7 @@ def path_sentence(result: StepwiseResult) -> str:
 
 def factors_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Stepwise regression of PC and PF over (judge, candidate, task) units of the main study."""
-    if "pairwise" not in scope.kinds or not scope.studies:
+    if "pairwise" not in scope.call_kinds or not scope.studies:
         return None
     study = "full" if "full" in scope.studies else scope.studies[0]
     try:  # one unit table and one selection per target, shared by the figures, the table and the baselines
