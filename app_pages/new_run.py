@@ -50,7 +50,7 @@ with left:
     wanted = st.query_params.get(NEW_RUN_DATASET_PARAM)
     dataset = st.selectbox("Dataset", dataset_ids, index=dataset_ids.index(wanted) if wanted in dataset_ids else 0,
                            format_func=lambda i: next(f"{s.name} ({i})" for s in summaries if s.id == i))
-    kind = next(s.kind for s in summaries if s.id == dataset)
+    kind = next(s.dataset_kind for s in summaries if s.id == dataset)
     protocols = list(RUBRIC_PROTOCOLS) if kind == "pointwise" else [*PAIR_PROTOCOLS, "listwise"]
     protocol = st.selectbox("Protocol", protocols)
 with right:

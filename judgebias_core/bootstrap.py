@@ -8,23 +8,32 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from judgebias_core.registry import Registry
 from judgebias_core.store.prebuilt import load_prebuilt, prebuilt_status
 from judgebias_core.store.queries import store_is_empty
 from judgebias_core.store.schema import migrate
 
-# Steps run after the bundled import on first launch (e.g. the simulated demo runs). Each takes the store path
-# and must be idempotent: after the snapshot is loaded they run too, and find their work done.
-FIRST_LAUNCH_STEPS: list[Callable[[str | os.PathLike[str]], None]] = []
+
+@dataclass(frozen=True)
+class FirstLaunchStep:
+    """A step run after the bundled import on first launch (the simulated demo runs). ``run`` takes the store path
+    and must be idempotent: after the snapshot is loaded the steps run too, and find their work done."""
+
+    name: str
+    run: Callable[[str | os.PathLike[str]], object]
 
 
-def _demo_runs(path: str | os.PathLike[str]) -> None:
-    from judgebias_core.demo import ensure_demo_runs  # noqa: PLC0415 - keeps the engine out of plain imports
+# The built-in steps' modules (each defining ``FIRST_LAUNCH_STEP``) load only when the steps run, so importing this
+# module does not import the engine; they run in registration order.
+FIRST_LAUNCH_STEPS: Registry[FirstLaunchStep] = Registry(
+    "first-launch step", ("judgebias_core.demo",), "FIRST_LAUNCH_STEP")
 
-    ensure_demo_runs(path)
 
-
-FIRST_LAUNCH_STEPS.append(_demo_runs)
+def run_first_launch_steps(path: str | os.PathLike[str]) -> None:
+    for step in FIRST_LAUNCH_STEPS.records():
+        step.run(path)
 
 
 def build_from_sources(path: str | os.PathLike[str]) -> None:
@@ -34,8 +43,7 @@ def build_from_sources(path: str | os.PathLike[str]) -> None:
 
     migrate(path)
     import_bundled(path)
-    for step in FIRST_LAUNCH_STEPS:
-        step(path)
+    run_first_launch_steps(path)
 
 
 def ensure_store_ready(path: str | os.PathLike[str]) -> bool:
@@ -48,8 +56,7 @@ def ensure_store_ready(path: str | os.PathLike[str]) -> bool:
         return False
     migrate(path)
     if prebuilt_status().usable and load_prebuilt(path):
-        for step in FIRST_LAUNCH_STEPS:
-            step(path)
+        run_first_launch_steps(path)
         return True
     build_from_sources(path)
     return True

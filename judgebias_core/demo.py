@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from judgebias_core.bootstrap import FirstLaunchStep
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store import run_queries
 
@@ -56,3 +57,6 @@ def _claim_or_set_aside(path: str | os.PathLike[str]) -> None:
         claim_run_folder(path)
     except ForeignRunFolder:
         set_aside_run_folder(path)
+
+
+FIRST_LAUNCH_STEP = FirstLaunchStep("demo runs", ensure_demo_runs)

@@ -101,7 +101,7 @@ def _field_columns(kind: UploadKind, columns: list[str], suggested: dict[str, st
 def _target_dataset(kind: UploadKind, file_name: str, key: str) -> dict[str, Any]:
     if not kind.creates_dataset:
         wanted = kind.dataset_kind
-        choices = [s.id for s in cached(dataset_summaries) if s.kind == wanted]
+        choices = [s.id for s in cached(dataset_summaries) if s.dataset_kind == wanted]
         if not choices:
             st.warning(f"The store has no {wanted} dataset yet: upload its items first.")
             return {"dataset_id": ""}

@@ -10,7 +10,7 @@ from judgebias_core.analyses.calibration import calibration, prediction_powered_
 from judgebias_core.analyses.judges import agreement_report, leaderboard
 from judgebias_core.analyses.judges_view import judges_view
 from judgebias_core.analyses.other_biases_view import other_biases_view
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -160,9 +160,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.metrics.add_parser(
-        "calibration", help="a judge against human labels: confusion, Cohen's kappa, correlations")
+def metrics_calibration_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id (e.g. autoj, summeval)")
     parser.add_argument("--judge", required=True, help="judge name as stored")
     parser.add_argument("--study", help="study or run id (default: the judge's first run on the dataset)")
@@ -171,8 +169,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_calibration)
 
-    parser = groups.metrics.add_parser(
-        "agreement", help="agreement of every pair of judges on the same judge calls, with and without ties")
+
+def metrics_agreement_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", action="append", required=True,
                         help="study or run id (repeatable: judges run separately can be compared)")
@@ -180,8 +178,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_agreement)
 
-    parser = groups.metrics.add_parser(
-        "ppi", help=PPI_HELP)
+
+def metrics_ppi_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
                         help="dataset with human labels: pairwise preferences (e.g. autoj) or rubric scores "
                              "(e.g. summeval)")
@@ -203,9 +201,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_ppi)
 
-    parser = groups.metrics.add_parser(
-        "verbosity", help="does a judge prefer the longer answer (swap pairs): longer-answer share by length bin and "
-        "a logistic slope, item-clustered, Holm-corrected over the judges")
+
+def metrics_verbosity_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", action="append", help="study or run id (repeatable; default: the first)")
     parser.add_argument("--judge", action="append",
@@ -217,8 +214,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_verbosity)
 
-    parser = groups.metrics.add_parser(
-        "leaderboard", help="candidates ranked by win rate and Bradley-Terry strength, with ranking-safety flags")
+
+def metrics_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", action="append", help="study or run id (repeatable; default: the first)")
     parser.add_argument("--judge", required=True, help=f"judge name, or '{ENSEMBLE_JUDGE}' for the ensemble")

@@ -17,7 +17,7 @@ from judgebias_core.analyses.pairwise import (
     pairwise_metrics,
     repetition_metrics,
 )
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.pairwise_family import (
     corrected_column,
@@ -163,20 +163,15 @@ def _add_scope(parser: argparse.ArgumentParser) -> None:
     add_json_flag(parser)
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.metrics.add_parser(
-        "pairwise", help="swap consistency per (dataset, study, judge, repetition): PC, flip rate with its item-clustered "
-        "decision interval and Wilson (pairs assumed independent), direction with the clustered position test "
-        "(corrected over the rows printed), preference fairness raw and Shi-scaled, excess over the repetition floor")
+def metrics_pairwise_arguments(parser: argparse.ArgumentParser) -> None:
     _add_scope(parser)
     parser.add_argument("--correction", choices=sorted(_CORRECTIONS), default="holm",
                         help="how the position and excess tests of the rows printed are corrected together: holm "
                         "(default, family-wise error), bh (Benjamini-Hochberg, false discovery rate) or none")
     parser.set_defaults(handler=_pairwise)
 
-    parser = groups.metrics.add_parser(
-        "pairwise-compare", help="two judges' flip rates on the pairs both classified: the difference with its "
-        "paired cluster-robust t interval and test")
+
+def metrics_pairwise_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", default="full", help="study (default full; a run id for engine runs)")
     parser.add_argument("--judge-a", required=True, help="first judge (the difference is a minus b)")
@@ -186,20 +181,18 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_compare)
 
-    parser = groups.metrics.add_parser(
-        "repetition", help="repetition stability and repetition floor per (dataset, study, judge) with repetitions")
+
+def metrics_repetition_arguments(parser: argparse.ArgumentParser) -> None:
     _add_scope(parser)
     parser.set_defaults(handler=_metric_handler(repetition_metrics))
 
-    parser = groups.metrics.add_parser(
-        "listwise", help="list-wise consistency and first-slot share per (dataset, study, judge, repetition, p)")
+
+def metrics_listwise_arguments(parser: argparse.ArgumentParser) -> None:
     _add_scope(parser)
     parser.set_defaults(handler=_metric_handler(listwise_metrics))
 
-    parser = groups.root.add_parser(
-        "gate", help="exit 1 when a judge's flip-rate upper bound (one-sided 97.5%%, the top of the two-sided 95%% "
-        "interval; item-clustered by default) exceeds a threshold or is too close to it to call with the resamples "
-        "drawn (0 when it is clearly below, 2 when the dataset or judge is unknown)")
+
+def gate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--judge", required=True, help="judge name")
     parser.add_argument("--max-flip-rate", required=True, type=float, help="largest acceptable flip rate, in [0, 1]")

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from judgebias_core.analyses.rubric import rubric_report
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import add_json_flag, db_path, emit, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.exports import csv_bytes
 from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking
@@ -232,9 +232,7 @@ def _export_trials(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.metrics.add_parser(
-        "rubric", help="rubric position bias of a run: position shares, P(position | score), Bias Cost, correlations")
+def metrics_rubric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-id", required=True, help="the permutation run to analyse")
     parser.add_argument("--repeat-run-id", help="the repeat (canonical ordering) run to compare against")
     parser.add_argument("--probe-run-id", help="estimate P(position | score) for Bias Cost on this run "
@@ -245,7 +243,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_metrics_rubric)
 
-    parser = groups.export.add_parser("trials", help="export every judge call of a run (CSV, JSON Lines, Parquet)")
+
+def export_trials_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-id", required=True, help="the run to export")
     parser.add_argument("--format", choices=EXPORT_FORMATS, default="csv", help="file format (default csv)")
     parser.add_argument("--out", required=True, help="the file to write")

@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 from pydantic import ValidationError
 
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress, read_input_file
+from judgebias_core.cli.common import add_json_flag, db_path, emit, progress, read_input_file
 from judgebias_core.engine import RunProgress, start_run
 from judgebias_core.engine.batch import BatchSettings, batch_provider, describe_batches, start_batch_run
 from judgebias_core.engine.folder_identity import adopt_run_folder
@@ -185,22 +185,20 @@ def _having(capability: str) -> str:
     return ", ".join(p.name for p in all_providers() if getattr(p.capabilities, capability))
 
 
-def register(groups: CommandGroups) -> None:
-    adopt = groups.root.add_parser(
-        "adopt-run-folder", help="let this store replay a run folder written for another store",
-        description="A run folder (runs/<store name>/ beside the store: journals, progress) records the store it "
+def adopt_run_folder_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("A run folder (runs/<store name>/ beside the store: journals, progress) records the store it "
         "was written for, and a run on another store refuses it. This makes the folder this store's on purpose "
         "(e.g. the store was rebuilt from a backup): the next session of each run replays its journal here.")
-    add_json_flag(adopt)
-    adopt.set_defaults(handler=_adopt_run_folder)
+    add_json_flag(parser)
+    parser.set_defaults(handler=_adopt_run_folder)
+
+
+def run_arguments(parser: argparse.ArgumentParser) -> None:
     batch_names = ", ".join(batch_provider_names())
-    parser = groups.root.add_parser(
-        "run", help="launch a judge run (the same --run-id resumes it)",
-        description="Plan a run, send its calls to a judge, store every judgment as it arrives. Running the same "
+    parser.description = ("Plan a run, send its calls to a judge, store every judgment as it arrives. Running the same "
         "command (or --run-id) again resumes: the journal is replayed and only missing calls are sent. "
         f"--mode batch ({batch_names}) sends the calls through the provider's batch API at about half the "
-        f"price and polls until it ends. Keys come from {' / '.join(key_variables().values())} only.",
-    )
+        f"price and polls until it ends. Keys come from {' / '.join(key_variables().values())} only.")
     parser.add_argument("--dataset", required=True, help="dataset id (see `datasets`)")
     parser.add_argument("--protocol", required=True, choices=PROTOCOLS, help="which calls to plan")
     parser.add_argument("--provider", required=True, choices=provider_names(), help="who judges")

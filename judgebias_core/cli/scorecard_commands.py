@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from judgebias_core.analyses.scorecard import Scorecard, judge_scorecard, scorecard_json
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.stats.clustered import RESAMPLES, SEED
 from judgebias_core.store.handle import Store
 from judgebias_core.store.schema import migrate
@@ -56,11 +56,7 @@ def _scorecard(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.root.add_parser(
-        "scorecard", help="which judge to use: every judge configuration of a pairwise dataset (or dataset group) "
-        "with accuracy against the labels, flip rate, first-slot lean, longer-answer share, failures, cost, the "
-        "paired difference from the best row and a recommendation")
+def scorecard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
                         help="a pairwise dataset id, or a dataset group (llmbar-adversarial: the four adversarial "
                         "LLMBar subsets)")

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from judgebias_core.analyses.factors_view import FactorsView, factors_view
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import add_json_flag, db_path, emit, progress
 from judgebias_core.metrics.stepwise import (
     CLUSTERS,
     POST_SELECTION_NOTE,
@@ -77,8 +77,8 @@ def _stepwise(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    analysis = groups.root.add_parser("analysis", help="model-based analyses of the stored judgments").add_subparsers(
+def analysis_arguments(parser: argparse.ArgumentParser) -> None:
+    analysis = parser.add_subparsers(
         dest="analysis", metavar="ANALYSIS", required=True)
     parser = analysis.add_parser(
         "stepwise", help="bidirectional stepwise OLS on AIC: which of judge, candidate, task, quality gap and "

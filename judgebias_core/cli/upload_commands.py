@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress, read_input_file
+from judgebias_core.cli.common import add_json_flag, db_path, emit, progress, read_input_file
 from judgebias_core.errors import invalid_argument
 from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import (
@@ -109,13 +109,11 @@ def _add_kind(upload: Any, upload_kind: UploadKind) -> None:
         parser.add_argument(option.flag, help=option.help, **option.arguments)
 
 
-def register(groups: CommandGroups) -> None:
-    upload = groups.root.add_parser(
-        "upload", help="upload items, pairs, judge logs or rubrics from a file (all rows valid or nothing written)",
-        description="Every problem (row, column, reason) is reported at once on stderr with exit status 2; "
+def upload_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Every problem (row, column, reason) is reported at once on stderr with exit status 2; "
         "nothing is written unless the whole file is valid. Uploading the same file with the same settings twice "
-        "changes nothing.",
-    ).add_subparsers(dest="upload_kind", metavar="KIND", required=True)
+        "changes nothing.")
+    upload = parser.add_subparsers(dest="upload_kind", metavar="KIND", required=True)
     for upload_kind in UPLOAD_KINDS.records():
         _add_kind(upload, upload_kind)
 
