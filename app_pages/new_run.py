@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from judgebias_core.access import RunRequest, limit_problems
+from judgebias_core.analyses.datasets import dataset_summaries
 from judgebias_core.engine.batch import BatchSettings, batch_cost
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.judges.prices import plan_totals
@@ -12,7 +13,6 @@ from judgebias_core.prompts import default_template
 from judgebias_core.protocols.plan_size import planned_call_count
 from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, run_spec
 from judgebias_core.providers import get_provider, provider_names, provider_spec_fields
-from judgebias_core.store.queries import dataset_summaries
 from ui.access import current_access, operator_gate
 from ui.plan_panel import show_swap_study_plan
 from ui.run_panel import (
@@ -50,7 +50,7 @@ with left:
     wanted = st.query_params.get(NEW_RUN_DATASET_PARAM)
     dataset = st.selectbox("Dataset", dataset_ids, index=dataset_ids.index(wanted) if wanted in dataset_ids else 0,
                            format_func=lambda i: next(f"{s.name} ({i})" for s in summaries if s.id == i))
-    kind = next(s.kind for s in summaries if s.id == dataset)
+    kind = next(s.dataset_kind for s in summaries if s.id == dataset)
     protocols = list(RUBRIC_PROTOCOLS) if kind == "pointwise" else [*PAIR_PROTOCOLS, "listwise"]
     protocol = st.selectbox("Protocol", protocols)
 with right:

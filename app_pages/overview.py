@@ -54,7 +54,7 @@ st.caption(
 
 show_table(
     [
-        {"dataset": s.id, "name": s.name, "kind": s.kind, "items": s.items, "judge calls": s.judge_calls,
+        {"dataset": s.id, "name": s.name, "kind": s.dataset_kind, "items": s.items, "judge calls": s.judge_calls,
          "labelled items": s.human_labels}
         for s in summaries
     ],

@@ -54,7 +54,7 @@ class EchoJudge(JudgeClient):
         self.name = spec.judge_name()
 
     def request_params(self, call: PlannedCall) -> dict[str, Any]:
-        return {"lowest": min(call.scores)} if call.kind == "rubric" else {}
+        return {"lowest": min(call.scores)} if call.call_kind == "rubric" else {}
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         return JudgeReply(text=f"Feedback: echo. [RESULT] {params['lowest']}" if params else "[[A]]")

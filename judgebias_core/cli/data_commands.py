@@ -27,7 +27,7 @@ def _datasets(args: argparse.Namespace) -> int:
     with Store(path).reader() as reader:
         summaries = dataset_summaries(reader)
     rows = [
-        {"id": s.id, "name": s.name, "kind": s.kind, "items": s.items, "candidates": s.candidates,
+        {"id": s.id, "name": s.name, "kind": s.dataset_kind, "items": s.items, "candidates": s.candidates,
          "judge_calls": s.judge_calls, "human_labels": s.human_labels, "source": s.source, "licence": s.licence}
         for s in summaries
     ]

@@ -92,7 +92,7 @@ def register_run(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, cli
         "simulated" if client.simulated else model_family(spec.model)), "simulated": client.simulated,
         "description": client.describe()}])
     templates = pd.DataFrame([{"template_id": plan.template_id, "name": plan.template.name,
-                               "kind": plan.template.kind, "text": plan.template.text}])
+                               "kind": plan.template.call_kind, "text": plan.template.text}])
     write_batch(db_path, StoreBatch(judges=judges, prompt_templates=templates, runs=runs))
 
 

@@ -94,7 +94,7 @@ def chart_caption(card: Scorecard) -> str:
 
 def scorecard_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Every judge configuration of the dataset side by side (pairwise datasets with judge calls)."""
-    if "pairwise" not in scope.kinds or scope.dataset.kind != "pairwise":
+    if "pairwise" not in scope.kinds or scope.dataset.dataset_kind != "pairwise":
         return None
     card = judge_scorecard(reader, scope.dataset.id, resamples=RESAMPLES, seed=SEED)  # the report's settings
     if not card.rows:
