@@ -69,16 +69,16 @@ LAYERS: dict[str, tuple[str, frozenset[str]]] = {unit: (layer, frozenset(allowed
     ("engine/", "service", (*_PURE, *_RUN_DOMAIN, "engine/batch_types.py", "store/", "store/connection.py")),
     ("sources/", "service", (*_PURE, "registry.py", "parsing/", "protocols/", "store/", "store/connection.py",
                              "store/handle.py")),
-    ("analyses/", "service", ("dataset_groups.py", "simulated.py", "engine/", "errors.py", "judges/", "metrics/",
+    ("analyses/", "service", (*_PURE, "dataset_groups.py", "simulated.py", "engine/", "judges/", "metrics/",
                               "protocols/", "stats/", "store/", "store/handle.py", "wording/")),
     ("report/", "service", ("__init__.py", "analyses/", "charts/", "errors.py", "explanations.py", "metrics/",
                             "models.py", "stats/", "store/handle.py", "topics/", "wording/")),
     ("topics/", "service", ("analyses/", "registry.py", "report/", "store/handle.py")),
-    ("demo.py", "service", ("engine/", "errors.py", "protocols/", "store/")),
-    ("bootstrap.py", "service", ("demo.py", "sources/", "store/")),
+    ("demo.py", "service", ("bootstrap.py", "engine/", "errors.py", "protocols/", "store/")),
+    ("bootstrap.py", "service", ("registry.py", "sources/", "store/")),
     # interfaces: the CLI and the dashboard. Pages and ui/ read views from analyses/ and call the services; they
     # never import store queries, metrics or stats (only the store's opening, to open it and name its failures).
-    ("cli/", "interface", ("__init__.py", "errors.py", "analyses/", "bootstrap.py", "engine/", "exports.py",
+    ("cli/", "interface", ("__init__.py", "errors.py", "registry.py", "analyses/", "bootstrap.py", "engine/", "exports.py",
                            "metrics/", "protocols/", "providers/", "report/", "sources/", "stats/", "store/",
                            *_OPENING)),
     ("__main__.py", "interface", ("cli/",)),
@@ -169,22 +169,10 @@ PENDING: dict[str, tuple[str, ...]] = {
     # the topic pages and report sections, reading one view per topic from analyses/ (issue 24)
     "app_pages/calibration.py": ("metrics.agreement", "metrics.calibration", "stats.agreement",
                                  "store.calibration_queries"),
-    "app_pages/factors.py": ("metrics.stepwise",),
     "app_pages/leaderboard.py": ("metrics.agreement", "metrics.leaderboard"),
-    "app_pages/other_biases.py": ("metrics.agreement", "metrics.verbosity"),
     "app_pages/pairwise_bias.py": ("metrics.pairwise", "metrics.pairwise_family", "store.pairwise_queries",
                                    "store.queries"),
     "app_pages/rubric_bias.py": ("metrics.rubric_correlation", "metrics.rubric_report", "store.rubric_queries"),
-    "judgebias_core/report/judges_section.py": ("store.report_queries",),
-    # pages and ui/ modules other work is changing now (issue 25: registries, uploads; issue 24: topic views)
-    "app_pages/new_run.py": ("store.queries",),
-    "ui/run_panel.py": ("store.access_queries",),
-    "ui/upload_panel.py": ("store.queries",),
-    "ui/upload_widgets.py": ("store.queries",),
-    "ui/geval.py": ("metrics.rubric_correlation", "metrics.rubric_geval"),
-    "ui/judge_scope.py": ("metrics.agreement", "metrics.item_sets", "store.agreement_queries"),
-    "ui/plan_panel.py": ("stats.planning",),
-    "ui/ppi_block.py": ("metrics.ppi",),
 }
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from judgebias_core.access import Access, RunRequest, check_run_limits, check_runs_at_once
+from judgebias_core.analyses.runs import OperatorAction, running_runs_of
 from judgebias_core.engine import read_progress, request_cancel
 from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.batch import BatchSettings
@@ -22,7 +23,6 @@ from judgebias_core.protocols.plan_size import planned_call_count
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import Provider, get_provider, key_variables
 from judgebias_core.providers.endpoints import stored_key_allowed
-from judgebias_core.store.access_queries import OperatorAction, running_runs_of
 from ui.access import current_access, record_operator_action, serving
 from ui.navigation import link_run_analysis
 from ui.share import code_span

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from judgebias_core.analyses.datasets import dataset_summaries
 from judgebias_core.errors import JudgebiasError, ValidationFailed, invalid_argument
 from judgebias_core.names import slug
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
@@ -23,7 +24,6 @@ from judgebias_core.sources.upload_kind import UPLOAD_KINDS, UploadKind
 from judgebias_core.sources.upload_limits import MIB, UploadLimits
 from judgebias_core.sources.upload_read import TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import UploadSpec
-from judgebias_core.store.queries import dataset_summaries
 from ui.access import operator_gate, record_operator_action
 from ui.navigation import link_page, link_run_analysis
 from ui.run_panel import NEW_RUN_DATASET_PARAM

@@ -8,12 +8,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from judgebias_core.analyses.datasets import list_rubrics
 from judgebias_core.sources.upload_kind import UploadKind
 from judgebias_core.sources.upload_kinds.items import suggest_rater_columns
 from judgebias_core.sources.upload_kinds.pairs import preference_targets, preference_values
 from judgebias_core.sources.upload_mapping import TIE, candidate_from_header, suggest_preference_map
 from judgebias_core.sources.upload_spec import UploadSpec
-from judgebias_core.store.queries import list_rubrics
 from ui.share import code_span, escape_markdown
 from ui.state import cached
 

@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from judgebias_core.analyses.calibration import calibration, dataset_label_words, prediction_powered
+from judgebias_core.analyses.datasets import dataset_has_labels
 from judgebias_core.analyses.judges import leaderboard
 from judgebias_core.analyses.judges_view import JudgesView, judges_view
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
@@ -21,7 +22,6 @@ from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.ppi_part import prediction_powered_score_part
 from judgebias_core.store.handle import StoreReader
-from judgebias_core.store.report_queries import dataset_has_labels
 from judgebias_core.wording.phrasing import count_of, percent
 from judgebias_core.wording.verdict import calibration_verdict
 from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict, ranked_rows
