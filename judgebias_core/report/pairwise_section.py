@@ -134,7 +134,7 @@ def _sentences(headline: list[PairwiseJudgeMetrics], floors: dict[str, PairwiseJ
 
 def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """The swap-consistency section, or None when the scope holds no pair judged in both orders."""
-    if "pairwise" not in scope.kinds:
+    if "pairwise" not in scope.call_kinds:
         return None
     view = pairwise_view(reader, scope.dataset.id, scope.studies, scope.judge_filter or None,
                          report_studies=scope.studies)

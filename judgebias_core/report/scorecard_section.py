@@ -12,7 +12,7 @@ from judgebias_core.store.handle import StoreReader
 
 def scorecard_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Every judge configuration of the dataset side by side (pairwise datasets with judge calls)."""
-    if "pairwise" not in scope.kinds or scope.dataset.dataset_kind != "pairwise":
+    if "pairwise" not in scope.call_kinds or scope.dataset.dataset_kind != "pairwise":
         return None
     # The report's settings; the page and ``scorecard --json`` draw the same view.
     return scorecard_section_from_view(scorecard_view(reader, scope.dataset.id, resamples=RESAMPLES, seed=SEED))
