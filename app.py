@@ -11,7 +11,7 @@ from ui.first_launch import begin_store_ready
 begin_store_ready(resolve_db_path(None))
 
 from judgebias_core import __version__  # noqa: E402
-from judgebias_core.store.queries import store_overview  # noqa: E402
+from judgebias_core.analyses.datasets import store_overview  # noqa: E402
 from ui.access import show_access_in_sidebar  # noqa: E402
 from ui.first_launch import ensure_store_ready_once  # noqa: E402
 from ui.navigation import navigation_sections  # noqa: E402

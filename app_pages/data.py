@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.store.queries import (
+from judgebias_core.analyses.datasets import (
     call_detail,
     calls_for_item,
     dataset_summaries,
@@ -24,7 +24,7 @@ summaries = load_or_stop(dataset_summaries)
 
 show_table(
     [
-        {"dataset": s.id, "kind": s.kind, "items": s.items, "candidates": s.candidates, "judge calls": s.judge_calls,
+        {"dataset": s.id, "kind": s.dataset_kind, "items": s.items, "candidates": s.candidates, "judge calls": s.judge_calls,
          "labelled items": s.human_labels}
         for s in summaries
     ],

@@ -5,19 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.judges import agreement_report, disagreeing_calls
-from judgebias_core.analyses.pairwise import study_item_notes
+from judgebias_core.analyses.judges import disagreeing_calls
+from judgebias_core.analyses.judges_view import ENSEMBLE_JUDGE, item_texts, judges_default_studies, judges_view
 from judgebias_core.charts.judges import (
     agreement_heatmap,
     disagreement_bars,
     family_heatmap,
     family_heatmap_is_sparse,
 )
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE, agreement_pairs_frame, family_agreement_sentence
-from judgebias_core.metrics.item_sets import default_studies, studies_sentence
-from judgebias_core.stats.clustered import CONFIDENCE
-from judgebias_core.store.calibration_queries import item_texts
-from judgebias_core.wording.verdict import agreement_verdict
 from ui.judge_scope import pick_pairwise_dataset
 from ui.share import (
     chart_downloads,
@@ -43,9 +38,8 @@ top = st.columns(3)
 dataset, studies_frame = pick_pairwise_dataset(top[0], key="jd_dataset")
 study_names = studies_frame["study"].tolist()
 with top[1]:
-    study_judges = dict(zip(study_names, studies_frame["judges"], strict=True))
     studies = synced_multiselect(
-        "Studies (or run ids)", study_names, key="jd_studies", default=default_studies(study_judges),
+        "Studies (or run ids)", study_names, key="jd_studies", default=cached(judges_default_studies, dataset),
         help="By default every study (the fewest that hold every judge when there are many). Choose several to compare judges "
              "that were run separately on the same pairs.")
 with top[2]:
@@ -58,10 +52,11 @@ if not studies:  # e.g. the chosen studies do not exist in a newly chosen datase
     st.caption(f"No study chosen: showing {escape_markdown(studies[0])}.")
 chosen_repetition = None if repetition == "all" else int(repetition)
 
-result = load_or_stop(agreement_report, dataset, list(studies), chosen_repetition)
+view = load_or_stop(judges_view, dataset, list(studies), chosen_repetition)
+result = view.result
 
 simulated_banner(result.judges)
-verdict_block([agreement_verdict(result, ", ".join(studies))])
+verdict_block([view.verdict])
 cols = st.columns(4)
 cols[0].metric("Judges", len(result.judges))
 cols[1].metric("Judge calls (instances)", f"{result.instances:,}")
@@ -69,9 +64,8 @@ cols[2].metric("Calls every judge answered", f"{result.disagreement.instances:,}
 cols[3].metric("Calls with a majority verdict", f"{result.ensemble_instances:,}")
 st.caption(f"Dataset {escape_markdown(dataset)} · studies {escape_markdown(', '.join(studies))} · repetition "
            f"{repetition}. Majority vote: {result.ensemble_rule}.")
-st.caption(escape_markdown(studies_sentence({s: study_judges[s] for s in studies},
-                                            cached(study_item_notes, dataset))))
-for note in result.notes:
+st.caption(escape_markdown(view.studies_note))
+for note in view.notes:
     st.warning(note)
 report_button(dataset, [judge.split(" [")[0] for judge in result.judges], key="jd-report")
 
@@ -86,15 +80,11 @@ with agreement_tab:
     figure = agreement_heatmap(result, without_ties=without_ties, kappa=measure == "Cohen's kappa")
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"agreement-{dataset}", key="jd-heatmap")
-    pairs = agreement_pairs_frame(result)
+    pairs = view.pairs
     show_table(pairs,
                column_config={name: st.column_config.NumberColumn(format="%.3f") for name in pairs.columns
                               if pairs[name].dtype.kind == "f"})
-    interval = next((p.kappa.method for p in result.pairs if p.kappa is not None), "none")
-    st.caption(f"Kappa intervals: {int(100 * CONFIDENCE)}% {interval} (whole items resampled, all calls of an "
-               f"item together). {result.kappa_scope}. Ensemble rows: {result.ensemble_comparison}; "
-               "'no majority among the others' is the share of the judge's parsed calls on which the other "
-               "judges have no majority (those calls are not scored).")
+    st.caption(view.kappa_note)
     alpha, effective = result.krippendorff_alpha, result.effective_judges
     if alpha is not None and effective is not None:
         panel = st.columns(2)
@@ -103,8 +93,7 @@ with agreement_tab:
                             f"[{alpha.low:.3f}, {alpha.high:.3f}] over {alpha.items} items")
         panel[1].metric("Effective number of judges", f"{effective.effective:.2f} of {len(effective.judges)}",
                        help=f"{effective.formula}; {result.effective_judges_basis}")
-        st.caption(f"Krippendorff's alpha {alpha.estimate:.3f} [{alpha.low:.3f}, {alpha.high:.3f}] "
-                   f"({alpha.method}). Effective judges: {result.effective_judges_basis}.")
+        st.caption(view.alpha_note or "")
     table_downloads(pairs, f"agreement-{dataset}", key="jd-pairs")
 
     st.subheader("By family")
@@ -112,7 +101,7 @@ with agreement_tab:
                "by the two families (ratio of sums). A diagonal cell needs two judges of that family.")
     if result.family_agreement:
         if family_heatmap_is_sparse(result.family_agreement):  # a mostly blank heatmap: the sentence says it
-            st.markdown(escape_markdown(family_agreement_sentence(result.family_agreement)))
+            st.markdown(escape_markdown(view.family_sentence or ""))
         else:
             st.plotly_chart(family_heatmap(result.family_agreement, judges=result.judges), width="stretch")
         show_table(pd.DataFrame([f.__dict__ for f in result.family_agreement]),

@@ -5,15 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from judgebias_core.access import RunRequest, limit_problems
+from judgebias_core.analyses.datasets import dataset_summaries
 from judgebias_core.engine.batch import BatchSettings, batch_cost
 from judgebias_core.engine.preview import preview_run
 from judgebias_core.judges.prices import plan_totals
 from judgebias_core.prompts import default_template
 from judgebias_core.protocols.plan_size import planned_call_count
-from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, SimulatedParams, run_spec
-from judgebias_core.providers import get_provider, provider_names
-from judgebias_core.store.queries import dataset_summaries
-from judgebias_core.store.run_queries import replay_judges
+from judgebias_core.protocols.spec import PAIR_PROTOCOLS, RUBRIC_PROTOCOLS, RunSettings, run_spec
+from judgebias_core.providers import get_provider, provider_names, provider_spec_fields
 from ui.access import current_access, operator_gate
 from ui.plan_panel import show_swap_study_plan
 from ui.run_panel import (
@@ -22,8 +21,8 @@ from ui.run_panel import (
     key_needed,
     launch_runs,
     missing_key_message,
-    parse_position_weights,
     show_progress,
+    show_provider_settings,
 )
 from ui.share import code_span, escape_markdown
 from ui.state import cached, load_or_stop, show_error, stop_on_error
@@ -51,23 +50,23 @@ with left:
     wanted = st.query_params.get(NEW_RUN_DATASET_PARAM)
     dataset = st.selectbox("Dataset", dataset_ids, index=dataset_ids.index(wanted) if wanted in dataset_ids else 0,
                            format_func=lambda i: next(f"{s.name} ({i})" for s in summaries if s.id == i))
-    kind = next(s.kind for s in summaries if s.id == dataset)
+    kind = next(s.dataset_kind for s in summaries if s.id == dataset)
     protocols = list(RUBRIC_PROTOCOLS) if kind == "pointwise" else [*PAIR_PROTOCOLS, "listwise"]
     protocol = st.selectbox("Protocol", protocols)
 with right:
     provider = st.selectbox("Judge provider", provider_names(), format_func=lambda p: get_provider(p).label)
-    capabilities = get_provider(provider).capabilities
+    provider_record = get_provider(provider)
+    capabilities = provider_record.capabilities
     base_url = None
-    if provider == "replay":
-        study = st.selectbox("Recorded study", ["full", "repetition"])
-        judges = cached(replay_judges, dataset, study)
-        if not judges:
-            st.warning(f"No recorded replies to replay on {escape_markdown(dataset)}.")
+    setting_values = show_provider_settings(provider_record)
+    if provider_record.model_choices is not None:
+        offered = cached(provider_record.model_choices, dataset, **setting_values)
+        if not offered:
+            st.warning(f"{escape_markdown(provider_record.models_label)}: none to pick on {escape_markdown(dataset)}.")
             st.stop()
-        models = st.multiselect("Recorded judge(s)", judges, default=judges[:1], help="One run per judge.")
+        models = st.multiselect(provider_record.models_label, offered, default=offered[:1], help="One run per judge.")
     else:
-        study = "full"
-        typed = st.text_input("Model(s)", ", ".join(get_provider(provider).default_models[:1]),
+        typed = st.text_input(provider_record.models_label, ", ".join(provider_record.default_models[:1]),
                               help="Several models separated by commas: one run per model.")
         models = list(dict.fromkeys(m.strip() for m in typed.split(",") if m.strip()))
     batch = None
@@ -97,7 +96,7 @@ with right:
         extra_body = st.text_input(
             "Extra request fields (JSON, optional)", "", help="A JSON object merged into every request, e.g. "
             '{"top_k": 1}; stored with the run, so a resume sends the same.') or None
-    if get_provider(provider).reply_constraint:
+    if provider_record.reply_constraint:
         constrain = st.checkbox(
             "Constrain replies to the answer format", help="The server's own request field (llama.cpp grammar, "
             "vLLM guided choice, Ollama JSON schema) holds each reply to [RESULT] n or [[A]], so that a small "
@@ -150,9 +149,9 @@ with st.expander("Sampling, concurrency and spending cap"):
     max_tokens = cols[1].number_input("Max tokens", 16, 8192, 1024, 16)
     seed_text = cols[2].text_input("Seed (optional)", "")
     concurrency = cols[3].number_input("Calls in flight", 1, limits.max_concurrency if access.served else 256,
-                                       1 if get_provider(provider).local else min(8, limits.max_concurrency),
+                                       1 if provider_record.local else min(8, limits.max_concurrency),
                                        help="Local servers default to 1: most compute one request at a time.")
-    cap_required = access.served and get_provider(provider).paid
+    cap_required = access.served and provider_record.paid
     cap = cols[4].number_input("Spending cap, USD" if cap_required else "Spending cap, USD (0 = none)", 0.0,
                                limits.max_cost_usd_per_run if cap_required else None,
                                value=min(5.0, limits.max_cost_usd_per_run) if cap_required else 0.0, step=1.0,
@@ -162,24 +161,6 @@ seed = int(seed_text) if seed_text.strip().lstrip("-").isdigit() else None
 if seed_text.strip() and seed is None:
     st.error(f"Seed: {code_span(seed_text)} is not a whole number; leave it empty for no seed.")
     st.stop()
-
-simulated = None
-if provider == "simulated":
-    with st.expander("Simulated judge behaviour", expanded=True):
-        cols = st.columns(4)
-        q = cols[0].slider("q: answers by position", 0.0, 1.0, 0.3, 0.05)
-        weights = cols[1].text_input("Position weights", "0.4,0.2,0.15,0.15,0.1")
-        noise = cols[2].slider("Content noise (sd)", 0.0, 2.0, 0.6, 0.1)
-        verbosity = cols[3].slider("Verbosity bonus per 1k chars", 0.0, 1.0, 0.0, 0.05)
-        try:
-            parsed_weights = parse_position_weights(weights)
-        except ValueError as problem:
-            st.error(f"Position weights: {escape_markdown(str(problem))}. Nothing can be planned until they are fixed.")
-            st.stop()
-        simulated = SimulatedParams(position_prob=q, position_weights=parsed_weights, noise=noise,
-                                    verbosity=verbosity, seed=seed or 0)
-    st.warning("**Simulated judge**: not a language model; "
-               f"{escape_markdown(simulated.describe().removeprefix('simulated judge: '))}.")
 
 template_kind = "rubric" if kind == "pointwise" else ("listwise" if protocol == "listwise" else "pairwise")
 default_text = default_template(template_kind, options or 3).text
@@ -196,10 +177,10 @@ with stop_on_error():
     base_spec = run_spec(dataset_id=dataset, protocol=protocol, provider=provider, model=models[0], base_url=base_url,
                    temperature=temperature, max_tokens=int(max_tokens), seed=seed, repeats=repeats,
                    orderings=orderings or "balanced", options=options, pairs=pairs, listwise_size=int(listwise_size),
-                   allow_none=allow_none, rubric_id=rubric_id, limit_items=int(limit) or None, replay_study=study,
-                   template_text=edited if edited != default_text else None, simulated=simulated,
-                   structured_output=structured, logprobs=logprobs, extra_body=extra_body,
-                   constrain_reply=constrain)
+                   allow_none=allow_none, rubric_id=rubric_id, limit_items=int(limit) or None,
+                   template_text=edited if edited != default_text else None, structured_output=structured,
+                   logprobs=logprobs, extra_body=extra_body, constrain_reply=constrain,
+                   **provider_spec_fields(provider_record, setting_values, seed))
     settings = RunSettings.for_provider(provider, concurrency=int(concurrency), max_cost_usd=cap or None)
     specs = [base_spec.model_copy(update={"model": m}) for m in models]
     chosen_id = run_id_text.strip() or None if len(models) == 1 else None
@@ -207,16 +188,19 @@ with stop_on_error():
     planned = [cached(planned_call_count, spec) for spec in specs]
     over = [problem for spec, calls in zip(specs, planned, strict=True) for problem in limit_problems(
         RunRequest(planned_calls=calls, repetitions=spec.repeats, concurrency=settings.concurrency,
-                   max_cost_usd=settings.max_cost_usd, paid=get_provider(provider).paid), limits, access.served)]
+                   max_cost_usd=settings.max_cost_usd, paid=provider_record.paid), limits, access.served)]
     if over:
         st.error("Over this dashboard's limits: " + escape_markdown("; ".join(dict.fromkeys(over))) + ". Change the "
                  "settings above (an operator sets the limits in the [judgebias] configuration).")
         st.stop()
     previews = [cached(preview_run, spec, settings, chosen_id) for spec in specs]
+if provider_record.caution is not None:
+    headline, details = provider_record.caution(base_spec)
+    st.warning(f"**{escape_markdown(headline)}**: {escape_markdown(details)}.")
 
 st.subheader("Plan")
 estimate = plan_totals([p.estimate for p in previews])
-free_judge = not get_provider(provider).paid
+free_judge = not provider_record.paid
 cols = st.columns(2 if free_judge else 6 if capabilities.batch else 5)
 cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{counted(len(previews), 'run')} over "
                f"{counted(previews[0].items, 'item')}.")

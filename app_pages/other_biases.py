@@ -5,13 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.other_biases import default_family_mapping, self_preference, verbosity
+from judgebias_core.analyses.other_biases_view import ENSEMBLE_JUDGE, other_biases_view
 from judgebias_core.charts.judges import self_preference_heatmap
 from judgebias_core.charts.other_biases import in_family_chart, longer_answer_chart
 from judgebias_core.identity import stable_id
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.verbosity import bins_frame, verbosity_frame
-from judgebias_core.wording.verdict_factors import self_preference_verdict, verbosity_verdict
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
@@ -24,7 +21,7 @@ from ui.share import (
     synced_radio,
     table_downloads,
 )
-from ui.state import cached, load_or_stop
+from ui.state import load_or_stop
 from ui.tables import show_table
 from ui.text import counted
 from ui.verdict import verdict_block
@@ -50,8 +47,8 @@ with settings[1]:
     control = synced_radio("Control for candidate quality", ["none", "candidate"], key="ob_control",
                            horizontal=True, format_func={"none": "no", "candidate": "yes (candidate fixed effects)"}.get
                            ) or "none"
-report = load_or_stop(verbosity, dataset, [study], list(judges), cluster=cluster, control=control)
-mapping = cached(default_family_mapping, dataset, real_judges)
+view = load_or_stop(other_biases_view, dataset, [study], list(judges), cluster, control)
+report = view.report
 simulated_banner(judges)
 verdict_slot = st.container()
 report_button(dataset, real_judges, key="ob-report")
@@ -68,7 +65,7 @@ with verbosity_tab:
                "difference with about as many pairs each; bars are 95% item-bootstrap intervals (all pairs of an "
                "item resampled together; a bin without a proper interval shows its point only). 50% means no "
                "length preference.")
-    bins = bins_frame(report.judges).rename(columns={
+    bins = view.bins.rename(columns={
         "low": "length gap from (chars)", "high": "length gap to (chars)", "median": "median gap (chars)",
         "pairs": "pairs (n)", "items": "items (n)", "longer_wins": "longer won", "share": "longer-answer share",
         "ci_low": "95% low", "ci_high": "95% high", "interval": "interval"})
@@ -78,7 +75,7 @@ with verbosity_tab:
                | {c: st.column_config.NumberColumn(format="localized") for c in
                   ("length gap from (chars)", "length gap to (chars)", "median gap (chars)")})
     table_downloads(bins, f"verbosity-bins-{dataset}-{study}", key="ob-verbosity-bins", judges=real_judges)
-    table = verbosity_frame(report.judges)[
+    table = view.per_judge[
         ["judge", "decisive_pairs", "equal_length_pairs", "longer_wins", "longer_win_share",
          "longer_share_clustered_low", "longer_share_clustered_high", "slope_clustered", "slope_clustered_low",
          "slope_clustered_high", "clusters", "pairs_without_information", "slope_per_1000_chars", "slope_ci_low",
@@ -103,26 +100,30 @@ with verbosity_tab:
                + (" and candidate fixed effects (+1 candidate, -1 opponent) holding quality fixed; candidates that "
                   "won or lost every pair carry no information under that control and are left out"
                   if control == "candidate" else "; it does not hold candidate quality fixed")
-               + f". Readings are {escape_markdown(report.tests.method_name)} over "
-               f"{counted(report.tests.family_size, 'judge')}. The last three columns treat pairs as independent and "
-               "are narrower than they should be.")
+               + ". The last three columns treat pairs as independent and are narrower than they should be.")
+    st.caption(escape_markdown(f"Readings are corrected together. {view.verbosity_family}"))
 
 with self_tab:
     explain("self_preference")
     st.caption("Edit the family of any model name (judges and candidates); the matrix follows your mapping.")
     edited = st.data_editor(
-        pd.DataFrame({"model": list(mapping), "family": list(mapping.values()),
-                      "role": ["judge" if name in real_judges else "candidate" for name in mapping]}),
+        pd.DataFrame({"model": list(view.families), "family": list(view.families.values()),
+                      "role": ["judge" if name in real_judges else "candidate" for name in view.families]}),
         hide_index=True, width="stretch", disabled=["model", "role"], key=f"ob-families-{stable_id(dataset, *real_judges)}",
     )
     families = dict(zip(edited["model"], edited["family"].fillna("other").astype(str), strict=True))
-    preference = load_or_stop(self_preference, dataset, [study], list(judges), families)
+    if families != view.families:  # the reader's mapping: the same view under it
+        view = load_or_stop(other_biases_view, dataset, [study], list(judges), cluster, control, families)
+    preference = view.preference
+    assert preference is not None  # asked for (with_self_preference)
     st.markdown("**In-family preference, over judge leniency and candidate quality**")
     st.caption(f"Controls for {escape_markdown(preference.controls)}: a fractional logit of each pair's score "
                f"({preference.model_pairs:,} pairs of {counted(len(preference.model_judges), 'judge')} over "
                f"{preference.model_items:,} items; the ensemble is left out), with a term per family that is +1 "
                "when the judge shares the candidate's family and -1 when it shares the opponent's. Intervals are "
-               f"item-clustered; tests {escape_markdown(preference.tests.method_name) if preference.tests else ''}.")
+               "item-clustered.")
+    if view.self_preference_family:
+        st.caption(escape_markdown(view.self_preference_family))
     if preference.in_family:
         figure = in_family_chart(preference, judges=real_judges)
         st.plotly_chart(figure, width="stretch")
@@ -155,4 +156,4 @@ with self_tab:
             table_downloads(gaps, f"self-preference-{dataset}-{study}", key="ob-self", judges=real_judges)
 
 with verdict_slot:
-    verdict_block([*(verbosity_verdict(report, r) for r in report.judges), self_preference_verdict(preference)])
+    verdict_block(list(view.verdicts))

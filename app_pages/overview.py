@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.store.queries import dataset_summaries, store_overview
+from judgebias_core.analyses.datasets import dataset_summaries, store_overview
 from ui.navigation import link_page
 from ui.state import load_or_stop
 from ui.tables import show_table
@@ -54,7 +54,7 @@ st.caption(
 
 show_table(
     [
-        {"dataset": s.id, "name": s.name, "kind": s.kind, "items": s.items, "judge calls": s.judge_calls,
+        {"dataset": s.id, "name": s.name, "kind": s.dataset_kind, "items": s.items, "judge calls": s.judge_calls,
          "labelled items": s.human_labels}
         for s in summaries
     ],

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from judgebias_core.analyses.datasets import dataset_summaries
+from judgebias_core.analyses.runs import dataset_judges, dataset_runs
 from judgebias_core.report import ReportRequest, build_report, render_html
-from judgebias_core.store.queries import dataset_summaries
-from judgebias_core.store.report_queries import dataset_judges, dataset_runs
 from ui.share import escape_markdown, permalink_hint, synced_multiselect, synced_selectbox
 from ui.state import cached, load_or_stop, stop_on_error
 from ui.verdict import verdict_block

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from judgebias_core.analyses.runs import actions_on, run_calls_sample, run_record
 from judgebias_core.engine.batch import BatchSettings
 from judgebias_core.engine.overview import run_parameters, runs_overview
 from judgebias_core.protocols.spec import RunSettings, RunSpec
-from judgebias_core.store.access_queries import actions_on
-from judgebias_core.store.run_queries import run_calls_sample, run_record
 from ui.access import operator_gate
 from ui.navigation import link_run_analysis, run_analysis_url
 from ui.run_panel import cost_label, dollars, launch_runs, show_progress

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from judgebias_core.sources import upload, upload_validate
 from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import prepare_upload, suggest_spec, write_upload
+from judgebias_core.sources.upload_kind import UPLOAD_KINDS
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, read_table
 from judgebias_core.sources.upload_validate import validate_rows
 from judgebias_core.store.handle import Store
@@ -79,9 +80,10 @@ def _pairs_and_log(rng: np.random.Generator) -> tuple[bytes, bytes]:
 def _validation_side_by_side(data: bytes, name: str, kind: str, dataset_id: str) -> None:
     """Row validation alone, the column-wise fast path against every row through the pydantic row model (the code
     before it), on the same records in the same run; both must give the same rows and problems."""
-    spec = suggest_spec(read_table(data, name), kind, dataset_id)  # type: ignore[arg-type]
-    records = upload._records(read_table(data, name), spec)
-    model, column_of = upload.ROW_MODELS[kind], upload._column_locator(spec)
+    spec = suggest_spec(read_table(data, name), kind, dataset_id)
+    record = UPLOAD_KINDS.get(kind)
+    records = upload._records(read_table(data, name), spec, record)
+    model, column_of = record.row_model, upload._column_locator(spec)
     fast_s = time.perf_counter()
     frame, problems = validate_rows(records, model, column_of)
     fast_s = time.perf_counter() - fast_s

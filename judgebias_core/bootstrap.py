@@ -7,23 +7,32 @@ matches the bundled sources; otherwise it builds the same store from the sources
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from judgebias_core.registry import Registry
 from judgebias_core.store.handle import Store
 from judgebias_core.store.prebuilt import load_prebuilt, prebuilt_status
 from judgebias_core.store.queries import store_is_empty
 
-# Steps run after the bundled import on first launch (e.g. the simulated demo runs). Each takes the opened store
-# and must be idempotent: after the snapshot is loaded they run too, and find their work done.
-FIRST_LAUNCH_STEPS: list[Callable[[Store], None]] = []
+
+@dataclass(frozen=True)
+class FirstLaunchStep:
+    """A step run after the bundled import on first launch (the simulated demo runs). ``run`` takes the opened store
+    and must be idempotent: after the snapshot is loaded the steps run too, and find their work done."""
+
+    name: str
+    run: Callable[[Store], object]
 
 
-def _demo_runs(store: Store) -> None:
-    from judgebias_core.demo import ensure_demo_runs  # noqa: PLC0415 - keeps the engine out of plain imports
+# The built-in steps' modules (each defining ``FIRST_LAUNCH_STEP``) load only when the steps run, so importing this
+# module does not import the engine; they run in registration order.
+FIRST_LAUNCH_STEPS: Registry[FirstLaunchStep] = Registry(
+    "first-launch step", ("judgebias_core.demo",), "FIRST_LAUNCH_STEP")
 
-    ensure_demo_runs(store)
 
-
-FIRST_LAUNCH_STEPS.append(_demo_runs)
+def run_first_launch_steps(store: Store) -> None:
+    for step in FIRST_LAUNCH_STEPS.records():
+        step.run(store)
 
 
 def build_from_sources(store: Store) -> None:
@@ -32,8 +41,7 @@ def build_from_sources(store: Store) -> None:
     from judgebias_core.sources.bundled import import_bundled  # noqa: PLC0415 - pandas parsing, slow path only
 
     import_bundled(store)
-    for step in FIRST_LAUNCH_STEPS:
-        step(store)
+    run_first_launch_steps(store)
 
 
 def ensure_store_ready(store: Store) -> bool:
@@ -45,8 +53,7 @@ def ensure_store_ready(store: Store) -> bool:
         if not store_is_empty(reader):
             return False
     if prebuilt_status().usable and load_prebuilt(store):
-        for step in FIRST_LAUNCH_STEPS:
-            step(store)
+        run_first_launch_steps(store)
         return True
     build_from_sources(store)
     return True

@@ -9,6 +9,7 @@ expected score has content; the sampled scores are the same as without them.
 
 from __future__ import annotations
 
+from judgebias_core.bootstrap import FirstLaunchStep
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store import run_queries
 from judgebias_core.store.handle import Store
@@ -56,3 +57,6 @@ def _claim_or_set_aside(store: Store) -> None:
         claim_run_folder(store)
     except ForeignRunFolder:
         set_aside_run_folder(store)
+
+
+FIRST_LAUNCH_STEP = FirstLaunchStep("demo runs", ensure_demo_runs)

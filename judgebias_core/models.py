@@ -67,7 +67,7 @@ class ParsedVerdict:
 class DatasetSummary:
     id: str
     name: str
-    kind: DatasetKind
+    dataset_kind: DatasetKind  # pairwise | pointwise (the column datasets.kind)
     items: int
     candidates: int
     judge_calls: int
@@ -125,7 +125,7 @@ class JudgeCallDetail:
     judge: str
     study: str
     run_id: str | None
-    kind: CallKind
+    call_kind: CallKind  # pairwise | listwise | rubric (the column judge_calls.kind)
     repetition: int
     slots: list[str] = field(default_factory=list)
     ordering: list[int] | None = None

@@ -2,8 +2,9 @@
 
 Modelled on datasette's plugins (built-ins go through the same mechanism as anything added later) and inspect_ai's
 registries. A built-in lives in one module that defines one module-level record (``PROVIDER = Provider(...)``,
-``TOPIC = Topic(...)``, ...); the registry lists those modules and imports them on the first lookup, so importing a
-registry costs nothing. Anything else calls ``register(record)`` (a plugin, a test's fake). Every record has a
+``TOPIC = Topic(...)``, ...), or a tuple of records when one module declares several (``COMMANDS``: the CLI's
+commands, kept apart from their heavy handler modules); the registry lists those modules and imports them on the
+first lookup, so importing a registry costs nothing. Anything else calls ``register(record)`` (a plugin, a test's fake). Every record has a
 ``name``; registration order is the order every list derived from the registry shows (the CLI's choices, the
 report's sections, the page's picker).
 
@@ -42,7 +43,8 @@ class Registry(Generic[R]):
 
     ``kind``: what a record is, for messages ("provider", "topic", ...). ``built_in``: the modules (full dotted
     names) each defining ``attribute``, loaded on first use; a listed module that is missing or defines no record
-    fails loudly at that point, never silently (tests import every registry)."""
+    fails loudly at that point, never silently (tests import every registry). ``attribute`` may hold one record or
+    a tuple of records (in order)."""
 
     def __init__(self, kind: str, built_in: tuple[str, ...], attribute: str) -> None:
         self.kind = kind
@@ -61,8 +63,9 @@ class Registry(Generic[R]):
                 if not hasattr(module, self.attribute):
                     raise ImportError(f"{module_name} is listed as a built-in {self.kind} but defines no "
                                       f"{self.attribute}")
-                record = getattr(module, self.attribute)
-                self._add(record)
+                declared = getattr(module, self.attribute)
+                for record in declared if isinstance(declared, tuple) else (declared,):
+                    self._add(record)
             for record in added_before.values():
                 self._add(record)
         return self._records

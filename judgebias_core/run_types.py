@@ -29,7 +29,7 @@ class PlannedCall:
     run_id: str
     dataset_id: str
     item_id: str
-    kind: CallKind
+    call_kind: CallKind  # pairwise | listwise | rubric (the column judge_calls.kind)
     repetition: int
     system: str
     user: str

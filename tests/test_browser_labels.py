@@ -29,6 +29,9 @@ GRIDS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].f
 CUT_TEXT = """() => [...document.querySelectorAll('[data-testid="stMain"] *')].filter(e => {
     if (e.closest('[data-testid="stDataFrame"], [data-testid="stPlotlyChart"], [data-testid="stCode"], pre'))
       return false;
+    // A chosen value's chip in a multiselect is cut by Streamlit's design (a fixed maximum width); the value is
+    // whole in the open list and in the caption under the filters.
+    if (e.closest('[data-testid="stMultiSelectTagsContainer"], [data-baseweb="tag"]')) return false;
     const style = getComputedStyle(e);
     return e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0
            && (style.overflowX === 'hidden' || style.textOverflow === 'ellipsis') && e.textContent.trim();

@@ -30,7 +30,7 @@ def test_dataset_counts(bundled_db_master: Path) -> None:
     assert summaries["summeval"].items == 1200 and summaries["summeval"].human_labels == 1200
     # GPT-4's scores on the Prometheus items are a reference judge's, not human labels.
     assert summaries["prometheus-vicuna"].human_labels == 0
-    assert summaries["prometheus-mt-bench"].kind == "pointwise"
+    assert summaries["prometheus-mt-bench"].dataset_kind == "pointwise"
 
 
 def test_parse_failures_follow_the_authors_rules(bundled_db_master: Path) -> None:

@@ -1,4 +1,4 @@
-"""Every command module is registered (a missing one fails loudly) and every command says what it does."""
+"""Every command module is named by a command record (a missing one fails loudly) and every command says what it does."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import judgebias_core.cli as cli
+from judgebias_core.cli.commands import COMMANDS, Command
 
 
 def _subcommands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, str | None]:
@@ -25,13 +26,14 @@ def _subcommands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str,
 
 def test_every_command_module_is_listed_and_every_command_has_help() -> None:
     files = {p.stem for p in Path(cli.__file__).parent.glob("*_commands.py")}
-    assert files == set(cli.COMMAND_MODULES)
+    assert files == {str(c.module).removeprefix("judgebias_core.cli.") for c in COMMANDS.records()}
     commands = _subcommands(cli.build_parser())
     assert {"run", "runs", "datasets", "metrics pairwise", "metrics rubric", "report", "upload items"} <= set(commands)
     assert not [path for path, text in commands.items() if not (text and text.strip())]
 
 
-def test_a_listed_module_that_is_missing_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "COMMAND_MODULES", (*cli.COMMAND_MODULES, "vanished_commands"))
-    with pytest.raises(ModuleNotFoundError, match="vanished_commands"):
+def test_a_listed_module_that_is_missing_fails_loudly() -> None:
+    vanished = Command("vanished", "judgebias_core.cli.vanished_commands:vanished_arguments", "a command whose "
+                       "module is gone")
+    with COMMANDS.registered(vanished), pytest.raises(ModuleNotFoundError, match="vanished_commands"):
         cli.build_parser()

@@ -7,43 +7,30 @@ import importlib
 import json
 import subprocess
 import sys
-from typing import Any
+from pathlib import Path
 
 import pytest
 
-from judgebias_core.cli import COMMAND_MODULES, build_parser, modules_for
-from judgebias_core.cli.command_index import COMMAND_INDEX
-from judgebias_core.cli.common import CommandGroups
+from judgebias_core.cli import build_parser, main
+from judgebias_core.cli.commands import COMMANDS, Command, command_named
 
 HEAVY = ("scipy", "statsmodels", "plotly", "pandas")
+CLI = Path(__file__).resolve().parents[1] / "judgebias_core" / "cli"
 
 
-class _Recorder:
-    """Stands in for a sub-parser group and records what a command module registers."""
-
-    def __init__(self, group: str, rows: list[tuple[str, str, str, str]], module: list[str]) -> None:
-        self.group, self.rows, self.module = group, rows, module
-        self._real = argparse.ArgumentParser().add_subparsers()
-
-    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        self.rows.append((self.group, name, self.module[0], kwargs.get("help", "")))
-        return self._real.add_parser(name, **kwargs)
+def test_every_record_names_an_arguments_function_and_every_such_function_has_a_record() -> None:
+    named = {(c.module, str(c.arguments).partition(":")[2]) for c in COMMANDS.records()}
+    defined = {(f"judgebias_core.cli.{path.stem}", name) for path in CLI.glob("*_commands.py")
+               for name in dir(importlib.import_module(f"judgebias_core.cli.{path.stem}"))
+               if name.endswith("_arguments")}
+    assert named == defined
+    assert len(set(COMMANDS.names())) == len(COMMANDS.records())
 
 
-def test_the_index_is_what_the_command_modules_register() -> None:
-    rows: list[tuple[str, str, str, str]] = []
-    module = [""]
-    groups = CommandGroups(*(_Recorder(g, rows, module) for g in ("root", "metrics", "export")))
-    for name in COMMAND_MODULES:
-        module[0] = name
-        importlib.import_module(f"judgebias_core.cli.{name}").register(groups)
-    assert sorted(rows) == sorted(tuple(c) for c in COMMAND_INDEX)
-
-
-@pytest.mark.parametrize("command", COMMAND_INDEX, ids=lambda c: f"{c.group}-{c.name}")
-def test_a_command_line_imports_its_module_and_parses_as_the_full_parser(command: Any) -> None:
-    words = [command.name] if command.group == "root" else [command.group, command.name]
-    assert modules_for(["--db", "x.duckdb", *words, "--json"]) == {command.module}
+@pytest.mark.parametrize("command", COMMANDS.records(), ids=lambda c: c.name.replace(" ", "-"))
+def test_a_command_line_imports_its_module_and_parses_as_the_full_parser(command: Command) -> None:
+    words = command.name.split()
+    assert command_named(["--db", "x.duckdb", *words, "--json"]) is command
     lazy, full = build_parser(words), build_parser()
 
     def usage(parser: argparse.ArgumentParser) -> str:
@@ -53,6 +40,22 @@ def test_a_command_line_imports_its_module_and_parses_as_the_full_parser(command
         return parser.format_help()
 
     assert usage(lazy) == usage(full)
+
+
+def _echo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--word", required=True)
+    parser.set_defaults(handler=lambda args: print(f"echo {args.word}"))
+
+
+@pytest.mark.parametrize("name", ["echo-twice", "metrics echo-twice"])
+def test_a_registered_command_is_listed_by_help_and_runs(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with COMMANDS.registered(Command(name, _echo_arguments, "say a word back (a test's fake command)")):
+        with pytest.raises(SystemExit):
+            main([*name.split()[:-1], "--help"])
+        assert "echo-twice" in capsys.readouterr().out
+        assert main([*name.split(), "--word", "hello"]) == 0
+        assert capsys.readouterr().out == "echo hello\n"
+    assert name not in COMMANDS.names()
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["metrics", "--help"], ["no-such-command"], []])

@@ -27,13 +27,13 @@ FAST = RunSettings(timeout_s=0.5, sdk_max_retries=0)
 
 def rubric_call(call_id: str = "c1", ordering: tuple[int, ...] = (1, 2, 3, 4, 5), human: float | None = 4.0,
                 repetition: int = 1) -> PlannedCall:
-    return PlannedCall(call_id=call_id, run_id="r", dataset_id="d", item_id="i", kind="rubric",
+    return PlannedCall(call_id=call_id, run_id="r", dataset_id="d", item_id="i", call_kind="rubric",
                        repetition=repetition, system="Judge fairly.", user="Score it. [RESULT] n",
                        ordering=ordering, scores=(1, 2, 3, 4, 5), contents=("a summary",), human_score=human)
 
 
 def pair_call(call_id: str = "p1", options: int = 3, preference: str | None = None) -> PlannedCall:
-    return PlannedCall(call_id=call_id, run_id="r", dataset_id="d", item_id="i", kind="pairwise", repetition=1,
+    return PlannedCall(call_id=call_id, run_id="r", dataset_id="d", item_id="i", call_kind="pairwise", repetition=1,
                        system="sys", user="which? [[A]]", slots=("x", "y"), order_label="original",
                        options=options, contents=("short", "a much longer answer"), human_preference=preference)
 
@@ -143,10 +143,10 @@ def test_simulated_pairwise_uses_the_human_label_and_ties() -> None:
 def test_replay_answers_by_keys_and_says_when_nothing_was_recorded(bundled_db_master: Path) -> None:
     spec = RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="replay", model="gpt-4-0613")
     client = make_client(Store.open(bundled_db_master), spec, FAST)
-    recorded = PlannedCall(call_id="x", run_id="r", dataset_id="mtbench", item_id="81", kind="pairwise",
+    recorded = PlannedCall(call_id="x", run_id="r", dataset_id="mtbench", item_id="81", call_kind="pairwise",
                            repetition=1, system="", user="", slots=("vicuna-13b-v1.3", "alpaca-13b"), options=3)
     assert parse_mtbench_verdict(send(client, recorded).text).status == "ok"
-    missing = PlannedCall(call_id="y", run_id="r", dataset_id="mtbench", item_id="81", kind="pairwise",
+    missing = PlannedCall(call_id="y", run_id="r", dataset_id="mtbench", item_id="81", call_kind="pairwise",
                           repetition=2, system="", user="", slots=("vicuna-13b-v1.3", "alpaca-13b"), options=3)
     with pytest.raises(JudgeCallError, match=NO_RECORDING):
         send(client, missing)

@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from judgebias_core import bootstrap
+from judgebias_core.registry import Registry
 from judgebias_core.store.handle import Store
 from judgebias_core.store.prebuilt import PrebuiltStatus
 from tests.app_helpers import APP_FILE
@@ -35,7 +36,7 @@ def test_a_second_tab_during_the_first_import_waits_without_a_traceback(
     monkeypatch.setenv("JUDGEBIAS_DB", str(store))
     monkeypatch.setattr(bootstrap, "prebuilt_status", lambda: PrebuiltStatus(False, "test: build from the sources"))
     monkeypatch.setattr(bootstrap, "build_from_sources", _slow_import)
-    monkeypatch.setattr(bootstrap, "FIRST_LAUNCH_STEPS", [])
+    monkeypatch.setattr(bootstrap, "FIRST_LAUNCH_STEPS", Registry("first-launch step", (), "FIRST_LAUNCH_STEP"))
     first = AppTest.from_file(str(APP_FILE), default_timeout=60)
     second = AppTest.from_file(str(APP_FILE), default_timeout=60)
     opener = threading.Thread(target=first.run)

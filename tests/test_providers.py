@@ -22,8 +22,10 @@ from judgebias_core.judges.prices import price_of
 from judgebias_core.protocols.plans import build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import (
+    PROVIDERS,
     Capabilities,
     Provider,
+    SettingField,
     all_providers,
     batch_provider_names,
     get_provider,
@@ -35,6 +37,7 @@ from judgebias_core.providers import (
 from judgebias_core.providers.keys import api_key
 from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
 from judgebias_core.store.handle import Store
+from tests.app_helpers import open_page
 from tests.engine_helpers import QUICK, query
 from tests.fake_provider import FakeProvider
 
@@ -52,7 +55,7 @@ class EchoJudge(JudgeClient):
         self.name = spec.judge_name()
 
     def request_params(self, call: PlannedCall) -> dict[str, Any]:
-        return {"lowest": min(call.scores)} if call.kind == "rubric" else {}
+        return {"lowest": min(call.scores)} if call.call_kind == "rubric" else {}
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         return JudgeReply(text=f"Feedback: echo. [RESULT] {params['lowest']}" if params else "[[A]]")
@@ -71,6 +74,52 @@ def echo_provider() -> Iterator[Provider]:
         yield provider
     finally:
         unregister(FAKE)
+
+
+# What the fake's own setting was given, per spec built (the CLI and the page draw it from the record alone).
+_tones: list[object] = []
+
+
+def _tone_fields(values: Any, seed: int | None) -> dict[str, object]:
+    _tones.append(values["tone"])
+    return {}
+
+
+TONED = Provider(name="toned-echo", label="toned echo (test)", default_models=("echo-2",), key_variable=None,
+                 capabilities=Capabilities(), client=_echo_client, paid=False, judge_prefix="toned:",
+                 settings=(SettingField("tone", "--echo-tone", "Echo tone", "how the echo sounds", "flat",
+                                        choices=("flat", "loud")),),
+                 settings_title="Echo behaviour", spec_fields=_tone_fields)
+
+
+def test_a_provider_with_its_own_setting_is_offered_by_the_cli_and_the_new_run_page(
+        bundled_db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
+    _tones.clear()
+    with PROVIDERS.registered(TONED):
+        with pytest.raises(SystemExit):
+            main(["run", "--help"])
+        run_help = capsys.readouterr().out  # the fake's option under its own heading
+        assert "--provider toned-echo: Echo behaviour" in run_help and "--echo-tone {flat,loud}" in run_help
+        assert main(["run", "--dataset", "summeval", "--protocol", "rubric-repeat", "--provider", "toned-echo",
+                     "--model", "echo-2", "--limit-items", "1", "--repeats", "2", "--echo-tone", "loud",
+                     "--json"]) == 0
+        outcome = json.loads(capsys.readouterr().out)
+        assert (outcome["status"], outcome["completed"]) == ("complete", 2)
+        assert _tones == ["loud"]
+
+        at = open_page("new_run.py")
+        picker = next(box for box in at.selectbox if box.label == "Judge provider")
+        assert "toned-echo" in picker.options or "toned echo (test)" in picker.options
+        picker.set_value("toned-echo").run()
+        assert not at.exception
+        tone = next(box for box in at.selectbox if box.label == "Echo tone")
+        assert tone.value == "flat" and _tones[-1] == "flat"
+        tone.set_value("loud").run()
+        assert not at.exception and _tones[-1] == "loud"
+        assert next(t for t in at.text_input if t.label == "Model(s)").value == "echo-2"
+        assert {m.label: m.value for m in at.metric}["Cost"] == "$0.00"
+    assert "toned-echo" not in provider_names()
 
 
 def test_the_built_in_providers_keep_what_was_spread_over_the_code() -> None:

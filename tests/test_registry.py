@@ -54,3 +54,11 @@ def test_a_listed_module_without_its_record_fails_loudly(monkeypatch: pytest.Mon
     registry: Registry[Thing] = Registry("thing", ("fake_empty_module",), "THING")
     with pytest.raises(ImportError, match="defines no THING"):
         registry.names()
+
+
+def test_a_built_in_module_may_declare_several_records_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("fake_several_things")
+    module.THINGS = (Thing("one", 1), Thing("two", 2))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fake_several_things", module)
+    registry: Registry[Thing] = Registry("thing", ("fake_several_things",), "THINGS")
+    assert registry.names() == ("one", "two")

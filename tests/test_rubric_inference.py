@@ -216,7 +216,7 @@ def test_geval_without_logprobs_and_on_one_ordering() -> None:
 # --- 4. the simulated judge's log-probabilities ---------------------------------------------------------------------
 
 def rubric_call(ordering: tuple[int, ...], human: float | None, call_id: str = "c1") -> PlannedCall:
-    return PlannedCall(call_id=call_id, run_id="r", dataset_id="d", item_id="i", kind="rubric", repetition=1,
+    return PlannedCall(call_id=call_id, run_id="r", dataset_id="d", item_id="i", call_kind="rubric", repetition=1,
                        system="", user="", ordering=ordering, scores=tuple(sorted(ordering)), contents=("text",),
                        human_score=human)
 

@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from judgebias_core.errors import RowProblem
-from judgebias_core.sources.upload import ROW_MODELS
 from judgebias_core.sources.upload_fast_rows import split_rows
-from judgebias_core.sources.upload_validate import _FAST_CHECKS, _Row, validate_rows
+from judgebias_core.sources.upload_kind import UPLOAD_KINDS
+from judgebias_core.sources.upload_validate import _FAST_CHECKS, UploadRow, validate_rows
+
+ROW_MODELS = {kind.name: kind.row_model for kind in UPLOAD_KINDS.records()}
 
 CELLS = st.sampled_from(["x", "  a b ", "", "   ", None, math.nan, math.inf, 3, 3.0, 2.5, 0, -1, 2**40, True,
                          "4", " 7 ", "[3, 4, 5]", "3,4,5", "a,b,c", '["p", "q", "r"]', "a,a,b", [1, 2, 3],
@@ -25,9 +27,9 @@ def column_of(location: tuple[Any, ...]) -> str | None:
     return "/".join(map(str, location)) or None
 
 
-def reference(records: list[dict[str, Any]], model: type[_Row]) -> tuple[pd.DataFrame, list[RowProblem]]:
+def reference(records: list[dict[str, Any]], model: type[UploadRow]) -> tuple[pd.DataFrame, list[RowProblem]]:
     """Every row through the pydantic model (validate_rows before the fast path)."""
-    adapter: TypeAdapter[list[_Row]] = TypeAdapter(list[model])  # type: ignore[valid-type]
+    adapter: TypeAdapter[list[UploadRow]] = TypeAdapter(list[model])  # type: ignore[valid-type]
     problems, bad = [], set()
     try:
         valid = adapter.validate_python(records)
@@ -44,7 +46,7 @@ def reference(records: list[dict[str, Any]], model: type[_Row]) -> tuple[pd.Data
     return frame, sorted(problems, key=lambda p: (p.row or 0, p.column or ""))
 
 
-def _records(model: type[_Row]) -> st.SearchStrategy[list[dict[str, Any]]]:
+def _records(model: type[UploadRow]) -> st.SearchStrategy[list[dict[str, Any]]]:
     fields = {name: DICTS if name in ("answers", "names", "rater_scores") else CELLS for name in model.model_fields}
     return st.lists(st.fixed_dictionaries({}, optional=fields), max_size=12)
 

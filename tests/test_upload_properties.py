@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from judgebias_core.errors import ValidationFailed
 from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import prepare_upload, upload_file
-from judgebias_core.sources.upload_mapping import FIELDS, UPLOAD_KINDS
+from judgebias_core.sources.upload_kind import UPLOAD_KINDS
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.handle import Store
 from tests.upload_helpers import fingerprint
@@ -39,10 +39,10 @@ def _refused_without_writing(path: Path, data: bytes, name: str, spec: UploadSpe
 
 
 @PROPERTY_SETTINGS
-@given(data=st.binary(max_size=600), suffix=st.sampled_from(SUFFIXES), kind=st.sampled_from(UPLOAD_KINDS))
+@given(data=st.binary(max_size=600), suffix=st.sampled_from(SUFFIXES), kind=st.sampled_from(UPLOAD_KINDS.names()))
 def test_random_bytes_never_crash_and_never_write(upload_db: Path, data: bytes, suffix: str, kind: str) -> None:
-    required = {f.name: f.name for f in FIELDS[kind] if f.required}  # type: ignore[index]
-    spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind], columns=required)  # type: ignore[arg-type]
+    required = {f.name: f.name for f in UPLOAD_KINDS.get(kind).fields if f.required}
+    spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind], columns=required)
     before = fingerprint(upload_db)
     try:
         upload_file(Store.open(upload_db), data, f"random.{suffix}", spec)
@@ -66,7 +66,7 @@ header_names = st.text(alphabet="abcdefgh_ ", min_size=1, max_size=8).map(str.st
 
 
 @STORE_SETTINGS
-@given(kind=st.sampled_from(UPLOAD_KINDS), columns=st.lists(header_names, min_size=1, max_size=5, unique=True),
+@given(kind=st.sampled_from(UPLOAD_KINDS.names()), columns=st.lists(header_names, min_size=1, max_size=5, unique=True),
        mapped=st.lists(header_names, min_size=1, max_size=4), rows=st.integers(1, 4))
 def test_wrong_columns_are_problems_not_crashes(upload_db: Path, kind: str, columns: list[str], mapped: list[str],
                                                 rows: int) -> None:
@@ -74,8 +74,8 @@ def test_wrong_columns_are_problems_not_crashes(upload_db: Path, kind: str, colu
     writer = csv.writer(out)
     writer.writerow(columns)
     writer.writerows([[f"v{r}{c}" for c in range(len(columns))] for r in range(rows)])
-    fields = [f.name for f in FIELDS[kind]]  # type: ignore[index]
-    spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind],  # type: ignore[arg-type]
+    fields = list(UPLOAD_KINDS.get(kind).field_names)
+    spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind],
                       columns={fields[i % len(fields)]: name for i, name in enumerate(mapped)})
     preview = prepare_upload(Store.open(upload_db), out.getvalue().encode(), "wrong.csv", spec)
     missing = set(spec.columns.values()) - set(columns)
@@ -90,14 +90,14 @@ cells = st.one_of(st.none(), st.integers(-3, 9).map(str), st.sampled_from(["", "
 
 
 @STORE_SETTINGS
-@given(kind=st.sampled_from(UPLOAD_KINDS), grid=st.lists(st.lists(cells, min_size=7, max_size=7), min_size=1,
+@given(kind=st.sampled_from(UPLOAD_KINDS.names()), grid=st.lists(st.lists(cells, min_size=7, max_size=7), min_size=1,
                                                          max_size=5))
 @example(kind="pairs", grid=[[None] * 7])  # found by Hypothesis: an answer column named like a key column
 @example(kind="listwise-log", grid=[["81", "gpt-4,claude-v1,llama-13b", "j", "[[B]]", None, "1", None],
                                    ["81", "[1, 2]", "j", None, "A", "x", None]])  # one valid call, one refused
 def test_random_cells_under_the_right_headers_never_crash(upload_db: Path, kind: str,
                                                           grid: list[list[str | None]]) -> None:
-    fields = [f.name for f in FIELDS[kind]][:7]  # type: ignore[index]
+    fields = list(UPLOAD_KINDS.get(kind).field_names)[:7]
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(fields)
@@ -105,7 +105,7 @@ def test_random_cells_under_the_right_headers_never_crash(upload_db: Path, kind:
     settings_by_kind = {"items": {"rubric_id": "summeval-coherence"}, "pairs": {},
                         "pairwise-log": {}, "rubric-log": {}, "listwise-log": {}}
     dataset_id = TARGETS[kind] + ("-cells" if kind in ("items", "pairs") else "")
-    spec = UploadSpec(kind=kind, dataset_id=dataset_id, columns={f: f for f in fields},  # type: ignore[arg-type]
+    spec = UploadSpec(kind=kind, dataset_id=dataset_id, columns={f: f for f in fields},
                       **settings_by_kind[kind])
     if kind == "pairs":
         spec = spec.model_copy(update={"columns": {f: f for f in fields if f != "preference"},

@@ -9,8 +9,8 @@ from typing import Any
 import streamlit as st
 
 from judgebias_core.access import CONFIG_SECTION, Access, ServingConfig, decide_access, serving_config
+from judgebias_core.analyses.runs import OperatorAction, record_actions
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.store.access_queries import OperatorAction, record_actions
 from ui.state import current_store
 from ui.text import code_span, escape_markdown
 

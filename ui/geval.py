@@ -12,11 +12,9 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.rubric import run_geval
+from judgebias_core.analyses.rubric import CorrelationEstimate, GEvalSummary, run_geval
 from judgebias_core.charts.rubric import geval_pull_figure
 from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.rubric_correlation import CorrelationEstimate
-from judgebias_core.metrics.rubric_geval import GEvalSummary
 from ui.share import chart_downloads, code_span, explain, table_downloads
 from ui.state import cached
 

@@ -6,9 +6,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.item_sets import other_studies_sentence
-from judgebias_core.store.agreement_queries import pairwise_datasets, pairwise_studies
+from judgebias_core.analyses.judge_scope import pairwise_datasets, pairwise_studies, study_judges
 from ui.share import escape_markdown, synced_selectbox
 from ui.state import cached, load_or_stop
 
@@ -32,8 +30,7 @@ def pick_study(column: DeltaGenerator, studies: pd.DataFrame, key: str) -> tuple
         study = synced_selectbox("Study (or run id)", studies["study"].tolist(), key=key)
     if study is None:
         st.stop()
-    judges = sorted(studies.loc[studies["study"] == study, "judges"].iloc[0])
-    pointer = other_studies_sentence(dict(zip(studies["study"], studies["judges"], strict=True)), study)
-    if pointer:
-        st.caption(escape_markdown(pointer))
-    return study, judges + ([ENSEMBLE_JUDGE] if len(judges) > 1 else [])
+    offered = study_judges(studies, study)
+    if offered.other_studies:
+        st.caption(escape_markdown(offered.other_studies))
+    return study, offered.judges

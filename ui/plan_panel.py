@@ -6,19 +6,21 @@ from __future__ import annotations
 import streamlit as st
 
 from judgebias_core.analyses.plan import (
+    WIDTH_MODES,
     DatasetDesign,
     PlanAssumptions,
     StudyPlan,
+    WidthMode,
     dataset_design,
     default_assumptions,
     plan_cost,
     plan_study,
     typed_assumptions,
+    width_mode_words,
 )
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
-from judgebias_core.stats.planning import WIDTH_MODES, WidthMode, width_mode_words
 from ui.state import cached, show_error
 from ui.text import counted, escape_markdown
 

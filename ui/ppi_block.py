@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.analyses.calibration import prediction_powered_score
-from judgebias_core.charts.calibration import ppi_forest
-from judgebias_core.metrics.ppi import (
+from judgebias_core.analyses.calibration import (
     FEW_LABELS,
     PredictionPoweredMeanScore,
     PredictionPoweredWinRate,
     default_label_fraction,
     labels_worth_sentence,
+    prediction_powered_score,
 )
+from judgebias_core.charts.calibration import ppi_forest
 from ui.share import chart_downloads, escape_markdown
 from ui.state import load_or_stop
 from ui.tables import show_table

@@ -3,7 +3,6 @@ only, within the dashboard's limits, recorded with who did it), live progress, c
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 from collections.abc import Sequence
@@ -11,6 +10,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from judgebias_core.access import Access, RunRequest, check_run_limits, check_runs_at_once
+from judgebias_core.analyses.runs import OperatorAction, running_runs_of
 from judgebias_core.engine import read_progress, request_cancel
 from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.batch import BatchSettings
@@ -21,9 +21,8 @@ from judgebias_core.errors import InvalidArgument, JudgebiasError, MissingApiKey
 from judgebias_core.models import RunStatus
 from judgebias_core.protocols.plan_size import planned_call_count
 from judgebias_core.protocols.spec import RunSettings, RunSpec
-from judgebias_core.providers import get_provider, key_variables
+from judgebias_core.providers import Provider, get_provider, key_variables
 from judgebias_core.providers.endpoints import stored_key_allowed
-from judgebias_core.store.access_queries import OperatorAction, running_runs_of
 from ui.access import current_access, record_operator_action, serving
 from ui.navigation import link_run_analysis
 from ui.share import code_span
@@ -51,24 +50,27 @@ def cost_label(amount: float, unpriced_calls: int) -> str:
     return f"{dollars(amount)} + unknown" if amount else "unknown"
 
 
-def parse_position_weights(text: str) -> tuple[float, ...]:
-    """The simulated judge's position weights from "0.4,0.2,0.15"; a ValueError says what is wrong with them."""
-    parts = [part.strip() for part in text.split(",")]
-    if not any(parts):
-        raise ValueError("give at least one weight, such as 0.4,0.2,0.15,0.15,0.1")
-    weights: list[float] = []
-    for position, part in enumerate(parts, start=1):
-        try:
-            weight = float(part)
-        except ValueError:
-            raise ValueError(f"weight {position} ({part!r}) is not a number; write numbers separated by commas, "
-                             "such as 0.4,0.2,0.15,0.15,0.1") from None
-        if not math.isfinite(weight) or weight < 0:
-            raise ValueError(f"weight {position} ({part}) must be zero or more")
-        weights.append(weight)
-    if not sum(weights):
-        raise ValueError("at least one weight must be above zero")
-    return tuple(weights)
+def show_provider_settings(provider: Provider) -> dict[str, float | str]:
+    """The widgets of a provider's own settings (``Provider.settings``, described as data in the core), in an
+    expander under its ``settings_title``; their values by name."""
+    if not provider.settings:
+        return {}
+    values: dict[str, float | str] = {}
+    with st.expander(provider.settings_title, expanded=True):
+        for setting in provider.settings:
+            key = f"nr_{provider.name}_{setting.name}"
+            if setting.choices:
+                values[setting.name] = st.selectbox(setting.label, setting.choices, help=setting.help, key=key,
+                                                    index=setting.choices.index(str(setting.default)))
+            elif isinstance(setting.default, str):
+                values[setting.name] = st.text_input(setting.label, setting.default, help=setting.help, key=key)
+            elif setting.minimum is not None and setting.maximum is not None:
+                values[setting.name] = st.slider(setting.label, setting.minimum, setting.maximum, setting.default,
+                                                 setting.step, help=setting.help, key=key)
+            else:
+                values[setting.name] = st.number_input(setting.label, setting.minimum, setting.maximum,
+                                                       setting.default, setting.step, help=setting.help, key=key)
+    return values
 
 
 def provider_keys() -> dict[str, str]:
@@ -102,9 +104,9 @@ def missing_key_message(provider: str, base_url: str | None = None) -> str | Non
         return None
     message = (f"Launch needs an API key: set {variable} in the environment or in .streamlit/secrets.toml, then "
                "reload this page.")
-    if provider == "openai":
-        message += (" A local OpenAI-compatible server (vLLM, Ollama, LM Studio) needs no key: give its base URL "
-                    f"(the stored {variable} is never sent there unless the URL is listed in key_endpoints).")
+    hint = get_provider(provider).missing_key_hint
+    if hint:
+        message += f" {hint}"
     return message
 
 

@@ -15,23 +15,16 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from judgebias_core.analyses.datasets import dataset_summaries
 from judgebias_core.errors import JudgebiasError, ValidationFailed, invalid_argument
 from judgebias_core.names import slug
 from judgebias_core.sources.rubric_files import RUBRIC_SUFFIXES, read_rubrics, upload_rubrics
 from judgebias_core.sources.upload import UploadPreview, prepare_upload, suggest_spec, write_upload
+from judgebias_core.sources.upload_kind import UPLOAD_KINDS, UploadKind
 from judgebias_core.sources.upload_limits import MIB, UploadLimits
-from judgebias_core.sources.upload_mapping import (
-    FIELDS,
-    KIND_LABELS,
-    LOG_DATASET_KINDS,
-    LOG_KINDS,
-    UPLOAD_KINDS,
-    UploadKind,
-)
 from judgebias_core.sources.upload_read import TABLE_SUFFIXES, read_table
-from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
+from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.store.handle import Store
-from judgebias_core.store.queries import dataset_summaries
 from ui.access import operator_gate, record_operator_action
 from ui.navigation import link_page, link_run_analysis
 from ui.run_panel import NEW_RUN_DATASET_PARAM
@@ -39,23 +32,12 @@ from ui.share import escape_markdown
 from ui.state import cached, current_store, problems_count, show_error, show_problems, store_stamp
 from ui.tables import show_table
 from ui.text import counted
-from ui.upload_widgets import NONE, candidate_settings, preference_settings, rater_settings, rubric_labels
+from ui.upload_widgets import NONE, kind_settings
 
 FLASH_KEY = "upload_flash"
 ANALYSIS_KEY = "upload_analysis_page"
 UPLOADED_DATASET_KEY = "upload_dataset"
-# Where an uploaded log's run is analysed: a protocol that ``link_run_analysis`` sends to that page.
-ANALYSIS_PROTOCOLS: dict[str, str] = {"pairwise-log": "pairwise-swap", "rubric-log": "rubric-permutation",
-                                      "listwise-log": "listwise"}
-# How each log kind labels the orders of its calls, under the preview.
-_ORDER_NOTES: dict[str, str] = {
-    "pairwise-log": "Order: the call with the original-order candidate (default: the dataset's baseline) in the first "
-                    "slot is 'original', its mirror 'swapped'; pairs without it take the order seen first in the file.",
-    "listwise-log": "Order: per item, judge and candidate set, the first order with the original-order candidate "
-                    "(default: the dataset's baseline) in the first slot is 'original' (else the first order in the "
-                    "file); the others are 'rotation-k' (the original shifted by k) or 'permutation'. A pick is "
-                    "stored as its slot letter (A = first slot), as the engine stores list-wise verdicts.",
-}
+RUBRIC = "rubric"  # rubric files: not a table upload (sources/rubric_files.py), offered after the upload kinds
 # What a person checks first in each previewed table; the ids and bookkeeping columns follow.
 _FIRST_COLUMNS: dict[str, tuple[str, ...]] = {
     "judge_calls": ("item_id", "judge", "slots", "first_candidate", "second_candidate", "order_label", "ordering",
@@ -106,7 +88,7 @@ def _field_columns(kind: UploadKind, columns: list[str], suggested: dict[str, st
     """One selectbox per field of the kind, preset to the column suggested from the header names."""
     chosen: dict[str, str] = {}
     grid = st.columns(3)
-    for index, spec in enumerate(FIELDS[kind]):
+    for index, spec in enumerate(kind.fields):
         options = [NONE, *columns]
         default = options.index(suggested[spec.name]) if suggested.get(spec.name) in options else 0
         with grid[index % 3]:
@@ -117,36 +99,10 @@ def _field_columns(kind: UploadKind, columns: list[str], suggested: dict[str, st
     return chosen
 
 
-def _log_settings(kind: UploadKind, columns: dict[str, str], key: str) -> dict[str, Any]:
-    settings: dict[str, Any] = {}
-    if "judge" not in columns:
-        settings["judge"] = st.text_input("Judge name for every row (the file has no judge column)",
-                                          key=f"{key}:judge").strip() or None
-    settings["parser"] = st.selectbox("Parser for raw replies", LOG_PARSERS[kind], key=f"{key}:parser",
-                                      help="Replies the parser cannot read are stored raw with parse status "
-                                           "'failed', never dropped.")
-    if kind == "pairwise-log":
-        settings["options"] = st.radio("Could the judge answer tie?", (3, 2), horizontal=True, key=f"{key}:options",
-                                       format_func=lambda n: "yes (A / B / C)" if n == 3 else "no (A / B)")
-    if kind == "listwise-log":
-        settings["allow_none"] = st.checkbox("The judge could answer 'no clear winner' ([[NONE]] or none)",
-                                             key=f"{key}:allow_none")
-    if kind in _ORDER_NOTES:
-        settings["original_first"] = st.text_input(
-            "Candidate whose first-slot call is the original order", key=f"{key}:original",
-            help="Default: the dataset's baseline candidate. " + _ORDER_NOTES[kind]).strip() or None
-    else:
-        rubrics = rubric_labels()
-        rubric = st.selectbox("Rubric of every trial", [NONE, *rubrics], key=f"{key}:rubric",
-                              format_func=lambda r: "each item's own rubric" if r == NONE else rubrics.get(r, r))
-        settings["rubric_id"] = None if rubric == NONE else rubric
-    return settings
-
-
 def _target_dataset(kind: UploadKind, file_name: str, key: str) -> dict[str, Any]:
-    if kind in LOG_KINDS:
-        wanted = LOG_DATASET_KINDS[kind]
-        choices = [s.id for s in cached(dataset_summaries) if s.kind == wanted]
+    if not kind.creates_dataset:
+        wanted = kind.dataset_kind
+        choices = [s.id for s in cached(dataset_summaries) if s.dataset_kind == wanted]
         if not choices:
             st.warning(f"The store has no {wanted} dataset yet: upload its items first.")
             return {"dataset_id": ""}
@@ -158,17 +114,6 @@ def _target_dataset(kind: UploadKind, file_name: str, key: str) -> dict[str, Any
         "dataset_name": middle.text_input("Dataset name", key=f"{key}:name").strip(),
         "licence": right.text_input("Licence", "user upload (licence not stated)", key=f"{key}:licence").strip(),
     }
-
-
-def _kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: Any, columns: dict[str, str],
-                   key: str) -> dict[str, Any]:
-    if kind == "items":
-        return rater_settings(frame, columns, key)
-    if kind == "pairs":
-        settings = candidate_settings(list(frame.columns), suggested, key)
-        settings.update(preference_settings(frame, suggested.model_copy(update={**settings, "columns": columns}), key))
-        return settings
-    return _log_settings(kind, columns, key)
 
 
 def _show_preview(preview: UploadPreview) -> None:
@@ -190,8 +135,9 @@ def _show_preview(preview: UploadPreview) -> None:
             for table, rows in others.items():
                 st.text(f"{table}: first {len(rows)} of {counted(preview.counts[table], 'row')}")
                 show_table(_readable(rows, table), spell_out=False)
-    if preview.spec.kind in _ORDER_NOTES:
-        st.caption(_ORDER_NOTES[preview.spec.kind])
+    order_note = UPLOAD_KINDS.get(preview.spec.upload_kind).order_note
+    if order_note:
+        st.caption(order_note)
 
 
 def _write(data: bytes, file_name: str, spec: UploadSpec) -> None:
@@ -213,9 +159,10 @@ def _write(data: bytes, file_name: str, spec: UploadSpec) -> None:
         + (f" ({table_counts(result.inserted)})" if added else "")
         + (f"; run {result.run_id}, now in the analysis pages" if result.run_id else "")
         + (" - already stored, nothing changed." if not added else "."))
-    if preview.spec.kind in ANALYSIS_PROTOCOLS and result.run_id:
-        st.session_state[ANALYSIS_KEY] = (result.run_id, result.dataset_id, ANALYSIS_PROTOCOLS[preview.spec.kind])
-    if preview.spec.kind not in LOG_KINDS:  # a new dataset: the next step is judging it
+    kind = UPLOAD_KINDS.get(preview.spec.upload_kind)
+    if kind.analysis_protocol and result.run_id:  # where the uploaded run is analysed
+        st.session_state[ANALYSIS_KEY] = (result.run_id, result.dataset_id, kind.analysis_protocol)
+    if kind.creates_dataset:  # a new dataset: the next step is judging it
         st.session_state[UPLOADED_DATASET_KEY] = result.dataset_id
     st.rerun()
 
@@ -231,11 +178,11 @@ def _table_upload(kind: UploadKind) -> None:
     except JudgebiasError as error:  # a limit set to something that is not a number
         show_error(error)
         return
-    file = st.file_uploader("File (CSV, TSV, JSON Lines, JSON, Parquet or XLSX)", key=f"upload_file:{kind}",
+    file = st.file_uploader("File (CSV, TSV, JSON Lines, JSON, Parquet or XLSX)", key=f"upload_file:{kind.name}",
                             type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES],
                             max_upload_size=max(1, limits.max_bytes // MIB))
     if file is None:
-        st.caption("Fields: " + ", ".join(f.label + (" (required)" if f.required else "") for f in FIELDS[kind]))
+        st.caption("Fields: " + ", ".join(f.label + (" (required)" if f.required else "") for f in kind.fields))
         return
     data = file.getvalue()
     try:
@@ -243,17 +190,17 @@ def _table_upload(kind: UploadKind) -> None:
     except JudgebiasError as error:
         show_error(error)
         return
-    key = f"upload:{kind}:{file.file_id}"
+    key = f"upload:{kind.name}:{file.file_id}"
     st.text(f"{file.name}: {counted(len(frame), 'row')}, {counted(len(frame.columns), 'column')}. First rows as read:")
     show_table(_readable(frame.head(5), ""), spell_out=False)
     target = _target_dataset(kind, file.name, key)
     try:
-        suggested = suggest_spec(frame, kind, target["dataset_id"] or "upload")
+        suggested = suggest_spec(frame, kind.name, target["dataset_id"] or "upload")
     except ValidationError:
-        suggested = suggest_spec(frame, kind, "upload")
+        suggested = suggest_spec(frame, kind.name, "upload")
     st.markdown("**Map your columns to the fields** (suggested from the header names)")
     columns = _field_columns(kind, [str(c) for c in frame.columns], suggested.columns, key)
-    settings = _kind_settings(kind, frame, suggested, columns, key)
+    settings = kind_settings(kind, frame, suggested, columns, key)
     try:
         spec = UploadSpec.model_validate({**suggested.model_dump(), **target, **settings, "columns": columns})
     except ValidationError as error:
@@ -313,11 +260,9 @@ def render_upload_panel() -> None:
     uploaded = st.session_state.pop(UPLOADED_DATASET_KEY, None)
     if uploaded:
         link_page("new_run.py", "Run a judge on this dataset", query_params={NEW_RUN_DATASET_PARAM: uploaded})
-    kinds: list[str] = [*UPLOAD_KINDS, "rubric"]
-    labels: dict[str, str] = {str(kind): label for kind, label in KIND_LABELS.items()}
-    labels["rubric"] = "Rubric (YAML or JSON)"
-    kind = st.selectbox("What are you uploading?", kinds, key="upload_kind", format_func=labels.__getitem__)
-    if kind == "rubric":
+    labels = {kind.name: kind.label for kind in UPLOAD_KINDS.records()} | {RUBRIC: "Rubric (YAML or JSON)"}
+    chosen = st.selectbox("What are you uploading?", list(labels), key="upload_kind", format_func=labels.__getitem__)
+    if chosen == RUBRIC:
         _rubric_upload()
     else:
-        _table_upload(kind)  # type: ignore[arg-type]
+        _table_upload(UPLOAD_KINDS.get(chosen))

@@ -1,16 +1,19 @@
-"""Widgets of the Upload tab for the kind-specific settings: raters, candidates and preference values."""
+"""Widgets of the Upload tab for the settings a kind asks for (its record's ``settings``): one widget per setting."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.sources.upload import preference_targets, preference_values, suggest_rater_columns
+from judgebias_core.analyses.datasets import list_rubrics
+from judgebias_core.sources.upload_kind import UploadKind
+from judgebias_core.sources.upload_kinds.items import suggest_rater_columns
+from judgebias_core.sources.upload_kinds.pairs import preference_targets, preference_values
 from judgebias_core.sources.upload_mapping import TIE, candidate_from_header, suggest_preference_map
 from judgebias_core.sources.upload_spec import UploadSpec
-from judgebias_core.store.queries import list_rubrics
 from ui.share import code_span, escape_markdown
 from ui.state import cached
 
@@ -109,3 +112,72 @@ def preference_settings(frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict
         st.caption(f":material/help: {code_span(value)} matches no candidate: choose above what it means "
                    "(a candidate or tie); until then its rows cannot be written.")
     return {"preference_map": mapping}
+
+
+def judge_setting(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    if "judge" in spec.columns:
+        return {}
+    return {"judge": st.text_input("Judge name for every row (the file has no judge column)",
+                                   key=f"{key}:judge").strip() or None}
+
+
+def parser_setting(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    return {"parser": st.selectbox("Parser for raw replies", kind.parsers, key=f"{key}:parser",
+                                   help="Replies the parser cannot read are stored raw with parse status "
+                                        "'failed', never dropped.")}
+
+
+def options_setting(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    return {"options": st.radio("Could the judge answer tie?", (3, 2), horizontal=True, key=f"{key}:options",
+                                format_func=lambda n: "yes (A / B / C)" if n == 3 else "no (A / B)")}
+
+
+def allow_none_setting(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    return {"allow_none": st.checkbox("The judge could answer 'no clear winner' ([[NONE]] or none)",
+                                      key=f"{key}:allow_none")}
+
+
+def original_first_setting(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    return {"original_first": st.text_input(
+        "Candidate whose first-slot call is the original order", key=f"{key}:original",
+        help="Default: the dataset's baseline candidate. " + kind.order_note).strip() or None}
+
+
+def log_rubric_setting(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    rubrics = rubric_labels()
+    rubric = st.selectbox("Rubric of every trial", [NONE, *rubrics], key=f"{key}:rubric",
+                          format_func=lambda r: "each item's own rubric" if r == NONE else rubrics.get(r, r))
+    return {"rubric_id": None if rubric == NONE else rubric}
+
+
+def _raters(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    return rater_settings(frame, spec.columns, key)
+
+
+def _candidates(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    return candidate_settings(list(frame.columns), spec, key)
+
+
+def _preferences(kind: UploadKind, frame: pd.DataFrame, spec: UploadSpec, key: str) -> dict[str, Any]:
+    return preference_settings(frame, spec, key)
+
+
+# A widget gets the kind, the file, the suggested spec updated with the columns and the settings chosen above it.
+SettingWidget = Callable[[UploadKind, pd.DataFrame, UploadSpec, str], dict[str, Any]]
+# The widget of each setting a kind may ask for (keyed by setting, not by kind: a new kind picks among these).
+SETTING_WIDGETS: dict[str, SettingWidget] = {
+    "judge": judge_setting, "parser": parser_setting, "options": options_setting, "allow_none": allow_none_setting,
+    "original_first": original_first_setting, "rubric_id": log_rubric_setting, "rater_columns": _raters,
+    "candidate_columns": _candidates, "preference_map": _preferences,
+}
+
+
+def kind_settings(kind: UploadKind, frame: pd.DataFrame, suggested: UploadSpec, columns: dict[str, str],
+                  key: str) -> dict[str, Any]:
+    """The widgets of the settings ``kind`` asks for, in its order; each sees the settings chosen above it
+    (preference values are mapped to the candidates chosen first)."""
+    settings: dict[str, Any] = {}
+    for name in kind.settings:
+        current = suggested.model_copy(update={**settings, "columns": columns})
+        settings.update(SETTING_WIDGETS[name](kind, frame, current, key))
+    return settings

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from judgebias_core.analyses.datasets import dataset_summaries
 from judgebias_core.analyses.pairwise import pairwise_metrics, study_item_notes
-from judgebias_core.store.queries import dataset_summaries
 from judgebias_core.wording.verdict import DECIDED, Verdict
 from judgebias_core.wording.verdict_studies import verdicts_across_studies
 from ui.state import load_or_stop
@@ -37,7 +37,7 @@ def verdict_block(verdicts: Sequence[Verdict | None], title: str = "In short") -
 def overview_verdict_block() -> None:
     """The verdicts of every judge of the first pairwise dataset, across its studies (each named, with the item sets
     when a judge's studies cover different items), for the Overview (nothing if it has none)."""
-    dataset = next((d for d in load_or_stop(dataset_summaries) if d.kind == "pairwise" and d.judge_calls), None)
+    dataset = next((d for d in load_or_stop(dataset_summaries) if d.dataset_kind == "pairwise" and d.judge_calls), None)
     if dataset is None:
         return
     results = load_or_stop(pairwise_metrics, dataset.id, None, None)

@@ -29,6 +29,11 @@ from judgebias_core.metrics.ppi import (
     prediction_powered_mean_score_stored,
     prediction_powered_win_rate,
 )
+
+# ``X as X``: offered to ui/ppi_block.py, which reaches metrics only through analyses/ (docs/ARCHITECTURE.md)
+from judgebias_core.metrics.ppi import FEW_LABELS as FEW_LABELS
+from judgebias_core.metrics.ppi import default_label_fraction as default_label_fraction
+from judgebias_core.metrics.ppi import labels_worth_sentence as labels_worth_sentence
 from judgebias_core.stats.ppi import PPIMethod
 from judgebias_core.store.agreement_queries import pairwise_calls, pairwise_studies
 from judgebias_core.store.calibration_queries import (

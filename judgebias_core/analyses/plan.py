@@ -15,7 +15,11 @@ from judgebias_core.errors import InvalidArgument, NotFoundError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.stats.clustered import ClusteredMethod
 from judgebias_core.stats.plan_assurance import ASSURANCE
+
+# ``X as X``: offered to ui/plan_panel.py, which reaches stats only through analyses/ (docs/ARCHITECTURE.md)
+from judgebias_core.stats.planning import WIDTH_MODES as WIDTH_MODES
 from judgebias_core.stats.planning import WidthMode, estimate_design, plan_from_earlier_run, plan_swap_study
+from judgebias_core.stats.planning import width_mode_words as width_mode_words
 from judgebias_core.stats.settings import CONFIDENCE, MIN_STUDENTIZED_ITEMS
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.plan_queries import earlier_studies, item_flip_counts, pairwise_dataset, run_judges

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+
+# ``X as X``: offered to ui/geval.py, which reaches metrics only through analyses/ (docs/ARCHITECTURE.md, "Layers")
+from judgebias_core.metrics.rubric_correlation import CorrelationEstimate as CorrelationEstimate
 from judgebias_core.metrics.rubric_geval import GEvalSummary, geval_summary
 from judgebias_core.metrics.rubric_report import (
     ProbeRecommendation,

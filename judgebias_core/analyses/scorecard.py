@@ -50,7 +50,7 @@ class Scorecard:
 
 def scorecard_choices(reader: StoreReader) -> list[tuple[str, str]]:
     """(id, name) of every pairwise dataset and of every dataset group whose members are all in the store."""
-    pairwise = {s.id: s.name for s in dataset_summaries(reader) if s.kind == "pairwise" and s.judge_calls}
+    pairwise = {s.id: s.name for s in dataset_summaries(reader) if s.dataset_kind == "pairwise" and s.judge_calls}
     groups = [(g.group_id, g.name) for g in DATASET_GROUPS.values() if all(d in pairwise for d in g.datasets)]
     return list(pairwise.items()) + groups
 
@@ -64,7 +64,7 @@ def judge_scorecard(reader: StoreReader, dataset: str, resamples: int = RESAMPLE
     if missing:
         known = ", ".join(sorted(summaries) + sorted(DATASET_GROUPS))
         raise NotFoundError(f"no dataset {missing[0]!r} in the store (known: {known})")
-    pointwise = [d for d in members if summaries[d].kind != "pairwise"]
+    pointwise = [d for d in members if summaries[d].dataset_kind != "pairwise"]
     if pointwise:
         raise InvalidArgument(f"{pointwise[0]!r} is a pointwise dataset: its judges score single answers, so there "
                               "is no pairwise scorecard (see Rubric bias and Calibration)")

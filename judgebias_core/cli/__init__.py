@@ -3,30 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
 from judgebias_core import __version__
-from judgebias_core.cli.command_index import COMMAND_INDEX
-from judgebias_core.cli.common import CommandGroups, db_path
+from judgebias_core.cli.commands import COMMAND_GROUPS, COMMANDS, command_named
+from judgebias_core.cli.common import db_path
 from judgebias_core.errors import JudgebiasError, ValidationFailed
-
-# Each module defines register(groups: CommandGroups). Listed here so every command has one home.
-COMMAND_MODULES: tuple[str, ...] = (
-    "data_commands",
-    "upload_commands",
-    "pairwise_commands",
-    "rubric_commands",
-    "judges_commands",
-    "stepwise_commands",
-    "run_commands",
-    "report_commands",
-    "transfer_commands",
-    "plan_commands",
-    "scorecard_commands",
-)
-
 
 DB_HELP = "path of the DuckDB store file (before or after the command)"
 
@@ -41,33 +24,10 @@ def _accept_db_everywhere(parser: argparse.ArgumentParser) -> None:
                 _accept_db_everywhere(sub)
 
 
-_GROUPS = ("metrics", "export")
-
-
-def modules_for(argv: Sequence[str]) -> set[str]:
-    """The command modules the command line names (none for ``--help``, ``--version`` or an unknown command)."""
-    words = []
-    skip = False
-    for word in argv:
-        if skip:
-            skip = False
-        elif word == "--db":
-            skip = True
-        elif not word.startswith("-"):
-            words.append(word)
-            if len(words) == 2 or words[0] not in _GROUPS:
-                break
-    if not words:
-        return set()
-    if words[0] in _GROUPS:
-        return {c.module for c in COMMAND_INDEX if c.group == words[0] and c.name == words[1:2][0]} \
-            if len(words) == 2 else set()
-    return {c.module for c in COMMAND_INDEX if c.group == "root" and c.name == words[0]}
-
-
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The CLI's parser. With ``argv``, only the module of the command it names is imported and every other
-    command is listed from the index (name and help, no arguments); without, every command module registers."""
+    """The CLI's parser, every registered command listed from its record (cli/commands.py). With ``argv``, only the
+    command it names gets its arguments (importing its module), every other is listed by name and help; without,
+    every command gets its arguments."""
     parser = argparse.ArgumentParser(
         prog="python -m judgebias_core",
         description="judgebias: measure position bias of LLM judges, headless. Every command reads or writes "
@@ -76,21 +36,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--db", help=DB_HELP)
     parser.add_argument("--version", action="version", version=f"judgebias {__version__}")
     root = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    metrics = root.add_parser("metrics", help="compute bias and agreement metrics").add_subparsers(
-        dest="metric", metavar="METRIC", required=True
-    )
-    export = root.add_parser("export", help="export stored data to files").add_subparsers(
-        dest="export_what", metavar="WHAT", required=True
-    )
-    groups = CommandGroups(root=root, metrics=metrics, export=export)
-    wanted = set(COMMAND_MODULES) if argv is None else modules_for(argv)
-    for name in COMMAND_MODULES:  # a listed module that is missing fails here, loudly
-        if name in wanted:
-            importlib.import_module(f"judgebias_core.cli.{name}").register(groups)
-    subparsers = {"root": root, "metrics": metrics, "export": export}
-    for command in COMMAND_INDEX:
-        if command.module not in wanted:
-            subparsers[command.group].add_parser(command.name, help=command.help)
+    groups = {name: root.add_parser(name, help=group.help).add_subparsers(
+        dest=group.dest, metavar=group.metavar, required=True) for name, group in COMMAND_GROUPS.items()}
+    wanted = None if argv is None else command_named(list(argv))
+    for command in COMMANDS.records():
+        sub = (root if command.group is None else groups[command.group]).add_parser(command.word, help=command.help)
+        if argv is None or command is wanted:
+            command.add_arguments(sub)
     _accept_db_everywhere(parser)
     return parser
 

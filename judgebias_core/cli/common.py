@@ -7,22 +7,13 @@ import contextlib
 import json
 import math
 import sys
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from judgebias_core.errors import InvalidArgument, NotFoundError
 from judgebias_core.store.connection import resolve_db_path
 from judgebias_core.store.handle import Store
-
-
-@dataclass(frozen=True)
-class CommandGroups:
-    """Where command modules add their sub-commands."""
-
-    root: Any  # argparse._SubParsersAction
-    metrics: Any
-    export: Any
 
 
 def db_path(args: argparse.Namespace) -> Path:

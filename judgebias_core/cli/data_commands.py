@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, open_store
+from judgebias_core.cli.common import add_json_flag, db_path, emit, open_store
 from judgebias_core.engine.overview import runs_overview
 from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
 from judgebias_core.store.integrity import check_store
@@ -23,7 +23,7 @@ def _datasets(args: argparse.Namespace) -> int:
     with store.reader() as reader:
         summaries = dataset_summaries(reader)
     rows = [
-        {"id": s.id, "name": s.name, "kind": s.kind, "items": s.items, "candidates": s.candidates,
+        {"id": s.id, "name": s.name, "kind": s.dataset_kind, "items": s.items, "candidates": s.candidates,
          "judge_calls": s.judge_calls, "human_labels": s.human_labels, "source": s.source, "licence": s.licence}
         for s in summaries
     ]
@@ -63,24 +63,24 @@ def _check_store(args: argparse.Namespace) -> int:
     return 0 if found.ok else 2
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.root.add_parser("import-bundled", help="load the bundled real datasets into the store (idempotent)")
+def import_bundled_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", action="append", choices=BUNDLED_DATASETS, help="only this dataset (repeatable)")
     parser.add_argument("--force", action="store_true",
                         help="re-read datasets already in the store (adds only missing rows)")
     add_json_flag(parser)
     parser.set_defaults(handler=_import_bundled)
 
-    parser = groups.root.add_parser("datasets", help="list the datasets in the store with their counts")
+
+def datasets_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_datasets)
 
-    parser = groups.root.add_parser(
-        "check-store", help="check the store file: every table read back (DuckDB verifies each block's checksum), "
-        "schema version, tables, unique primary keys, pair outcomes against their calls; exit 2 on any problem")
+
+def check_store_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_check_store)
 
-    parser = groups.root.add_parser("runs", help="list runs with status, counts and cost")
+
+def runs_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_runs)

@@ -7,9 +7,11 @@ from dataclasses import asdict
 from typing import Any
 
 from judgebias_core.analyses.calibration import calibration, prediction_powered_any
-from judgebias_core.analyses.judges import agreement_report, leaderboard
-from judgebias_core.analyses.other_biases import verbosity
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit
+from judgebias_core.analyses.judges import agreement_report
+from judgebias_core.analyses.judges_view import judges_view
+from judgebias_core.analyses.leaderboard_view import leaderboard_view
+from judgebias_core.analyses.other_biases_view import other_biases_view
+from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -73,7 +75,7 @@ def _calibration(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = agreement_report(reader, args.dataset, args.study, args.repetition)
+        result = judges_view(reader, args.dataset, args.study, args.repetition).result
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
@@ -129,7 +131,8 @@ def _verbosity(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
         studies = _default_studies(reader, args)
         judges = args.judge or [*agreement_report(reader, args.dataset, studies).judges, ENSEMBLE_JUDGE]
-        report = verbosity(reader, args.dataset, studies, judges, cluster=args.cluster, control=args.control)
+        report = other_biases_view(reader, args.dataset, studies, judges, args.cluster, args.control,
+                                   with_self_preference=False).report
     emit(args, {"dataset": args.dataset, "studies": studies, "judges": report.judges, "cluster": report.cluster,
                 "control": report.control, "tests": report.tests}, verbosity_frame(report.judges).round(4).to_string(index=False)
          + "\n" + "\n".join(f"{r.judge}: slope {report.reading(r.judge)}" for r in report.judges))
@@ -138,8 +141,9 @@ def _verbosity(args: argparse.Namespace) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        board = leaderboard(reader, args.dataset, _default_studies(reader, args), args.judge, args.resamples,
-                            args.seed)
+        # The topic's view (what the Leaderboard page and the report draw); its board is the JSON.
+        board = leaderboard_view(reader, args.dataset, _default_studies(reader, args), args.judge, args.resamples,
+                                 args.seed).board
     columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
                "rank_strength", "rank_first_slot", "rank_second_slot", "order_holds_share", "order_holds_call",
                "position_artefact"]
@@ -158,9 +162,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.metrics.add_parser(
-        "calibration", help="a judge against human labels: confusion, Cohen's kappa, correlations")
+def metrics_calibration_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id (e.g. autoj, summeval)")
     parser.add_argument("--judge", required=True, help="judge name as stored")
     parser.add_argument("--study", help="study or run id (default: the judge's first run on the dataset)")
@@ -169,8 +171,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_calibration)
 
-    parser = groups.metrics.add_parser(
-        "agreement", help="agreement of every pair of judges on the same judge calls, with and without ties")
+
+def metrics_agreement_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", action="append", required=True,
                         help="study or run id (repeatable: judges run separately can be compared)")
@@ -178,8 +180,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_agreement)
 
-    parser = groups.metrics.add_parser(
-        "ppi", help=PPI_HELP)
+
+def metrics_ppi_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
                         help="dataset with human labels: pairwise preferences (e.g. autoj) or rubric scores "
                              "(e.g. summeval)")
@@ -201,9 +203,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_ppi)
 
-    parser = groups.metrics.add_parser(
-        "verbosity", help="does a judge prefer the longer answer (swap pairs): longer-answer share by length bin and "
-        "a logistic slope, item-clustered, Holm-corrected over the judges")
+
+def metrics_verbosity_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", action="append", help="study or run id (repeatable; default: the first)")
     parser.add_argument("--judge", action="append",
@@ -215,8 +216,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_verbosity)
 
-    parser = groups.metrics.add_parser(
-        "leaderboard", help="candidates ranked by win rate and Bradley-Terry strength, with ranking-safety flags")
+
+def metrics_leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", action="append", help="study or run id (repeatable; default: the first)")
     parser.add_argument("--judge", required=True, help=f"judge name, or '{ENSEMBLE_JUDGE}' for the ensemble")

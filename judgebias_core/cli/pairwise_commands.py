@@ -14,17 +14,12 @@ from judgebias_core.analyses.pairwise import (
     compare_judges,
     judge_flip_rate_bound,
     listwise_metrics,
-    pairwise_metrics,
     repetition_metrics,
 )
-from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store
+from judgebias_core.analyses.pairwise_view import pairwise_view
+from judgebias_core.cli.common import add_json_flag, emit, open_store
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.pairwise_family import (
-    corrected_column,
-    correction_words,
-    dataset_families,
-    pairwise_family,
-)
+from judgebias_core.metrics.pairwise_family import correction_words, dataset_families
 from judgebias_core.stats.multiple import Correction
 from judgebias_core.stats.position_test import TIE_RULE
 from judgebias_core.stats.settings import GATE_RESAMPLES, SEED
@@ -69,18 +64,17 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
 
 def _pairwise(args: argparse.Namespace) -> int:
     """metrics pairwise: every row, with its position test corrected over the family of rows printed."""
-    results = _scoped_results(args, pairwise_metrics)
-    family = pairwise_family(results, _CORRECTIONS[args.correction])
-    position, excess = corrected_column(results, family), corrected_column(results, family, "excess")
+    store = open_store(args)
+    with store.reader() as reader:
+        if args.dataset:
+            dataset_summary(reader, args.dataset)
+        # The topic's view (what the Pairwise bias page and the report draw), without the page's detail parts.
+        view = pairwise_view(reader, args.dataset, (args.study,) if args.study else None, args.judge,
+                             correction=_CORRECTIONS[args.correction], details=False)
+    rows = view.json_rows()
+    family = view.family
     # Each dataset's own family (what the Pairwise bias page corrects in its default view), beside the printed one.
-    own = dataset_families(results, _CORRECTIONS[args.correction])
-    rows = [asdict(r) | {"position_p_corrected": p, "flip_rate_excess_p_corrected": e,
-                         "correction": family.method, "family_size": family.family_size,
-                         "dataset_family_size": own[r.dataset].family_size,
-                         "position_p_corrected_in_dataset": corrected_column([r], own[r.dataset])[0],
-                         "flip_rate_excess_p_corrected_in_dataset": corrected_column([r], own[r.dataset], "excess")[0],
-                         "flip_rate_estimate": asdict(r.flip_rate_estimate)}
-            for r, p, e in zip(results, position, excess, strict=True)]
+    own = dataset_families(list(view.results), family.method)
     text = _text_table(rows, TEXT_COLUMNS)
     if rows:
         text += (f"\nposition_p: the position test (symmetric, {TIE_RULE}, items clustered); corrected with "
@@ -158,20 +152,15 @@ def _add_scope(parser: argparse.ArgumentParser) -> None:
     add_json_flag(parser)
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.metrics.add_parser(
-        "pairwise", help="swap consistency per (dataset, study, judge, repetition): PC, flip rate with its item-clustered "
-        "decision interval and Wilson (pairs assumed independent), direction with the clustered position test "
-        "(corrected over the rows printed), preference fairness raw and Shi-scaled, excess over the repetition floor")
+def metrics_pairwise_arguments(parser: argparse.ArgumentParser) -> None:
     _add_scope(parser)
     parser.add_argument("--correction", choices=sorted(_CORRECTIONS), default="holm",
                         help="how the position and excess tests of the rows printed are corrected together: holm "
                         "(default, family-wise error), bh (Benjamini-Hochberg, false discovery rate) or none")
     parser.set_defaults(handler=_pairwise)
 
-    parser = groups.metrics.add_parser(
-        "pairwise-compare", help="two judges' flip rates on the pairs both classified: the difference with its "
-        "paired cluster-robust t interval and test")
+
+def metrics_pairwise_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--study", default="full", help="study (default full; a run id for engine runs)")
     parser.add_argument("--judge-a", required=True, help="first judge (the difference is a minus b)")
@@ -181,20 +170,18 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_compare)
 
-    parser = groups.metrics.add_parser(
-        "repetition", help="repetition stability and repetition floor per (dataset, study, judge) with repetitions")
+
+def metrics_repetition_arguments(parser: argparse.ArgumentParser) -> None:
     _add_scope(parser)
     parser.set_defaults(handler=_metric_handler(repetition_metrics))
 
-    parser = groups.metrics.add_parser(
-        "listwise", help="list-wise consistency and first-slot share per (dataset, study, judge, repetition, p)")
+
+def metrics_listwise_arguments(parser: argparse.ArgumentParser) -> None:
     _add_scope(parser)
     parser.set_defaults(handler=_metric_handler(listwise_metrics))
 
-    parser = groups.root.add_parser(
-        "gate", help="exit 1 when a judge's flip-rate upper bound (one-sided 97.5%%, the top of the two-sided 95%% "
-        "interval; item-clustered by default) exceeds a threshold or is too close to it to call with the resamples "
-        "drawn (0 when it is clearly below, 2 when the dataset or judge is unknown)")
+
+def gate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True, help="dataset id")
     parser.add_argument("--judge", required=True, help="judge name")
     parser.add_argument("--max-flip-rate", required=True, type=float, help="largest acceptable flip rate, in [0, 1]")

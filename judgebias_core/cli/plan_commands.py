@@ -18,7 +18,7 @@ from judgebias_core.analyses.plan import (
     plan_study,
     typed_assumptions,
 )
-from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store
+from judgebias_core.cli.common import add_json_flag, emit, open_store
 from judgebias_core.errors import InvalidArgument, invalid_argument
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.providers import get_provider, provider_names
@@ -105,16 +105,12 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.root.add_parser(
-        "plan", help="plan a pairwise swap study: expected and 80%%-assured interval width, items for a target "
-        "width, cost",
-        description="Before paying for a swap run: the expected width of the item-clustered 95%% interval of the "
+def plan_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Before paying for a swap run: the expected width of the item-clustered 95%% interval of the "
         "flip rate (normal approximation with the design effect; Miller 2024, arXiv 2411.00640), the width met "
         "with 80%% assurance (simulated studies of the design), the items a target width needs under --width-mode, and the judge calls and estimated cost of that many items. The flip rate and design "
         "effect are typed in or estimated from an earlier run of the same judge (its first repetition); an "
-        "estimated design effect is rescaled to the planned pairs per item through the intra-item correlation.",
-    )
+        "estimated design effect is rescaled to the planned pairs per item through the intra-item correlation.")
     parser.add_argument("--dataset", required=True, help="pairwise dataset id (see `datasets`)")
     parser.add_argument("--pairs", choices=("baseline", "all"), default="baseline",
                         help="pairs against the dataset's baseline candidate, or all pairs (default baseline)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import add_json_flag, db_path, emit, progress
 from judgebias_core.report import ReportRequest, build_report, render_html
 from judgebias_core.store.handle import Store
 
@@ -24,12 +24,9 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.root.add_parser(
-        "report", help="write one self-contained HTML report of a dataset (opens offline in any browser)",
-        description="A plain-sentence summary, interactive charts (plotly.js embedded, no network needed), tables "
-                    "with their counts, how each number was measured, and provenance.",
-    )
+def report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("A plain-sentence summary, interactive charts (plotly.js embedded, no network needed), tables "
+                    "with their counts, how each number was measured, and provenance.")
     parser.add_argument("--dataset", required=True, help="dataset id (see the datasets command)")
     parser.add_argument("--judge", action="append", metavar="NAME",
                         help="only this judge (repeatable); default: every judge of the dataset")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from judgebias_core.analyses.rubric import rubric_report
-from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store, progress
+from judgebias_core.analyses.rubric_view import rubric_view
+from judgebias_core.cli.common import add_json_flag, emit, open_store, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.exports import csv_bytes
 from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking
@@ -198,7 +198,9 @@ def recommendation_text(report: RubricReport) -> str:
 def _metrics_rubric(args: argparse.Namespace) -> int:
     store = open_store(args)
     with store.reader() as reader:
-        report = rubric_report(reader, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples, args.seed)
+        # The topic's view (what the Rubric bias page and the report draw); its analysis is the JSON.
+        report = rubric_view(reader, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples,
+                             args.seed).report
     emit(args, report_payload(report), report_text(report))
     return 0
 
@@ -228,9 +230,7 @@ def _export_trials(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.metrics.add_parser(
-        "rubric", help="rubric position bias of a run: position shares, P(position | score), Bias Cost, correlations")
+def metrics_rubric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-id", required=True, help="the permutation run to analyse")
     parser.add_argument("--repeat-run-id", help="the repeat (canonical ordering) run to compare against")
     parser.add_argument("--probe-run-id", help="estimate P(position | score) for Bias Cost on this run "
@@ -241,7 +241,8 @@ def register(groups: CommandGroups) -> None:
     add_json_flag(parser)
     parser.set_defaults(handler=_metrics_rubric)
 
-    parser = groups.export.add_parser("trials", help="export every judge call of a run (CSV, JSON Lines, Parquet)")
+
+def export_trials_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-id", required=True, help="the run to export")
     parser.add_argument("--format", choices=EXPORT_FORMATS, default="csv", help="file format (default csv)")
     parser.add_argument("--out", required=True, help="the file to write")

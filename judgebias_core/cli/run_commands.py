@@ -8,14 +8,23 @@ from dataclasses import asdict
 
 from pydantic import ValidationError
 
-from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store, progress, read_input_file
+from judgebias_core.cli.common import add_json_flag, emit, open_store, progress, read_input_file
 from judgebias_core.engine import RunProgress, start_run
 from judgebias_core.engine.batch import BatchSettings, batch_provider, describe_batches, start_batch_run
 from judgebias_core.engine.folder_identity import adopt_run_folder
 from judgebias_core.engine.launch import RunOutcome
 from judgebias_core.errors import InvalidArgument, invalid_argument
-from judgebias_core.protocols.spec import PROTOCOLS, RunSettings, RunSpec, SimulatedParams
-from judgebias_core.providers import all_providers, batch_provider_names, key_variables, provider_names
+from judgebias_core.protocols.spec import PROTOCOLS, RunSettings, RunSpec
+from judgebias_core.providers import (
+    SettingField,
+    all_providers,
+    batch_provider_names,
+    get_provider,
+    key_variables,
+    provider_names,
+    provider_spec_fields,
+    setting_values,
+)
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -26,14 +35,9 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
 
 
 def _spec_from_args(args: argparse.Namespace) -> RunSpec:
-    simulated = None
-    if args.provider == "simulated":
-        weights = tuple(float(w) for w in args.sim_position_weights.split(",")) if args.sim_position_weights else None
-        simulated = SimulatedParams(
-            position_prob=args.sim_q, noise=args.sim_noise, verbosity=args.sim_verbosity,
-            seed=args.seed if args.seed is not None else 0,
-            **({"position_weights": weights} if weights else {}),
-        )
+    provider = get_provider(args.provider)
+    given = {setting.name: getattr(args, _dest(setting)) for setting in provider.settings}
+    own_fields = provider_spec_fields(provider, setting_values(provider, given), args.seed)
     template = None
     if args.template:
         try:
@@ -45,10 +49,28 @@ def _spec_from_args(args: argparse.Namespace) -> RunSpec:
         base_url=args.base_url, temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed,
         repeats=args.repeats, orderings=args.orderings, options=args.options, pairs=args.pairs,
         listwise_size=args.listwise_size, allow_none=args.allow_none, rubric_id=args.rubric,
-        limit_items=args.limit_items, replay_study=args.replay_study, template_text=template, simulated=simulated,
-        structured_output=args.structured_output, logprobs=args.logprobs, extra_body=args.extra_body,
-        constrain_reply=args.constrain_reply, limit_candidates=args.limit_candidates,
+        limit_items=args.limit_items, template_text=template, structured_output=args.structured_output,
+        logprobs=args.logprobs, extra_body=args.extra_body, constrain_reply=args.constrain_reply,
+        limit_candidates=args.limit_candidates, **own_fields,
     )
+
+
+def _dest(setting: SettingField) -> str:
+    """The attribute argparse stores a provider setting's option under (``--sim-q`` -> ``sim_q``)."""
+    return setting.option.removeprefix("--").replace("-", "_")
+
+
+def _add_provider_settings(parser: argparse.ArgumentParser) -> None:
+    """Each provider's own settings (``Provider.settings``) as options, one group per provider; left out, a
+    setting takes its declared default."""
+    for provider in all_providers():
+        if not provider.settings:
+            continue
+        group = parser.add_argument_group(f"--provider {provider.name}: {provider.settings_title}")
+        for setting in provider.settings:
+            kind = str if setting.choices or isinstance(setting.default, str) else float
+            group.add_argument(setting.option, dest=_dest(setting), type=kind, choices=setting.choices or None,
+                               help=f"{setting.help} (default {setting.default})")
 
 
 class _StderrProgress:
@@ -160,22 +182,20 @@ def _having(capability: str) -> str:
     return ", ".join(p.name for p in all_providers() if getattr(p.capabilities, capability))
 
 
-def register(groups: CommandGroups) -> None:
-    adopt = groups.root.add_parser(
-        "adopt-run-folder", help="let this store replay a run folder written for another store",
-        description="A run folder (runs/<store name>/ beside the store: journals, progress) records the store it "
+def adopt_run_folder_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("A run folder (runs/<store name>/ beside the store: journals, progress) records the store it "
         "was written for, and a run on another store refuses it. This makes the folder this store's on purpose "
         "(e.g. the store was rebuilt from a backup): the next session of each run replays its journal here.")
-    add_json_flag(adopt)
-    adopt.set_defaults(handler=_adopt_run_folder)
+    add_json_flag(parser)
+    parser.set_defaults(handler=_adopt_run_folder)
+
+
+def run_arguments(parser: argparse.ArgumentParser) -> None:
     batch_names = ", ".join(batch_provider_names())
-    parser = groups.root.add_parser(
-        "run", help="launch a judge run (the same --run-id resumes it)",
-        description="Plan a run, send its calls to a judge, store every judgment as it arrives. Running the same "
+    parser.description = ("Plan a run, send its calls to a judge, store every judgment as it arrives. Running the same "
         "command (or --run-id) again resumes: the journal is replayed and only missing calls are sent. "
         f"--mode batch ({batch_names}) sends the calls through the provider's batch API at about half the "
-        f"price and polls until it ends. Keys come from {' / '.join(key_variables().values())} only.",
-    )
+        f"price and polls until it ends. Keys come from {' / '.join(key_variables().values())} only.")
     parser.add_argument("--dataset", required=True, help="dataset id (see `datasets`)")
     parser.add_argument("--protocol", required=True, choices=PROTOCOLS, help="which calls to plan")
     parser.add_argument("--provider", required=True, choices=provider_names(), help="who judges")
@@ -205,7 +225,6 @@ def register(groups: CommandGroups) -> None:
                         help="pairwise protocols: only the first N candidates by name besides the baseline (with "
                         "--limit-items 2 and 1 candidate, a swap run is 4 calls)")
     parser.add_argument("--run-id", help="run id (default: derived from the settings, so a rerun resumes)")
-    parser.add_argument("--replay-study", default="full", help="replay: the recorded study (full or repetition)")
     parser.add_argument("--template", help="a file with the prompt template to use instead of the default")
     parser.add_argument("--structured-output", action="store_true",
                         help=f"{_having('structured_output')}: ask for a JSON reply following a schema (score "
@@ -240,10 +259,6 @@ def register(groups: CommandGroups) -> None:
                        "session created, submit those calls again instead of stopping (may pay for them twice)")
     batch.add_argument("--max-batch-requests", type=int,
                        help="requests per batch (default: the provider's limit, 50,000 or 100,000)")
-    simulated = parser.add_argument_group("simulated judge")
-    simulated.add_argument("--sim-q", type=float, default=0.3, help="probability of answering by position")
-    simulated.add_argument("--sim-position-weights", help="weights per position, e.g. 0.4,0.2,0.15,0.15,0.1")
-    simulated.add_argument("--sim-noise", type=float, default=0.6, help="sd of the content noise")
-    simulated.add_argument("--sim-verbosity", type=float, default=0.0, help="bonus per 1,000 characters")
+    _add_provider_settings(parser)
     add_json_flag(parser)
     parser.set_defaults(handler=_run)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from judgebias_core.analyses.scorecard import Scorecard, judge_scorecard, scorecard_json
-from judgebias_core.cli.common import CommandGroups, add_json_flag, emit, open_store
+from judgebias_core.analyses.scorecard import Scorecard
+from judgebias_core.analyses.scorecard_view import scorecard_view
+from judgebias_core.cli.common import add_json_flag, emit, open_store
 from judgebias_core.stats.clustered import RESAMPLES, SEED
 
 
@@ -48,16 +49,12 @@ def _text(card: Scorecard) -> str:
 def _scorecard(args: argparse.Namespace) -> int:
     store = open_store(args)
     with store.reader() as reader:
-        card = judge_scorecard(reader, args.dataset, resamples=args.resamples, seed=args.seed)
-    emit(args, scorecard_json(card), _text(card))
+        view = scorecard_view(reader, args.dataset, resamples=args.resamples, seed=args.seed)
+    emit(args, view.json(), _text(view.card))
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.root.add_parser(
-        "scorecard", help="which judge to use: every judge configuration of a pairwise dataset (or dataset group) "
-        "with accuracy against the labels, flip rate, first-slot lean, longer-answer share, failures, cost, the "
-        "paired difference from the best row and a recommendation")
+def scorecard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", required=True,
                         help="a pairwise dataset id, or a dataset group (llmbar-adversarial: the four adversarial "
                         "LLMBar subsets)")

@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 
 from judgebias_core.bootstrap import ensure_store_ready
-from judgebias_core.cli.common import CommandGroups, add_json_flag, db_path, emit, open_store, progress
+from judgebias_core.cli.common import add_json_flag, db_path, emit, open_store, progress
 from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
 from judgebias_core.store.handle import Store
 from judgebias_core.store.transfer import ImportResult, export_runs, import_runs
@@ -48,17 +48,15 @@ def _import_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(groups: CommandGroups) -> None:
-    parser = groups.export.add_parser(
-        "runs", help="export runs' judge calls (with run, prompt template, judge and dataset references) as Parquet")
+def export_runs_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-id", action="append", required=True, metavar="ID", help="a run to export (repeatable)")
     parser.add_argument("--out", required=True, metavar="DIR_OR_FILE",
                         help="a .parquet file (all runs together) or a folder (one file per run)")
     add_json_flag(parser)
     parser.set_defaults(handler=_export_runs)
 
-    parser = groups.root.add_parser(
-        "import-runs", help="import runs exported as Parquet (a file or a folder of them); idempotent")
+
+def import_runs_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--file", required=True, metavar="PATH", help="a .parquet file or a folder of them")
     add_json_flag(parser)
     parser.set_defaults(handler=_import_runs)

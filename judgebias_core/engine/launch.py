@@ -92,7 +92,7 @@ def register_run(store: Store, spec: RunSpec, plan: Plan, client: JudgeClient,
         "simulated" if client.simulated else model_family(spec.model)), "simulated": client.simulated,
         "description": client.describe()}])
     templates = pd.DataFrame([{"template_id": plan.template_id, "name": plan.template.name,
-                               "kind": plan.template.kind, "text": plan.template.text}])
+                               "kind": plan.template.call_kind, "text": plan.template.text}])
     write_batch(store, StoreBatch(judges=judges, prompt_templates=templates, runs=runs))
 
 

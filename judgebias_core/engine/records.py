@@ -111,11 +111,11 @@ def cache_key(spec: RunSpec, call: PlannedCall) -> str:
 
 
 def parse_reply(call: PlannedCall, text: str | None, context: RunContext) -> ParsedVerdict:
-    if call.kind == "rubric":
+    if call.call_kind == "rubric":
         if context.parser == "json-score":
             return parse_json_score(text, call.scores)
         return parse_prometheus_score(text, call.scores)
-    if call.kind == "listwise":
+    if call.call_kind == "listwise":
         return parse_listwise(text, len(call.slots), context.allow_none)
     return PARSERS[context.parser](text, options=call.options or 3)
 
@@ -125,7 +125,7 @@ def call_row(call: PlannedCall, record: ReplyRecord, context: RunContext) -> dic
     text = record.text
     row: dict[str, Any] = {
         "call_id": call.call_id, "run_id": context.run_id, "dataset_id": call.dataset_id, "study": context.run_id,
-        "judge": context.judge, "item_id": call.item_id, "kind": call.kind, "repetition": call.repetition,
+        "judge": context.judge, "item_id": call.item_id, "kind": call.call_kind, "repetition": call.repetition,
         "options": call.options, "slots": list(call.slots) or None,
         "first_candidate": call.slots[0] if call.slots else None,
         "second_candidate": call.slots[1] if len(call.slots) > 1 else None,
@@ -134,14 +134,14 @@ def call_row(call: PlannedCall, record: ReplyRecord, context: RunContext) -> dic
         "raw_output": text, "verdict": None, "score": None, "chosen_position": None,
         "input_tokens": record.input_tokens, "output_tokens": record.output_tokens,
         "latency_ms": record.latency_ms, "cost_usd": record.cost_usd, "cached": record.cached,
-        "expected_score": expected_score(record.score_logprobs, call.scores) if call.kind == "rubric" else None,
+        "expected_score": expected_score(record.score_logprobs, call.scores) if call.call_kind == "rubric" else None,
     }
     if text is None:
         return row | {"parse_status": NO_REPLY, "parser": context.parser, "error": record.error}
     parsed = parse_reply(call, text, context)
     row |= {"parse_status": parsed.status, "parser": parsed.parser, "error": parsed.reason or None}
     if parsed.status == PARSE_OK:
-        if call.kind == "rubric":
+        if call.call_kind == "rubric":
             row["score"] = int(parsed.value)  # type: ignore[arg-type]
             row["chosen_position"] = chosen_position(call.ordering or (), int(parsed.value))  # type: ignore[arg-type]
         else:

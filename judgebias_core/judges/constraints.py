@@ -26,9 +26,9 @@ from judgebias_core.run_types import PlannedCall
 
 def answers(call: PlannedCall, allow_none: bool = False) -> list[str]:
     """Every valid answer of a call in the default templates' formats."""
-    if call.kind == "rubric":
+    if call.call_kind == "rubric":
         return [f"[RESULT] {score}" for score in call.scores]
-    if call.kind == "listwise":
+    if call.call_kind == "listwise":
         return [f"[[{chr(ord('A') + i)}]]" for i in range(len(call.slots))] + (["[[NONE]]"] if allow_none else [])
     return [f"[[{letter}]]" for letter in ("A", "B", "C")[: call.options or 3]]
 

@@ -25,7 +25,7 @@ TOP_LOGPROBS = 10
 def reply_schema(call: PlannedCall) -> dict[str, Any]:
     """The JSON schema a structured reply follows: score and feedback, or verdict and explanation. The answer comes
     first: a model that runs out of tokens while explaining has given it already."""
-    if call.kind == "rubric":
+    if call.call_kind == "rubric":
         properties: dict[str, Any] = {"score": {"type": "integer", "enum": list(call.scores)},
                                       "feedback": {"type": "string"}}
     else:
@@ -33,7 +33,7 @@ def reply_schema(call: PlannedCall) -> dict[str, Any]:
         properties = {"verdict": {"type": "string", "enum": letters}, "explanation": {"type": "string"}}
     schema = {"type": "object", "properties": properties, "required": list(properties),
               "additionalProperties": False}
-    return {"type": "json_schema", "json_schema": {"name": f"{call.kind}_verdict", "strict": True, "schema": schema}}
+    return {"type": "json_schema", "json_schema": {"name": f"{call.call_kind}_verdict", "strict": True, "schema": schema}}
 
 
 class OpenAIJudge(JudgeClient):

@@ -85,7 +85,7 @@ def _slot_choice(call: PlannedCall, params: SimulatedParams, rng: np.random.Gene
     quality = np.array([text_quality(t) + params.verbosity * len(t) / 1000 for t in call.contents])
     quality = quality + rng.normal(0, params.noise * 0.25, size=slots)
     best = int(np.argmax(quality))
-    if call.kind == "pairwise" and call.options == 3 and abs(quality[0] - quality[1]) < params.tie_margin:
+    if call.call_kind == "pairwise" and call.options == 3 and abs(quality[0] - quality[1]) < params.tie_margin:
         return "C", "answered by content (close: tie)"
     return SLOT_LETTERS[best], "answered by content"
 
@@ -93,7 +93,7 @@ def _slot_choice(call: PlannedCall, params: SimulatedParams, rng: np.random.Gene
 def simulated_reply(call: PlannedCall, params: SimulatedParams) -> str:
     """The simulated judge's reply to one call, in the format its template asks for."""
     rng = _rng(params, call.call_id)
-    if call.kind == "rubric":
+    if call.call_kind == "rubric":
         score, how = _rubric_score(call, params, rng)
         return f"Feedback: (simulated judge, {how}.) [RESULT] {score}"
     letter, how = _slot_choice(call, params, rng)
@@ -120,7 +120,7 @@ class SimulatedJudge(JudgeClient):
 
     async def send(self, params: dict[str, Any]) -> JudgeReply:
         call = self._calls.pop(params["call_id"])
-        logprobs = rubric_score_logprobs(call, self.params) if self.logprobs and call.kind == "rubric" else None
+        logprobs = rubric_score_logprobs(call, self.params) if self.logprobs and call.call_kind == "rubric" else None
         return JudgeReply(text=simulated_reply(call, self.params), score_logprobs=logprobs)
 
     def describe(self) -> str:

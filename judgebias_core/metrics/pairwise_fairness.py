@@ -19,9 +19,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-RAW_SOURCE = "(recency - primacy) / the unit's pairs, judgebias"
-SCALED_SOURCE = "Shi et al. 2024: (recency - primacy) min-max scaled per judge and task"
-
 
 def with_fairness(units: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     """Add ``preference_fairness`` (raw) and ``preference_fairness_scaled`` (Shi et al.) to unit counts; ``keys``

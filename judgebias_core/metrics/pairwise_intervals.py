@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -127,25 +126,6 @@ def _percentile_rate(successes: np.ndarray, trials: np.ndarray, confidence: floa
     tail = (1 - confidence) / 2 * 100
     low, high = np.nanpercentile(rates, [tail, 100 - tail])
     return Interval(float(low), float(high))
-
-
-def item_bootstrap_rates(rows: Sequence[tuple[np.ndarray, np.ndarray]], resamples: int = BOOTSTRAP_RESAMPLES,
-                         seed: int = BOOTSTRAP_SEED, confidence: float = CONFIDENCE) -> list[Interval]:
-    """:func:`item_bootstrap_rate` of several (successes, trials) rows of integer counts; rows with as many items
-    draw the same picks, so they are drawn once and every such row's sums come from one matrix product."""
-    intervals: list[Interval | None] = [None] * len(rows)
-    by_size: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
-    for index, (successes, trials) in enumerate(rows):
-        successes, trials = np.asarray(successes, dtype=np.float64), np.asarray(trials, dtype=np.float64)
-        if len(trials) == 0 or trials.sum() == 0:
-            intervals[index] = Interval(float("nan"), float("nan"))
-        else:
-            by_size.setdefault(len(trials), []).append((index, successes, trials))
-    for group in by_size.values():
-        drawn = item_resample_sums(np.column_stack([c for _, s, t in group for c in (s, t)]), resamples, seed)
-        for position, (index, _, _) in enumerate(group):
-            intervals[index] = _percentile_rate(drawn[:, 2 * position], drawn[:, 2 * position + 1], confidence)
-    return [interval for interval in intervals if interval is not None]
 
 
 def first_slot_test(primacy: int, recency: int, expected: float = 0.5) -> tuple[float, float]:

@@ -21,7 +21,7 @@ class PromptTemplate:
     """A named template, the parser that reads its replies, and the fields it expects."""
 
     name: str
-    kind: TemplateKind
+    call_kind: TemplateKind  # the kind of call it renders (the column prompt_templates.kind)
     text: str
     parser: str
 
@@ -98,10 +98,10 @@ DEFAULT_TEMPLATES: dict[str, PromptTemplate] = {
 }
 
 
-def default_template(kind: TemplateKind, options: int = 3) -> PromptTemplate:
+def default_template(call_kind: TemplateKind, options: int = 3) -> PromptTemplate:
     """The default template of a call kind (pairwise: the 2- or 3-option MT-Bench format)."""
-    if kind == "rubric":
+    if call_kind == "rubric":
         return DEFAULT_TEMPLATES["prometheus-absolute"]
-    if kind == "pairwise":
+    if call_kind == "pairwise":
         return DEFAULT_TEMPLATES["mtbench-pair-3" if options == 3 else "mtbench-pair-2"]
     return DEFAULT_TEMPLATES["listwise"]

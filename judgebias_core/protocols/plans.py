@@ -87,9 +87,9 @@ def rubric_trials(protocol: str, orderings: Sequence[Ordering], scores: Sequence
 
 # ---- plan building ------------------------------------------------------------------------------------------
 
-def _call_id(run_id: str, item_id: str, kind: str, slots: Sequence[str], ordering: Sequence[int] | None,
+def _call_id(run_id: str, item_id: str, call_kind: str, slots: Sequence[str], ordering: Sequence[int] | None,
              repetition: int) -> str:
-    return stable_id(run_id, item_id, kind, "\x1e".join(slots), "" if ordering is None else ordering, repetition)
+    return stable_id(run_id, item_id, call_kind, "\x1e".join(slots), "" if ordering is None else ordering, repetition)
 
 
 def _providers_with(capability: str) -> str:
@@ -99,16 +99,16 @@ def _providers_with(capability: str) -> str:
     return ", ".join(p.name for p in all_providers() if getattr(p.capabilities, capability)) or "(none registered)"
 
 
-def _template(spec: RunSpec, kind: CallKind, options: int) -> PromptTemplate:
-    base = default_template(kind, options)
+def _template(spec: RunSpec, call_kind: CallKind, options: int) -> PromptTemplate:
+    base = default_template(call_kind, options)
     parser = base.parser
     if spec.json_reply():
-        if kind == "listwise" or not get_provider(spec.provider).capabilities.structured_output:
+        if call_kind == "listwise" or not get_provider(spec.provider).capabilities.structured_output:
             raise InvalidArgument("structured output is available for rubric and pairwise runs of the providers "
                                   + _providers_with("structured_output"))
-        parser = "json-score" if kind == "rubric" else "json"
+        parser = "json-score" if call_kind == "rubric" else "json"
     if spec.template_text or parser != base.parser:
-        return PromptTemplate("custom" if spec.template_text else base.name, kind, spec.template_text or base.text,
+        return PromptTemplate("custom" if spec.template_text else base.name, call_kind, spec.template_text or base.text,
                               parser)
     return base
 
@@ -171,7 +171,7 @@ def _rubric_plan(reader: StoreReader, spec: RunSpec, run_id: str) -> Plan:
                                                          reference))
             calls.append(PlannedCall(
                 call_id=_call_id(run_id, item.item_id, "rubric", (), ordering, repetition), run_id=run_id,
-                dataset_id=spec.dataset_id, item_id=item.item_id, kind="rubric", repetition=repetition,
+                dataset_id=spec.dataset_id, item_id=item.item_id, call_kind="rubric", repetition=repetition,
                 system=prompt.system, user=prompt.user, ordering=ordering, rubric_id=rubric_id,
                 scores=rubric.scores, contents=(item.response or "",),
                 human_score=label_of.get((item.item_id, rubric_id)),
@@ -206,10 +206,10 @@ def _pairwise_plan(reader: StoreReader, spec: RunSpec, run_id: str, baseline: st
                       else pairwise_values(item.question, texts[0], texts[1]))
             prompt = render(template.text, values)
             for repetition in range(1, repeats + 1):
-                kind: CallKind = "listwise" if listwise else "pairwise"
+                call_kind: CallKind = "listwise" if listwise else "pairwise"
                 calls.append(PlannedCall(
-                    call_id=_call_id(run_id, item.item_id, kind, slots, None, repetition), run_id=run_id,
-                    dataset_id=spec.dataset_id, item_id=item.item_id, kind=kind, repetition=repetition,
+                    call_id=_call_id(run_id, item.item_id, call_kind, slots, None, repetition), run_id=run_id,
+                    dataset_id=spec.dataset_id, item_id=item.item_id, call_kind=call_kind, repetition=repetition,
                     system=prompt.system, user=prompt.user, slots=slots, order_label=label,
                     options=None if listwise else options, contents=texts,
                     human_preference=preferences.get(item.item_id),
@@ -245,7 +245,7 @@ def _listwise_orders(candidates: Sequence[str], baseline: str | None, size: int)
 def plan_frame(plan: Plan) -> pd.DataFrame:
     """The plan as a table (one row per call), for display and counting."""
     return pd.DataFrame([
-        {"call_id": c.call_id, "item_id": c.item_id, "kind": c.kind, "repetition": c.repetition,
+        {"call_id": c.call_id, "item_id": c.item_id, "kind": c.call_kind, "repetition": c.repetition,
          "slots": list(c.slots), "ordering": list(c.ordering) if c.ordering else None,
          "prompt_chars": len(c.system) + len(c.user)}
         for c in plan.calls

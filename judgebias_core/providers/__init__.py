@@ -8,12 +8,11 @@ later (``register``) is offered and accepted everywhere in the same way.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from judgebias_core.errors import InvalidArgument
+from judgebias_core.registry import Registry
 
 if TYPE_CHECKING:
     from judgebias_core.engine.batch_types import BatchBackend
@@ -29,6 +28,35 @@ BUILT_IN: tuple[str, ...] = ("simulated", "replay", "openai", "anthropic", "vllm
 # (tests/test_import_graph.py). Each provider module types its own factories with them.
 ClientFactory = Callable[["Store", Any, Any, "str | None"], "JudgeClient"]
 BackendFactory = Callable[[Any, Any, "str | None"], "BatchBackend"]
+# The RunSpec fields a provider's own settings give: (the settings' values by name, the run's seed) -> fields.
+SpecFields = Callable[[Mapping[str, "float | str"], "int | None"], Mapping[str, object]]
+# The models a provider offers as a pick on a dataset: (the store path, dataset id, **its settings' values).
+ModelChoices = Callable[..., Sequence[str]]
+
+
+@dataclass(frozen=True)
+class SettingField:
+    """A setting one provider needs beyond the common ones, described as data so that the New run page draws a
+    widget and the CLI an option for it without naming the provider (judgebias_core never imports streamlit).
+    ``choices``: a pick among these; else a number (a float ``default``; a slider from ``minimum`` to ``maximum``
+    by ``step``) or a text. ``option``: the CLI's option (``--sim-q``); the value reaches ``Provider.spec_fields``
+    under ``name``."""
+
+    name: str
+    option: str
+    label: str
+    help: str
+    default: float | str
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    step: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.option.startswith("--"):
+            raise ValueError(f"setting {self.name!r}: the CLI option starts with --, not {self.option!r}")
+        if self.choices and self.default not in self.choices:
+            raise ValueError(f"setting {self.name!r}: the default {self.default!r} is not among the choices")
 
 
 class NamesAnEndpoint(Protocol):
@@ -70,7 +98,13 @@ class Provider:
     flight, a long timeout and no retry of a timed-out request (``RunSettings.for_provider``).
     ``reply_constraint``: how ``--constrain-reply`` holds a reply to the template's answer format on this server
     (``judges/constraints.py``): ``grammar`` (llama.cpp GBNF), ``choice`` (vLLM guided choice) or ``json`` (a JSON
-    schema in ``response_format``, read as structured output: Ollama); None: not offered."""
+    schema in ``response_format``, read as structured output: Ollama); None: not offered.
+    ``settings`` (under the heading ``settings_title``): what this provider needs besides the common settings; the
+    page and the CLI draw them from here and ``spec_fields`` turns their values into the run's fields (raising
+    ``InvalidArgument`` that names the setting on a bad value). ``model_choices``: the models are a pick among these
+    (``models_label``) rather than typed (replay: the judges recorded on the dataset). ``caution``: a (headline,
+    text) the page shows in a warning for a run of this provider (simulated: not a language model).
+    ``missing_key_hint``: said after "set the key" when it is missing (where a key is not always needed)."""
 
     name: str
     label: str  # the New run page's wording
@@ -88,6 +122,13 @@ class Provider:
     official_base_urls: tuple[str, ...] = ()
     local: bool = False
     reply_constraint: str | None = None
+    settings: tuple[SettingField, ...] = ()
+    settings_title: str = ""
+    spec_fields: SpecFields | None = None
+    model_choices: ModelChoices | None = None
+    models_label: str = "Model(s)"
+    caution: Callable[[Any], tuple[str, str]] | None = None  # given the run's RunSpec
+    missing_key_hint: str = ""
 
     def __post_init__(self) -> None:
         if self.capabilities.batch != (self.batch_backend is not None):
@@ -96,50 +137,48 @@ class Provider:
             raise ValueError(f"provider {self.name!r}: a paid provider names its key variable")
         if self.reply_constraint not in (None, "grammar", "choice", "json"):
             raise ValueError(f"provider {self.name!r}: unknown reply constraint {self.reply_constraint!r}")
+        if bool(self.settings) != (self.spec_fields is not None):
+            raise ValueError(f"provider {self.name!r}: settings and spec_fields go together")
 
 
-_registry: dict[str, Provider] = {}
-_built_ins_loaded = False
+def setting_values(provider: Provider, given: Mapping[str, float | str | None]) -> dict[str, float | str]:
+    """The provider's settings by name: those ``given`` (not None), the declared defaults for the others."""
+    values: dict[str, float | str] = {}
+    for setting in provider.settings:
+        value = given.get(setting.name)
+        values[setting.name] = setting.default if value is None else value
+    return values
 
 
-def _loaded() -> dict[str, Provider]:
-    global _built_ins_loaded  # the one lazily filled registry
-    if not _built_ins_loaded:
-        _built_ins_loaded = True
-        built_in = [importlib.import_module(f"judgebias_core.providers.{name}").PROVIDER for name in BUILT_IN]
-        later = dict(_registry)
-        _registry.clear()
-        _registry.update({p.name: p for p in built_in} | later)
-    return _registry
+def provider_spec_fields(provider: Provider, values: Mapping[str, float | str], seed: int | None) -> dict[str, object]:
+    """The RunSpec fields the provider's settings give (none for a provider without settings)."""
+    return dict(provider.spec_fields(values, seed)) if provider.spec_fields else {}
+
+
+PROVIDERS: Registry[Provider] = Registry(
+    "provider", tuple(f"judgebias_core.providers.{name}" for name in BUILT_IN), "PROVIDER")
 
 
 def register(provider: Provider) -> Provider:
     """Add a provider; a name that is taken is refused (``unregister`` it first)."""
-    registry = _loaded()
-    if provider.name in registry:
-        raise InvalidArgument(f"provider {provider.name!r} is registered already")
-    registry[provider.name] = provider
-    return provider
+    return PROVIDERS.register(provider)
 
 
 def unregister(name: str) -> None:
-    _loaded().pop(name, None)
+    PROVIDERS.unregister(name)
 
 
 def get_provider(name: str) -> Provider:
     """The registered provider of that name (``InvalidArgument`` naming the known ones otherwise)."""
-    registry = _loaded()
-    if name not in registry:
-        raise InvalidArgument(f"unknown provider {name!r}; known: {', '.join(registry)}")
-    return registry[name]
+    return PROVIDERS.get(name)
 
 
 def all_providers() -> tuple[Provider, ...]:
-    return tuple(_loaded().values())
+    return PROVIDERS.records()
 
 
 def provider_names() -> tuple[str, ...]:
-    return tuple(_loaded())
+    return PROVIDERS.names()
 
 
 def batch_provider_names() -> tuple[str, ...]:

@@ -46,4 +46,6 @@ PROVIDER = Provider(
     capabilities=Capabilities(batch=True, structured_output=True, logprobs=True, base_url=True),
     client=openai_api_client, batch_backend=_batches, prices=PRICES,
     official_base_urls=("https://api.openai.com/v1",),
+    missing_key_hint="A local OpenAI-compatible server (vLLM, Ollama, LM Studio) needs no key: give its base URL "
+    "(the stored OPENAI_API_KEY is never sent there unless the URL is listed in key_endpoints).",
 )

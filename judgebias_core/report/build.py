@@ -7,18 +7,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from judgebias_core import __version__
+from judgebias_core.analyses.datasets import dataset_summary
+from judgebias_core.analyses.provenance import provenance_judges, provenance_runs, provenance_templates, report_scope
+from judgebias_core.analyses.runs import dataset_judges, dataset_runs
 from judgebias_core.errors import JudgebiasError, NotFoundError
 from judgebias_core.report.model import Provenance, Report, ReportRequest, ReportScope, ReportSection
 from judgebias_core.store.handle import StoreReader
-from judgebias_core.store.queries import dataset_summary
-from judgebias_core.store.report_queries import (
-    dataset_judges,
-    dataset_runs,
-    provenance_judges,
-    provenance_runs,
-    provenance_templates,
-    report_scope,
-)
 from judgebias_core.topics import TOPICS
 
 
@@ -36,7 +30,7 @@ def resolve_scope(reader: StoreReader, request: ReportRequest) -> ReportScope:
     return ReportScope(
         path=str(reader.path), dataset=dataset, judges=tuple(sorted(scope["judge"].unique())),
         runs=tuple(dict.fromkeys(scope["run_id"].dropna())), studies=tuple(dict.fromkeys(scope["study"])),
-        kinds=frozenset(scope["kind"]), judge_filter=tuple(request.judges),
+        call_kinds=frozenset(scope["kind"]), judge_filter=tuple(request.judges),
         study_judges=tuple(dict.fromkeys(zip(scope["study"], scope["judge"], strict=True))),
         simulated=frozenset(scope.loc[scope["simulated"].astype(bool), "judge"]),
     )

@@ -1,28 +1,28 @@
-"""Report sections that compare judges: agreement between judges, agreement with people, the leaderboard."""
+"""Report sections that compare judges: agreement between judges, agreement with people (the leaderboard is in
+report/leaderboard_section.py)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from judgebias_core.analyses.calibration import calibration, dataset_label_words, prediction_powered
-from judgebias_core.analyses.judges import agreement_report, leaderboard
+from judgebias_core.analyses.datasets import dataset_has_labels
+from judgebias_core.analyses.judges_view import JudgesView, judges_view
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
-from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
+from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars
 from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.agreement import AgreementResult
 from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.label_words import LabelWords
-from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.ppi_part import prediction_powered_score_part
 from judgebias_core.store.handle import StoreReader
-from judgebias_core.store.report_queries import dataset_has_labels
 from judgebias_core.wording.phrasing import count_of, percent
-from judgebias_core.wording.verdict import Verdict, agreement_verdict, calibration_verdict
-from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict, ranked_rows
+from judgebias_core.wording.verdict import calibration_verdict
 
 
 def _main_study(scope: ReportScope) -> str:
@@ -39,65 +39,41 @@ def _source(result: PairwiseCalibration | RubricCalibration, words: LabelWords |
 
 # Agreement between judges -------------------------------------------------------------------------------------
 
-def agreement_sentences(result: AgreementResult, study: str, with_disagreement: bool = True) -> list[str]:
-    pairs = sorted((p for p in result.pairs if p.n), key=lambda p: p.agreement)
-    if not pairs:
-        return []
-    low, high = pairs[0], pairs[-1]
-    if len(pairs) == 1:
-        text = (f"In study '{study}', {high.a} and {high.b} give the same verdict on "
-                f"{percent(high.agreement)} of {high.n:,} shared calls.")
-    else:
-        text = (f"In study '{study}', {high.a} and {high.b} give the same verdict most often "
-                f"({percent(high.agreement)} of {high.n:,} shared calls); {low.a} and {low.b} least often "
-                f"({percent(low.agreement)} of {low.n:,}).")
-    spread = result.disagreement
-    if with_disagreement and spread.instances:
-        text += (f" All {spread.judges} judges agree on {count_of(spread.counts.get(0, 0), spread.instances, 'call')}"
-                 f" that every one of them answered.")
-    return [text]
-
-
-def agreement_table(result: AgreementResult, study: str) -> pd.DataFrame:
+def agreement_table(view: JudgesView) -> pd.DataFrame:
+    """The judge pairs of one view, formatted as the report shows them."""
     return pd.DataFrame([{
-        "study": study, "judge": p.a, "other judge": p.b, "shared calls (n)": f"{p.n:,}",
+        "study": view.study_label, "judge": p.a, "other judge": p.b, "shared calls (n)": f"{p.n:,}",
         "agreement": percent(p.agreement), "calls without a tie": f"{p.n_without_ties:,}",
         "agreement without ties": percent(p.agreement_without_ties),
-    } for p in result.pairs])
+    } for p in view.result.pairs])
+
+
+def agreement_section_from_views(views: Sequence[JudgesView]) -> ReportSection | None:
+    """The agreement section from the topic's views (one per study with two or more judges)."""
+    shown = [view for view in views if len(view.result.judges) >= 2]
+    if not shown:
+        return None
+    sentences = [sentence for view in shown for sentence in view.sentences]
+    figures = [figure for view in shown for figure in (
+        retitled(agreement_heatmap(view.result), f"Agreement between judges, study {view.study_label}"),
+        retitled(disagreement_bars(view.result.disagreement, judges=view.result.judges),
+                 f"Disagreement, study {view.study_label}"))]
+    tables = tuple(ReportTable(f"Agreement of each pair of judges, study {view.study_label}", agreement_table(view),
+                               "Shared calls: the same item, slots and repetition, answered with a readable verdict "
+                               "by both judges.") for view in shown)
+    notes = tuple(dict.fromkeys(view.filter_note for view in shown if view.filter_note))
+    return ReportSection(key="agreement", title="How often the judges agree with each other",
+                         headline=tuple(sentences[:1]), sentences=tuple(sentences), figures=tuple(figures),
+                         tables=tables, metric_keys=("agreement", "disagreement"), notes=notes,
+                         verdicts=tuple(view.verdict for view in shown if view.verdict is not None))
 
 
 def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Per study with two or more judges: agreement heatmap, disagreement distribution, pair table."""
-    if "pairwise" not in scope.kinds or len(scope.judges) < 2:
+    if "pairwise" not in scope.call_kinds or len(scope.judges) < 2:
         return None
-    sentences, figures, tables = [], [], []
-    verdicts: list[Verdict] = []
-    for study in scope.studies:
-        result = agreement_report(reader, scope.dataset.id, [study])
-        if scope.judge_filter:
-            keep = set(scope.judge_filter)
-            result = AgreementResult(**{**result.__dict__, "judges": [j for j in result.judges if j in keep],
-                                        "pairs": [p for p in result.pairs if p.a in keep and p.b in keep],
-                                        "ensemble_pairs": [p for p in result.ensemble_pairs if p.a in keep]})
-        if len(result.judges) < 2:
-            continue
-        sentences += agreement_sentences(result, study, with_disagreement=not scope.judge_filter)
-        if (verdict := agreement_verdict(result, study)) is not None:
-            verdicts.append(verdict)
-        figures += [retitled(agreement_heatmap(result), f"Agreement between judges, study {study}"),
-                    retitled(disagreement_bars(result.disagreement, judges=result.judges),
-                             f"Disagreement, study {study}")]
-        tables.append(ReportTable(f"Agreement of each pair of judges, study {study}", agreement_table(result, study),
-                                  "Shared calls: the same item, slots and repetition, answered with a readable "
-                                  "verdict by both judges."))
-    if not tables:
-        return None
-    notes = ("The majority vote and the disagreement counts use every judge of the study.",) if scope.judge_filter \
-        else ()
-    return ReportSection(key="agreement", title="How often the judges agree with each other",
-                         headline=tuple(sentences[:1]), sentences=tuple(sentences), figures=tuple(figures),
-                         tables=tuple(tables), metric_keys=("agreement", "disagreement"), notes=notes,
-                         verdicts=tuple(verdicts))
+    return agreement_section_from_views([judges_view(reader, scope.dataset.id, [study], None, scope.judge_filter)
+                                         for study in scope.studies])
 
 
 # Agreement with people ----------------------------------------------------------------------------------------
@@ -216,55 +192,4 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         metric_keys=("kappa", "kappa_quadratic", "confusion_matrix", "precision_recall", "pearson", "spearman",
                      "kendall"),
         verdicts=tuple(verdicts),
-    )
-
-
-# Leaderboard --------------------------------------------------------------------------------------------------
-
-def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
-    """The verdict's first two lines as one paragraph: the sentence the Leaderboard page opens with."""
-    verdict = leaderboard_verdict(board, who)
-    if verdict is None:
-        return None
-    return " ".join(line.text for line in verdict.lines if line.heading in ("What it does", "How sure we are"))
-
-
-def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
-    """The candidates in rank order; in a baseline design the baseline is left out of its own leaderboard."""
-    rows = ranked_rows(board)
-    return pd.DataFrame([{
-        "rank": rank, "candidate": r.candidate,
-        "pairs": f"{r.pairs:,}",
-        "wins / ties* / losses": f"{r.wins:,} / {r.ties:,} / {r.losses:,}",
-        "win rate (95% item bootstrap)": f"{percent(r.win_rate)} ({percent(r.win_rate_ci_low)}–"
-                                         f"{percent(r.win_rate_ci_high)})",
-        "Bradley-Terry strength": f"{r.strength:+.2f}",
-        "order with the next one down unsure*": r.unsure_reason or ("no" if r is not rows[-1] else ""),
-    } for r, rank in zip(rows, board.candidates_frame()["rank_win_rate"], strict=True)])
-
-
-def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
-    """The candidates as each judge ranks them in the main study, with the ranking-safety flags."""
-    if "pairwise" not in scope.kinds or not scope.studies:
-        return None
-    study = _main_study(scope)
-    boards = [leaderboard(reader, scope.dataset.id, [study], judge) for judge in scope.judges_in(study)]
-    boards = sorted((b for b in boards if len(ranked_rows(b)) >= 2), key=lambda b: b.flip_rate)
-    if not boards:
-        return None
-    # Boards are sorted by flip rate, so the headline speaks for the steadiest judge.
-    sentences = [s for s in (leaderboard_sentence(b, scope.who(b.judge)) for b in boards) if s]
-    return ReportSection(
-        key="leaderboard", title=f"How the judges rank the candidates (study {study})",
-        headline=tuple(sentences[:1]), sentences=tuple(sentences),
-        figures=tuple(retitled(leaderboard_forest(b), f"Leaderboard by {b.judge}") for b in boards),
-        tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
-                                 "*Ties include pairs whose verdict changed with the order, counted as half a win. "
-                                 "A candidate's order with the next one down is unsure when it changes in the "
-                                 "ranking from one presentation order alone or is not shown to hold in 95% of item "
-                                 "resamples (it holds in fewer, or is too close to call within the Monte Carlo "
-                                 "error).")
-                     for b in boards),
-        metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
-        verdicts=tuple(v for v in (leaderboard_verdict(b, scope.who(b.judge)) for b in boards) if v is not None),
     )

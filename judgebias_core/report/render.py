@@ -147,7 +147,7 @@ def _readable(frame: pd.DataFrame) -> pd.DataFrame:
 
 def provenance_html(provenance: Provenance) -> str:
     dataset = provenance.dataset
-    facts = [("Dataset", f"{dataset.name} ({dataset.id}), {dataset.kind}"), ("Source", dataset.source),
+    facts = [("Dataset", f"{dataset.name} ({dataset.id}), {dataset.dataset_kind}"), ("Source", dataset.source),
              ("Licence", dataset.licence), ("Description", dataset.description),
              ("Size", f"{dataset.items:,} items, {dataset.candidates:,} candidates, {dataset.judge_calls:,} judge "
                       f"calls, {dataset.human_labels:,} items with human labels"),

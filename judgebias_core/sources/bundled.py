@@ -42,10 +42,10 @@ def _read(path: Path) -> pd.DataFrame:
     return pd.read_json(path, lines=True, dtype=False, compression="gzip")
 
 
-def _dataset_row(dataset_id: str, name: str, kind: str, source: str, licence: str, description: str,
+def _dataset_row(dataset_id: str, name: str, dataset_kind: str, source: str, licence: str, description: str,
                  baseline: str | None = None) -> pd.DataFrame:
     return pd.DataFrame([{
-        "dataset_id": dataset_id, "name": name, "kind": kind, "source": source, "licence": licence,
+        "dataset_id": dataset_id, "name": name, "kind": dataset_kind, "source": source, "licence": licence,
         "description": description, "baseline_candidate": baseline, "origin": "bundled",
     }])
 

@@ -7,69 +7,23 @@ the same settings gets the same ids, so uploading it twice changes nothing.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from judgebias_core.errors import RowProblem, UploadLimitExceeded, ValidationFailed
-from judgebias_core.sources.upload_checks import check_items, check_pairs, new_dataset_problems
-from judgebias_core.sources.upload_listwise_checks import check_listwise_log
-from judgebias_core.sources.upload_log_checks import check_pairwise_log, check_rubric_log
-from judgebias_core.sources.upload_mapping import (
-    FIELDS,
-    LOG_DATASET_KINDS,
-    LOG_KINDS,
-    LOG_OUTCOMES,
-    UploadKind,
-    normalise,
-    suggest_candidate_columns,
-    suggest_mapping,
-    suggest_name_columns,
-    suggest_preference_column,
-    suggest_preference_map,
-)
+from judgebias_core.sources.upload_checks import new_dataset_problems
+from judgebias_core.sources.upload_kind import UPLOAD_KINDS, UploadKind, UploadRows
+from judgebias_core.sources.upload_mapping import suggest_mapping
 from judgebias_core.sources.upload_read import read_table
-from judgebias_core.sources.upload_records import (
-    items_batch,
-    listwise_log_batch,
-    pairs_batch,
-    pairwise_log_batch,
-    rubric_log_batch,
-    upload_run_id,
-)
-from judgebias_core.sources.upload_spec import LOG_PARSERS, UploadSpec
-from judgebias_core.sources.upload_validate import (
-    ItemRow,
-    ListwiseCallRow,
-    PairCallRow,
-    PairRow,
-    RubricTrialRow,
-    _Row,
-    clean_cell,
-    duplicate_problems,
-    validate_rows,
-)
+from judgebias_core.sources.upload_records import upload_run_id
+from judgebias_core.sources.upload_spec import UploadSpec
+from judgebias_core.sources.upload_validate import clean_cell, duplicate_problems, validate_rows
 from judgebias_core.store.handle import Store, StoreReader
 from judgebias_core.store.upload_queries import StoreContext, store_context
 from judgebias_core.store.writes import StoreBatch, write_batch
-
-ROW_MODELS: dict[str, type[_Row]] = {
-    "items": ItemRow, "pairs": PairRow, "pairwise-log": PairCallRow, "rubric-log": RubricTrialRow,
-    "listwise-log": ListwiseCallRow}
-# The table the preview shows: what the user's rows become.
-PREVIEW_TABLE: dict[str, str] = {"items": "items", "pairs": "answers", **{kind: "judge_calls" for kind in LOG_KINDS}}
-CheckLog = Callable[[pd.DataFrame, list[dict[str, Any]], UploadSpec, StoreContext],
-                    tuple[pd.DataFrame, list[RowProblem]]]
-BuildLog = Callable[[pd.DataFrame, UploadSpec, str, str, str], StoreBatch]
-# Each log kind's checks against the store and the batch its checked calls become.
-LOG_STEPS: dict[str, tuple[CheckLog, BuildLog]] = {
-    "pairwise-log": (check_pairwise_log, pairwise_log_batch),
-    "rubric-log": (check_rubric_log, rubric_log_batch),
-    "listwise-log": (check_listwise_log, listwise_log_batch),
-}
 
 
 @dataclass(frozen=True)
@@ -81,7 +35,7 @@ class UploadPreview:
     rows: int
     content_hash: str
     problems: list[RowProblem]
-    stored: pd.DataFrame = field(default_factory=pd.DataFrame)  # first rows of PREVIEW_TABLE[kind]
+    stored: pd.DataFrame = field(default_factory=pd.DataFrame)  # first rows of the kind's preview table
     counts: dict[str, int] = field(default_factory=dict)  # rows per table in the batch
     samples: dict[str, pd.DataFrame] = field(default_factory=dict)  # first rows of every table in the batch
     already_stored: bool = False
@@ -94,71 +48,28 @@ class UploadPreview:
 
     @property
     def stored_table(self) -> str:
-        return PREVIEW_TABLE[self.spec.kind]
+        return UPLOAD_KINDS.get(self.spec.upload_kind).preview_table
 
 
 @dataclass(frozen=True)
 class UploadResult:
     dataset_id: str
-    kind: str
+    upload_kind: str
     rows: int
     run_id: str | None
     inserted: dict[str, int]
     already_stored: bool
 
 
-def preference_values(frame: pd.DataFrame, spec: UploadSpec) -> list[str]:
-    """The distinct values of the mapped preference column, in first-seen order (blanks left out)."""
-    column = spec.columns.get("preference")
-    if column not in frame:
-        return []
-    values = frame[column].astype(object).map(clean_cell).dropna().astype(str).str.strip()
-    return values.drop_duplicates().tolist()
-
-
-def preference_targets(spec: UploadSpec) -> list[str]:
-    """What a preference value may map to besides 'tie': candidate names, or answer columns in name-column mode."""
-    return list(spec.name_columns) if spec.name_columns else list(dict.fromkeys(spec.candidate_columns.values()))
-
-
-def suggest_rater_columns(frame: pd.DataFrame, taken: Sequence[str] = ()) -> list[str]:
-    """Columns that look like one rater's scores: named like scores, or mostly whole numbers."""
-    found = []
-    for column in (c for c in frame.columns if c not in set(taken)):
-        values = frame[column].astype(object).map(clean_cell).dropna().astype(str).str.strip()
-        numeric = values.str.fullmatch(r"[+-]?\d+(?:\.0*)?").mean() if len(values) else 0.0
-        if re.search(r"score|rating|rater|grade|annotator", normalise(str(column))) or numeric >= 0.5:
-            found.append(str(column))
-    return found
-
-
-def suggest_spec(frame: pd.DataFrame, kind: UploadKind, dataset_id: str, **settings: Any) -> UploadSpec:
-    """Settings suggested from the file (header names, preference values); ``settings`` override them, and
-    suggested preference mappings only fill values ``settings`` leave unmapped."""
-    columns = [str(c) for c in frame.columns]
-    suggested: dict[str, Any] = {}
-    taken: list[str] = []
-    if kind == "pairs":
-        name_columns = suggest_name_columns(columns)
-        if len(name_columns) >= 2:
-            suggested["name_columns"] = name_columns
-            taken = [*name_columns, *name_columns.values()]
-        else:
-            suggested["candidate_columns"] = suggest_candidate_columns(columns)
-            taken = list(suggested["candidate_columns"])
-    suggested["columns"] = suggest_mapping(columns, kind, taken)
-    if kind == "pairs" and "preference" not in suggested["columns"]:  # no header says so: look at the values
-        filled = {str(c): frame[c].astype(object).map(clean_cell).dropna().astype(str).str.strip().tolist()
-                  for c in frame.columns}
-        targets = list(suggested.get("candidate_columns", {}).values()) or list(suggested.get("name_columns", {}))
-        found = suggest_preference_column(filled, targets, [*taken, *suggested["columns"].values()])
-        if found is not None:
-            suggested["columns"]["preference"] = found
-    spec = UploadSpec(kind=kind, dataset_id=dataset_id, **{**suggested, **settings})
-    if kind != "pairs":
-        return spec
-    guessed = suggest_preference_map(preference_values(frame, spec), preference_targets(spec))
-    return spec.model_copy(update={"preference_map": {**guessed, **spec.preference_map}})
+def suggest_spec(frame: pd.DataFrame, upload_kind: str, dataset_id: str, **settings: Any) -> UploadSpec:
+    """Settings suggested from the file (header names, and whatever the kind reads from the values); ``settings``
+    override them, and a kind's refinements (suggested preference mappings) only fill what ``settings`` leave
+    unset."""
+    record = UPLOAD_KINDS.get(upload_kind)
+    suggested = record.suggest(frame, record) if record.suggest else {
+        "columns": suggest_mapping([str(c) for c in frame.columns], record.fields)}
+    spec = UploadSpec(upload_kind=upload_kind, dataset_id=dataset_id, **{**suggested, **settings})
+    return record.refine(frame, spec) if record.refine else spec
 
 
 def mapping_problems(columns: Sequence[str], spec: UploadSpec) -> list[RowProblem]:
@@ -169,50 +80,43 @@ def mapping_problems(columns: Sequence[str], spec: UploadSpec) -> list[RowProble
     problems += [RowProblem(None, column, "not in the file")
                  for column in [*spec.rater_columns, *spec.candidate_columns, *spec.name_columns,
                                 *spec.name_columns.values()] if column not in present]
-    known = {f.name for f in FIELDS[spec.kind]}
-    problems += [RowProblem(None, None, f"{name!r} is not a field of a {spec.kind} upload")
+    record = UPLOAD_KINDS.get(spec.upload_kind)
+    known = set(record.field_names)
+    problems += [RowProblem(None, None, f"{name!r} is not a field of a {spec.upload_kind} upload")
                  for name in spec.columns if name not in known]
-    for required in (f for f in FIELDS[spec.kind] if f.required and f.name not in spec.columns):
+    for required in (f for f in record.fields if f.required and f.name not in spec.columns):
         if required.name == "judge" and spec.judge:
             continue
         problems.append(RowProblem(None, None, f"no column is mapped to the required field {required.label!r}"
                                    + (" (or give one judge name)" if required.name == "judge" else "")))
-    outcome = LOG_OUTCOMES.get(spec.kind)
+    outcome = record.outcome
     if outcome and "raw_output" not in spec.columns and outcome not in spec.columns:
         problems.append(RowProblem(None, None, f"map the raw reply or the {outcome} (or both)"))
-    parsers = LOG_PARSERS.get(spec.kind)
-    if parsers and spec.parser_name not in parsers:
-        problems.append(RowProblem(None, None, f"parser {spec.parser_name!r} does not read {spec.kind} replies "
+    parsers = record.parsers
+    if parsers and spec.parser and spec.parser not in parsers:
+        problems.append(RowProblem(None, None, f"parser {spec.parser!r} does not read {spec.upload_kind} replies "
                                                f"(use {', '.join(parsers)})"))
     return problems
 
 
-def _records(frame: pd.DataFrame, spec: UploadSpec) -> list[dict[str, Any]]:
+def _records(frame: pd.DataFrame, spec: UploadSpec, record: UploadKind) -> list[dict[str, Any]]:
     cells = frame.astype(object)
     base = pd.DataFrame({name: cells[column] for name, column in spec.columns.items()}, index=cells.index)
-    if "item_id" not in base and spec.kind in ("items", "pairs"):
+    if "item_id" not in base and record.creates_dataset:
         base["item_id"] = [str(i) for i in range(1, len(cells) + 1)]
     if "judge" not in base and spec.judge:
         base["judge"] = spec.judge
     records = base.to_dict("records")
-    nested: dict[str, list[dict[str, Any]]] = {}
-    if spec.kind == "items":
-        nested["rater_scores"] = cells[list(spec.rater_columns)].rename(columns=spec.rater_columns).to_dict("records")
-    if spec.kind == "pairs":
-        answer_columns = list(spec.name_columns or spec.candidate_columns)
-        nested["answers"] = cells[answer_columns].to_dict("records")
-        if spec.name_columns:
-            by_answer = {name: answer for answer, name in spec.name_columns.items()}
-            nested["names"] = cells[list(by_answer)].rename(columns=by_answer).to_dict("records")
-    for name, values in nested.items():
-        for record, value in zip(records, values, strict=True):
-            record[name] = value
+    for name, values in (record.nested(cells, spec) if record.nested else {}).items():
+        for row, value in zip(records, values, strict=True):
+            row[name] = value
     return records
 
 
 def id_problems(records: list[dict[str, Any]], spec: UploadSpec) -> list[RowProblem]:
-    """Repeated item ids over every row of an items or pairs file, whether or not the row is otherwise valid."""
-    if spec.kind not in ("items", "pairs"):
+    """Repeated item ids over every row of a file making a new dataset, whether or not the row is otherwise
+    valid."""
+    if not UPLOAD_KINDS.get(spec.upload_kind).creates_dataset:
         return []
     ids = pd.Series([clean_cell(record.get("item_id")) for record in records], dtype=object)
     keyed = pd.DataFrame({"row": range(1, len(records) + 1), "item_id": ids.map(lambda v: None if v is None
@@ -238,30 +142,11 @@ def _column_locator(spec: UploadSpec) -> Any:
     return column_of
 
 
-def _store_context(reader: StoreReader, spec: UploadSpec, content_hash: str) -> StoreContext:
-    is_log = spec.kind in LOG_KINDS
-    return store_context(reader, spec.dataset_id, items=is_log, answers=LOG_DATASET_KINDS.get(spec.kind) == "pairwise",
-                         levels=spec.kind in ("items", "rubric-log"),
-                         run_id=upload_run_id(spec, content_hash) if is_log else None)
-
-
-def _batch(valid: pd.DataFrame, records: list[dict[str, Any]], spec: UploadSpec, context: StoreContext,
-           file_name: str, content_hash: str) -> tuple[StoreBatch, list[RowProblem], bool, str | None]:
-    if spec.kind in ("items", "pairs"):
-        problems, already = new_dataset_problems(spec, context, content_hash)
-        if spec.kind == "items":
-            checked_items, more = check_items(valid, records, spec, context)
-            return items_batch(valid, checked_items, spec, file_name, content_hash), problems + more, already, None
-        checked_pairs, more = check_pairs(valid, spec)
-        if any(p.row is None for p in more):
-            return StoreBatch(), problems + more, already, None
-        return pairs_batch(valid, checked_pairs, spec, file_name, content_hash), problems + more, already, None
-    run_id = upload_run_id(spec, content_hash)
-    check, build = LOG_STEPS[spec.kind]
-    rows, problems = check(valid, records, spec, context)
-    if any(p.row is None for p in problems):
-        return StoreBatch(), problems, False, run_id
-    return build(rows, spec, run_id, file_name, content_hash), problems, context.run_stored, run_id
+def _store_context(reader: StoreReader, spec: UploadSpec, record: UploadKind,
+                   run_id: str | None) -> StoreContext:
+    is_log = not record.creates_dataset
+    return store_context(reader, spec.dataset_id, items=is_log, answers=is_log and record.dataset_kind == "pairwise",
+                         levels=record.reads_levels, run_id=run_id)
 
 
 def prepare_upload(store: Store, data: bytes, file_name: str, spec: UploadSpec,
@@ -274,20 +159,28 @@ def prepare_upload(store: Store, data: bytes, file_name: str, spec: UploadSpec,
         raise  # over a configured limit: refused outright, never previewed
     except ValidationFailed as error:
         return UploadPreview(spec, file_name, 0, content_hash, error.problems)
+    record = UPLOAD_KINDS.get(spec.upload_kind)
     problems = mapping_problems(list(frame.columns), spec)
     if problems:
         return UploadPreview(spec, file_name, len(frame), content_hash, problems)
-    records = _records(frame, spec)
-    valid, problems = validate_rows(records, ROW_MODELS[spec.kind], _column_locator(spec))
+    records = _records(frame, spec, record)
+    valid, problems = validate_rows(records, record.row_model, _column_locator(spec))
     problems += id_problems(records, spec)
+    run_id = None if record.creates_dataset else upload_run_id(spec, content_hash)
     with store.reader() as reader:
-        context = _store_context(reader, spec, content_hash)
-    batch, more, already, run_id = _batch(valid, records, spec, context, file_name, content_hash)
+        context = _store_context(reader, spec, record, run_id)
+    if record.creates_dataset:
+        dataset_problems, already = new_dataset_problems(spec, context, content_hash)
+        problems += dataset_problems
+    else:
+        already = context.run_stored
+    batch, more = record.check_and_build(UploadRows(record, valid, records, spec, context, file_name, content_hash,
+                                                    run_id))
     problems = sorted(problems + more, key=lambda p: (p.row or 0, p.column or "", p.reason))
     samples = {name: rows.head(preview_rows).reset_index(drop=True) for name, rows in batch.frames()}
     return UploadPreview(
         spec, file_name, len(frame), content_hash, problems,
-        stored=samples.get(PREVIEW_TABLE[spec.kind], pd.DataFrame()),
+        stored=samples.get(record.preview_table, pd.DataFrame()),
         counts={name: len(rows) for name, rows in batch.frames()}, samples=samples, already_stored=already,
         run_id=run_id, batch=None if problems else batch,
     )
@@ -298,7 +191,7 @@ def write_upload(store: Store, preview: UploadPreview) -> UploadResult:
     if preview.problems or preview.batch is None:
         raise ValidationFailed(preview.problems or [RowProblem(None, None, "nothing to write")], preview.file_name)
     result = write_batch(store, preview.batch)
-    return UploadResult(dataset_id=preview.spec.dataset_id, kind=preview.spec.kind, rows=preview.rows,
+    return UploadResult(dataset_id=preview.spec.dataset_id, upload_kind=preview.spec.upload_kind, rows=preview.rows,
                         run_id=preview.run_id, inserted=result.inserted, already_stored=preview.already_stored)
 
 

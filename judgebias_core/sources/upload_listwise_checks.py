@@ -51,7 +51,7 @@ def pick_verdict(pick: str, slots: Sequence[str], allow_none: bool) -> tuple[str
                   + (", or none)" if allow_none else "; 'no clear winner' is not allowed here)"))
 
 
-def _picks(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
+def _picks(valid: pd.DataFrame, spec: UploadSpec, parser: str) -> pd.DataFrame:
     """verdict, parse_status, parser and error of every list-wise call: a given pick, else the parsed reply."""
     read = [pick_verdict(pick, slots, spec.allow_none) if isinstance(pick, str) else (None, "")
             for pick, slots in zip(valid["pick"], valid["slots"], strict=True)]
@@ -60,7 +60,7 @@ def _picks(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
     parsed = parse_replies(valid, "pick", lambda reply, slots: parse_listwise(reply, len(slots), spec.allow_none),
                            valid["slots"])
     outcomes = parsed_outcomes(valid["pick"], verdict, valid["pick"].notna() & verdict.notna(), parsed,
-                               spec.parser_name, wanted)
+                               parser, wanted)
     return outcomes.rename(columns={"value": "verdict"})
 
 
@@ -88,9 +88,10 @@ def _order_labels(valid: pd.DataFrame, original_first: str | None) -> pd.Series:
 
 
 def check_listwise_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
-                       context: StoreContext) -> tuple[pd.DataFrame, list[RowProblem]]:
+                       context: StoreContext, *, dataset_kind: str,
+                       parser: str) -> tuple[pd.DataFrame, list[RowProblem]]:
     """The calls with their picks and order labels; unknown items, candidates without an answer, duplicates."""
-    problems, known_item = target_problems(valid, records, spec, context)
+    problems, known_item = target_problems(valid, records, spec, context, dataset_kind)
     if known_item is None:
         return valid, problems
     shown = valid.loc[known_item, ["row", "item_id", "slots"]].explode("slots")
@@ -98,7 +99,7 @@ def check_listwise_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], s
     keyed = valid.assign(slots_shown=valid["slots"].map(json.dumps))
     problems += duplicate_problems(keyed, ["item_id", "slots_shown", "judge", "repetition"], None,
                                    "call (same item, slots, judge and repetition)")
-    calls = pd.concat([valid.drop(columns="pick"), _picks(valid, spec)], axis=1)
+    calls = pd.concat([valid.drop(columns="pick"), _picks(valid, spec, parser)], axis=1)
     baseline = context.dataset.baseline_candidate if context.dataset is not None else None
     calls["order_label"] = _order_labels(valid, spec.original_first or baseline)
     return calls, problems

@@ -10,7 +10,6 @@ import pandas as pd
 from judgebias_core.errors import RowProblem
 from judgebias_core.models import PARSE_FAILED, PARSE_OK, PARSER_PREPARSED, ParsedVerdict
 from judgebias_core.parsing import PARSERS
-from judgebias_core.sources.upload_mapping import LOG_DATASET_KINDS
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.sources.upload_validate import clean_cell, duplicate_problems
 from judgebias_core.store.upload_queries import StoreContext
@@ -18,22 +17,21 @@ from judgebias_core.store.upload_queries import StoreContext
 _VERDICT_WORDS = {"A": "A", "B": "B", "C": "C", "FIRST": "A", "SECOND": "B", "TIE": "C", "1": "A", "2": "B"}
 
 
-def target_dataset_problems(spec: UploadSpec, context: StoreContext) -> list[RowProblem]:
-    """A log must name an existing dataset of the right kind."""
-    kind = LOG_DATASET_KINDS[spec.kind]
+def target_dataset_problems(spec: UploadSpec, context: StoreContext, dataset_kind: str) -> list[RowProblem]:
+    """A log must name an existing dataset of the kind its calls judge (``dataset_kind``)."""
     if context.dataset is None:
         return [RowProblem(None, None, f"dataset {spec.dataset_id!r} is not in the store: upload its items first")]
-    if context.dataset.kind != kind:
-        return [RowProblem(None, None, f"dataset {spec.dataset_id!r} is {context.dataset.kind}; "
-                                       f"this log needs a {kind} dataset")]
+    if context.dataset.dataset_kind != dataset_kind:
+        return [RowProblem(None, None, f"dataset {spec.dataset_id!r} is {context.dataset.dataset_kind}; "
+                                       f"this log needs a {dataset_kind} dataset")]
     return []
 
 
 def target_problems(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
-                    context: StoreContext) -> tuple[list[RowProblem], pd.Series | None]:
+                    context: StoreContext, dataset_kind: str) -> tuple[list[RowProblem], pd.Series | None]:
     """Problems with the target dataset, and every row (valid or not) naming an item it lacks; which valid rows
     name a known item (None when the dataset itself is unusable)."""
-    problems = target_dataset_problems(spec, context)
+    problems = target_dataset_problems(spec, context, dataset_kind)
     if problems:
         return problems, None
     stored = set(context.items["item_id"])
@@ -75,14 +73,14 @@ def parsed_outcomes(given: pd.Series, given_value: pd.Series, ok_given: pd.Serie
     }, index=given.index)
 
 
-def _verdicts(valid: pd.DataFrame, spec: UploadSpec) -> pd.DataFrame:
+def _verdicts(valid: pd.DataFrame, spec: UploadSpec, parser: str) -> pd.DataFrame:
     """verdict, parse_status, parser and error of every pairwise call: a given verdict, else the parsed reply."""
     allowed = ("A", "B", "C") if spec.options == 3 else ("A", "B")
     letter = valid["verdict"].str.strip().str.upper().map(_VERDICT_WORDS)
-    parse = PARSERS[spec.parser_name]
+    parse = PARSERS[parser]
     parsed = parse_replies(valid, "verdict", lambda reply, _: parse(reply, options=spec.options))
     outcomes = parsed_outcomes(valid["verdict"], letter, valid["verdict"].notna() & letter.isin(allowed), parsed,
-                               spec.parser_name, f"a verdict ({', '.join(allowed)}, or first, second, tie)")
+                               parser, f"a verdict ({', '.join(allowed)}, or first, second, tie)")
     return outcomes.rename(columns={"value": "verdict"})
 
 
@@ -113,9 +111,10 @@ def _order_labels(valid: pd.DataFrame, original_first: str | None) -> pd.Series:
 
 
 def check_pairwise_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
-                       context: StoreContext) -> tuple[pd.DataFrame, list[RowProblem]]:
+                       context: StoreContext, *, dataset_kind: str,
+                       parser: str) -> tuple[pd.DataFrame, list[RowProblem]]:
     """The calls with their parsed verdicts and order labels; unknown items or candidates, duplicates."""
-    problems, known_item = target_problems(valid, records, spec, context)
+    problems, known_item = target_problems(valid, records, spec, context, dataset_kind)
     if known_item is None:
         return valid, problems
     for slot in ("first_candidate", "second_candidate"):
@@ -123,28 +122,29 @@ def check_pairwise_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], s
                                     spec.columns.get(slot))
     problems += duplicate_problems(valid, ["item_id", "first_candidate", "second_candidate", "judge", "repetition"],
                                    None, "call (same item, slots, judge and repetition)")
-    calls = pd.concat([valid.drop(columns="verdict"), _verdicts(valid, spec)], axis=1)
+    calls = pd.concat([valid.drop(columns="verdict"), _verdicts(valid, spec, parser)], axis=1)
     baseline = context.dataset.baseline_candidate if context.dataset is not None else None
     calls["order_label"] = _order_labels(valid, spec.original_first or baseline)
     return calls, problems
 
 
-def _rubric_scores(valid: pd.DataFrame, spec: UploadSpec, levels: pd.Series) -> pd.DataFrame:
+def _rubric_scores(valid: pd.DataFrame, levels: pd.Series, parser: str) -> pd.DataFrame:
     """score, parse_status, parser and error of every rubric trial."""
     number = pd.to_numeric(valid["score"], errors="coerce")
     in_levels = pd.Series([s == s and s in lv for s, lv in zip(number, levels, strict=True)], index=valid.index,
                           dtype=bool)
-    parse = PARSERS[spec.parser_name]
+    parse = PARSERS[parser]
     parsed = parse_replies(valid, "score", lambda reply, lv: parse(reply, scores=lv), levels)
-    outcomes = parsed_outcomes(valid["score"], number, valid["score"].notna() & in_levels, parsed, spec.parser_name,
+    outcomes = parsed_outcomes(valid["score"], number, valid["score"].notna() & in_levels, parsed, parser,
                                "a level of the rubric")
     return outcomes.rename(columns={"value": "score"}).astype({"score": "Int64"})
 
 
 def check_rubric_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spec: UploadSpec,
-                     context: StoreContext) -> tuple[pd.DataFrame, list[RowProblem]]:
+                     context: StoreContext, *, dataset_kind: str,
+                     parser: str) -> tuple[pd.DataFrame, list[RowProblem]]:
     """The trials with rubric, score and chosen position; unknown items, orderings that are not permutations."""
-    problems, known_item = target_problems(valid, records, spec, context)
+    problems, known_item = target_problems(valid, records, spec, context, dataset_kind)
     if known_item is None:
         return valid, problems
     item_rubric = context.items.set_index("item_id")["rubric_id"]
@@ -169,7 +169,7 @@ def check_rubric_log(valid: pd.DataFrame, records: Sequence[dict[str, Any]], spe
     trials = valid.assign(ordering_key=valid["ordering"].map(lambda o: ",".join(map(str, o))))
     problems += duplicate_problems(trials, ["item_id", "judge", "repetition", "ordering_key"], None,
                                    "trial (same item, judge, ordering and repetition)")
-    scored = _rubric_scores(valid, spec, levels)
+    scored = _rubric_scores(valid, levels, parser)
     trials = pd.concat([trials.drop(columns=["score", "ordering_key"]), scored], axis=1).assign(rubric_id=rubric)
     trials["chosen_position"] = [o.index(s) + 1 if s is not pd.NA and s in o else None
                                  for o, s in zip(trials["ordering"], trials["score"], strict=True)]

@@ -1,28 +1,11 @@
-"""The fields each upload kind needs, and column suggestions from the file's header names."""
+"""Upload fields (the ones several kinds share), and column suggestions from the file's header names."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-UploadKind = Literal["items", "pairs", "pairwise-log", "rubric-log", "listwise-log"]
-UPLOAD_KINDS: tuple[UploadKind, ...] = ("items", "pairs", "pairwise-log", "rubric-log", "listwise-log")
-# Judge logs: calls on an existing dataset, stored as one run.
-LOG_KINDS: tuple[UploadKind, ...] = ("pairwise-log", "rubric-log", "listwise-log")
-# The kind of dataset each log's items belong to.
-LOG_DATASET_KINDS: dict[str, str] = {"pairwise-log": "pairwise", "rubric-log": "pointwise",
-                                     "listwise-log": "pairwise"}
-# The parsed-value field that may stand in for a log's raw reply.
-LOG_OUTCOMES: dict[str, str] = {"pairwise-log": "verdict", "rubric-log": "score", "listwise-log": "pick"}
-KIND_LABELS: dict[UploadKind, str] = {
-    "items": "Pointwise items (instruction, response, optional human scores)",
-    "pairs": "Pairwise items (prompt, two or more candidate answers, optional human preference)",
-    "pairwise-log": "Judge log: pairwise calls",
-    "rubric-log": "Judge log: rubric trials",
-    "listwise-log": "Judge log: list-wise calls (one pick among 3 or more candidates)",
-}
 TIE = "tie"
 
 
@@ -37,79 +20,22 @@ class FieldSpec:
     help: str = ""
 
 
-_ITEM_ID = FieldSpec("item_id", "Item id", False, ("item_id", "id", "item", "question_id", "pair_id", "qid", "uid",
-                                                   "example_id", "sample_id"),
-                     "Unique per row; without it rows are numbered 1, 2, ... in file order.")
-_TASK = FieldSpec("task", "Task / category", False, ("task", "category", "scenario", "domain", "type", "subset"))
-_JUDGE = FieldSpec("judge", "Judge", True, ("judge", "judge_model", "evaluator", "grader", "judge_name"),
-                   "Or give one judge name for the whole file.")
-_REPETITION = FieldSpec("repetition", "Repetition", False, ("repetition", "rep", "repeat", "trial", "run", "sample"),
-                        "1, 2, ... for repeated calls of the same prompt; 1 when absent.")
-_RAW = FieldSpec("raw_output", "Raw reply", False, ("raw_output", "raw_reply", "reply", "judgment", "judgement",
-                                                    "judge_output", "raw", "output", "completion", "feedback"),
-                 "The judge's full reply, parsed with the chosen parser. Give a raw reply, a parsed value, or both.")
-_PROMPT_SHOWN = FieldSpec("prompt", "Prompt shown to the judge", False, ("judge_prompt", "prompt", "full_prompt"))
-
-FIELDS: dict[UploadKind, tuple[FieldSpec, ...]] = {
-    "items": (
-        _ITEM_ID,
-        FieldSpec("instruction", "Instruction", True, ("instruction", "prompt", "question", "input", "query",
-                                                       "article", "source", "context")),
-        FieldSpec("response", "Response", True, ("response", "output", "answer", "completion", "generation",
-                                                 "summary", "model_output")),
-        FieldSpec("reference_answer", "Reference answer", False, ("reference_answer", "reference", "gold",
-                                                                  "ground_truth", "target", "expected_output")),
-        FieldSpec("candidate", "Who wrote the response", False, ("candidate", "model", "system", "response_source",
-                                                                 "generator", "model_name")),
-        _TASK,
-        FieldSpec("scores", "Human scores (one column holding a list)", False,
-                  ("scores", "human_scores", "ratings", "human_ratings", "labels"),
-                  'A list per row such as [4, 5, 3] or "4,5,3"; raters are named rater-1, rater-2, ...'),
-    ),
-    "pairs": (
-        _ITEM_ID,
-        FieldSpec("prompt", "Prompt", True, ("prompt", "question", "instruction", "input", "query", "conversation")),
-        _TASK,
-        FieldSpec("preference", "Human preference", False, ("preference", "winner", "human_label", "label",
-                                                            "human_preference", "choice", "preferred",
-                                                            "human_verdict", "verdict", "human_choice",
-                                                            "human_winner", "gold_label", "annotation")),
-    ),
-    "pairwise-log": (
-        FieldSpec("item_id", "Item id", True, _ITEM_ID.synonyms, "Must be an item of the chosen dataset."),
-        FieldSpec("first_candidate", "Candidate in the first slot", True,
-                  ("first_candidate", "first", "model_a", "candidate_a", "slot_a", "position_a", "first_model")),
-        FieldSpec("second_candidate", "Candidate in the second slot", True,
-                  ("second_candidate", "second", "model_b", "candidate_b", "slot_b", "position_b", "second_model")),
-        _JUDGE, _RAW,
-        FieldSpec("verdict", "Parsed verdict", False, ("verdict", "decision", "winner", "choice", "result"),
-                  "A / B / C (tie), or first / second / tie, relative to the slots."),
-        _REPETITION, _PROMPT_SHOWN,
-    ),
-    "rubric-log": (
-        FieldSpec("item_id", "Item id", True, _ITEM_ID.synonyms, "Must be an item of the chosen dataset."),
-        _JUDGE,
-        FieldSpec("ordering", "Ordering shown", True, ("ordering", "order", "permutation", "score_order",
-                                                        "option_order"),
-                  'The scores in position order as shown: a JSON list [3,4,5,1,2] or "3,4,5,1,2".'),
-        _RAW,
-        FieldSpec("score", "Parsed score", False, ("score", "rating", "grade", "judge_score")),
-        _REPETITION, _PROMPT_SHOWN,
-    ),
-    "listwise-log": (
-        FieldSpec("item_id", "Item id", True, _ITEM_ID.synonyms, "Must be an item of the chosen dataset."),
-        FieldSpec("slots", "Candidates in slot order", True,
-                  ("slots", "candidates", "order", "candidate_order", "slot_order", "models", "shown", "ordering"),
-                  'The candidates as shown, first slot first: a JSON list ["gpt4","claude","llama"] or '
-                  '"gpt4,claude,llama"; 3 or more, each with an answer to the item.'),
-        _JUDGE, _RAW,
-        FieldSpec("pick", "Parsed pick", False, ("pick", "verdict", "choice", "winner", "best", "selected",
-                                                  "decision", "result"),
-                  "A slot letter (A, B, C, ...), a slot number (1, 2, 3, ...) or a candidate in the slots; "
-                  "none for no clear winner (with 'no clear winner' allowed)."),
-        _REPETITION, _PROMPT_SHOWN,
-    ),
-}
+# Fields several kinds share (each kind's module lists its own fields).
+ITEM_ID = FieldSpec("item_id", "Item id", False, ("item_id", "id", "item", "question_id", "pair_id", "qid", "uid",
+                                                  "example_id", "sample_id"),
+                    "Unique per row; without it rows are numbered 1, 2, ... in file order.")
+LOG_ITEM_ID = FieldSpec("item_id", "Item id", True, ITEM_ID.synonyms, "Must be an item of the chosen dataset.")
+TASK = FieldSpec("task", "Task / category", False, ("task", "category", "scenario", "domain", "type", "subset"))
+JUDGE = FieldSpec("judge", "Judge", True, ("judge", "judge_model", "evaluator", "grader", "judge_name"),
+                  "Or give one judge name for the whole file.")
+REPETITION = FieldSpec("repetition", "Repetition", False, ("repetition", "rep", "repeat", "trial", "run", "sample"),
+                       "1, 2, ... for repeated calls of the same prompt; 1 when absent.")
+RAW_OUTPUT = FieldSpec("raw_output", "Raw reply", False, ("raw_output", "raw_reply", "reply", "judgment",
+                                                          "judgement", "judge_output", "raw", "output", "completion",
+                                                          "feedback"),
+                       "The judge's full reply, parsed with the chosen parser. Give a raw reply, a parsed value, or "
+                       "both.")
+PROMPT_SHOWN = FieldSpec("prompt", "Prompt shown to the judge", False, ("judge_prompt", "prompt", "full_prompt"))
 
 _ANSWER_WORDS = r"(?:response|answer|output|completion|generation|reply)s?"
 _NAME_WORDS = r"(?:model|candidate|system|name|assistant)s?"
@@ -148,13 +74,13 @@ def candidate_from_header(header: str) -> str | None:
     return None
 
 
-def suggest_mapping(columns: Sequence[str], kind: UploadKind, taken: Iterable[str] = ()) -> dict[str, str]:
+def suggest_mapping(columns: Sequence[str], fields: Sequence[FieldSpec], taken: Iterable[str] = ()) -> dict[str, str]:
     """Field -> column suggested from header names (exact synonym first, then containment); each column once."""
     used = set(taken)
     normalised = {column: normalise(column) for column in columns}
     mapping: dict[str, str] = {}
     for exact in (True, False):
-        for spec in FIELDS[kind]:
+        for spec in fields:
             if spec.name in mapping:
                 continue
             for synonym in spec.synonyms:

@@ -28,10 +28,10 @@ def upload_run_id(spec: UploadSpec, content_hash: str) -> str:
     return f"upload:{spec.dataset_id}:{content_hash[:12]}"
 
 
-def _dataset_frame(spec: UploadSpec, kind: str, file_name: str, content_hash: str, description: str,
+def _dataset_frame(spec: UploadSpec, dataset_kind: str, file_name: str, content_hash: str, description: str,
                    baseline: str | None = None) -> pd.DataFrame:
     return pd.DataFrame([{
-        "dataset_id": spec.dataset_id, "name": spec.dataset_name or spec.dataset_id, "kind": kind,
+        "dataset_id": spec.dataset_id, "name": spec.dataset_name or spec.dataset_id, "kind": dataset_kind,
         "source": f"upload: {file_name}", "licence": spec.licence,
         "description": spec.description or description, "baseline_candidate": baseline, "origin": "upload",
         "content_hash": content_hash,
@@ -81,9 +81,9 @@ def pairs_batch(valid: pd.DataFrame, checked: CheckedPairs, spec: UploadSpec, fi
 
 
 def _run_frame(spec: UploadSpec, run_id: str, calls: pd.DataFrame, protocol: str, file_name: str,
-               content_hash: str, rubric_id: str | None = None) -> pd.DataFrame:
+               content_hash: str, parser: str, rubric_id: str | None = None) -> pd.DataFrame:
     judges = calls["judge"].unique().tolist()
-    params = {"file": file_name, "content_hash": content_hash, "parser": spec.parser_name,
+    params = {"file": file_name, "content_hash": content_hash, "parser": parser,
               "settings": spec.model_dump(mode="json")}
     return pd.DataFrame([{
         "run_id": run_id, "dataset_id": spec.dataset_id, "study": run_id, "origin": "upload", "protocol": protocol,
@@ -102,44 +102,44 @@ def _call_frame(calls: pd.DataFrame, spec: UploadSpec, run_id: str) -> pd.DataFr
     })
 
 
-def _slotted_calls(calls: pd.DataFrame, spec: UploadSpec, run_id: str, kind: str, slots: list[list[str]],
+def _slotted_calls(calls: pd.DataFrame, spec: UploadSpec, run_id: str, call_kind: str, slots: list[list[str]],
                    options: int | None) -> pd.DataFrame:
     """Pairwise or list-wise calls as the engine stores them: candidates in slot order, the first two also in
     their own columns, a verdict naming a slot."""
     return _call_frame(calls, spec, run_id).assign(
-        kind=kind, options=options, slots=slots, first_candidate=[s[0] for s in slots],
+        kind=call_kind, options=options, slots=slots, first_candidate=[s[0] for s in slots],
         second_candidate=[s[1] for s in slots], order_label=calls["order_label"], verdict=calls["verdict"])
 
 
 def _log_batch(frame: pd.DataFrame, spec: UploadSpec, run_id: str, protocol: str, file_name: str,
-               content_hash: str, rubric_id: str | None = None) -> StoreBatch:
+               content_hash: str, parser: str, rubric_id: str | None = None) -> StoreBatch:
     return StoreBatch(judges=judges_frame(frame["judge"], UPLOAD_PROVIDER, description="from an uploaded log"),
-                      runs=_run_frame(spec, run_id, frame, protocol, file_name, content_hash, rubric_id),
+                      runs=_run_frame(spec, run_id, frame, protocol, file_name, content_hash, parser, rubric_id),
                       judge_calls=frame)
 
 
 def pairwise_log_batch(calls: pd.DataFrame, spec: UploadSpec, run_id: str, file_name: str,
-                       content_hash: str) -> StoreBatch:
+                       content_hash: str, parser: str) -> StoreBatch:
     """One run of uploaded pairwise calls; ``write_batch`` classifies their pairs into ``pair_outcomes``."""
     slots = [[a, b] for a, b in zip(calls["first_candidate"], calls["second_candidate"], strict=True)]
     frame = _slotted_calls(calls, spec, run_id, "pairwise", slots, spec.options)
     frame.insert(0, "call_id", _row_ids(frame, ["run_id", "judge", "item_id", "first_candidate", "second_candidate",
                                                 "repetition"]))
-    return _log_batch(frame, spec, run_id, "pairwise-swap", file_name, content_hash)
+    return _log_batch(frame, spec, run_id, "pairwise-swap", file_name, content_hash, parser)
 
 
 def listwise_log_batch(calls: pd.DataFrame, spec: UploadSpec, run_id: str, file_name: str,
-                       content_hash: str) -> StoreBatch:
+                       content_hash: str, parser: str) -> StoreBatch:
     """One run of uploaded list-wise calls (protocol ``listwise``; ``options`` stays empty as in engine runs, the
     number of slots is the length of ``slots``)."""
     frame = _slotted_calls(calls, spec, run_id, "listwise", [list(s) for s in calls["slots"]], None)
     frame.insert(0, "call_id", _row_ids(frame.assign(slots_key=frame["slots"].map(json.dumps)),
                                         ["run_id", "judge", "item_id", "slots_key", "repetition"]))
-    return _log_batch(frame, spec, run_id, "listwise", file_name, content_hash)
+    return _log_batch(frame, spec, run_id, "listwise", file_name, content_hash, parser)
 
 
 def rubric_log_batch(trials: pd.DataFrame, spec: UploadSpec, run_id: str, file_name: str,
-                     content_hash: str) -> StoreBatch:
+                     content_hash: str, parser: str) -> StoreBatch:
     """One run of uploaded rubric trials (ordering shown, score, chosen position)."""
     frame = _call_frame(trials, spec, run_id).assign(
         kind="rubric", ordering=trials["ordering"].map(list), rubric_id=trials["rubric_id"],
@@ -149,4 +149,4 @@ def rubric_log_batch(trials: pd.DataFrame, spec: UploadSpec, run_id: str, file_n
     canonical = frame["ordering"].map(lambda o: o == sorted(o)).all()
     rubrics = frame["rubric_id"].unique().tolist()
     return _log_batch(frame, spec, run_id, "rubric-repeat" if canonical else "rubric-permutation", file_name,
-                      content_hash, rubrics[0] if len(rubrics) == 1 else None)
+                      content_hash, parser, rubrics[0] if len(rubrics) == 1 else None)

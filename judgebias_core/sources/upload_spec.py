@@ -7,16 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judgebias_core.sources.upload_mapping import UploadKind
-
 DATASET_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
-PAIRWISE_LOG_PARSERS: tuple[str, ...] = ("mtbench", "devbench", "json")
-RUBRIC_LOG_PARSERS: tuple[str, ...] = ("prometheus", "json-score")
-LISTWISE_LOG_PARSERS: tuple[str, ...] = ("listwise",)
-# The parsers that read each log kind's raw replies; the first is the default.
-LOG_PARSERS: dict[str, tuple[str, ...]] = {"pairwise-log": PAIRWISE_LOG_PARSERS, "rubric-log": RUBRIC_LOG_PARSERS,
-                                           "listwise-log": LISTWISE_LOG_PARSERS}
-DEFAULT_PARSERS: dict[str, str] = {kind: parsers[0] for kind, parsers in LOG_PARSERS.items()}
 # Settings added after uploads were first stored: left out of the content hash while at their default, so the
 # same file with the same settings keeps the run id it had before they existed.
 _LATER_SETTINGS: dict[str, object] = {"allow_none": False}
@@ -26,9 +17,12 @@ class UploadSpec(BaseModel):
     """One upload's settings. Its JSON, with the file's bytes, makes the content hash (same file + same
     settings = same ids, so a second upload writes nothing)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # ``upload_kind`` is written "kind" in the JSON (so the content hash and stored settings stay what they were)
+    # and read under either name.
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True,
+                              serialize_by_alias=True)
 
-    kind: UploadKind
+    upload_kind: str = Field(alias="kind", description="a name in sources.upload_kind.UPLOAD_KINDS")
     dataset_id: str = Field(pattern=DATASET_ID_PATTERN,
                             description="lower-case letters, digits, '.', '_' or '-'; starts with a letter or digit")
     dataset_name: str = ""
@@ -56,10 +50,6 @@ class UploadSpec(BaseModel):
     original_first: str | None = None
     allow_none: bool = Field(default=False,
                              description="listwise-log: the judge could answer 'no clear winner' ([[NONE]], none)")
-
-    @property
-    def parser_name(self) -> str:
-        return self.parser or DEFAULT_PARSERS.get(self.kind, "")
 
     def content_hash(self, data: bytes) -> str:
         """sha256 of the file's bytes and these settings."""

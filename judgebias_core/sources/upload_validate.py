@@ -176,11 +176,13 @@ AnswerText = Annotated[str | None, BeforeValidator(lambda v: v if isinstance(v, 
 Repetition = Annotated[int, _cell(lambda v: _repetition(_integer(v)), required=False, default=1)]
 
 
-class _Row(BaseModel):
+class UploadRow(BaseModel):
+    """One row of an upload as its kind's ``row_model`` validates it (fields named like the kind's fields)."""
+
     model_config = ConfigDict(extra="ignore")
 
 
-class ItemRow(_Row):
+class ItemRow(UploadRow):
     """A pointwise item: one response to score, with optional human scores."""
 
     item_id: Ident
@@ -193,7 +195,7 @@ class ItemRow(_Row):
     scores: OptIntList = None
 
 
-class PairRow(_Row):
+class PairRow(UploadRow):
     """A pairwise item: a prompt and two or more candidate answers (keyed by their answer column)."""
 
     item_id: Ident
@@ -217,7 +219,7 @@ class PairRow(_Row):
         return self
 
 
-class _LogRow(_Row):
+class _LogRow(UploadRow):
     """What every judge-log row holds; ``outcome`` names the parsed-value field that may replace the raw reply."""
 
     outcome: ClassVar[str]
@@ -273,7 +275,7 @@ _FAST_CHECKS = fast_checks({"Text": Text, "Ident": Ident, "OptText": OptText, "O
                             "OptInt": OptInt, "Repetition": Repetition}, MAX_STORE_INTEGER)
 
 
-def validate_rows(records: Sequence[dict[str, Any]], model: type[_Row],
+def validate_rows(records: Sequence[dict[str, Any]], model: type[UploadRow],
                   column_of: ColumnOf) -> tuple[pd.DataFrame, list[RowProblem]]:
     """Validate every record; return the valid rows (with their 1-based ``row``) and one problem per error.
 

@@ -31,7 +31,7 @@ def dataset_summaries(reader: StoreReader) -> list[DatasetSummary]:
     rows = con.execute(DATASET_SUMMARY_SQL).fetchall()
     return [
         DatasetSummary(
-            id=r[0], name=r[1], kind=r[2], source=r[3], licence=r[4], description=r[5], baseline_candidate=r[6],
+            id=r[0], name=r[1], dataset_kind=r[2], source=r[3], licence=r[4], description=r[5], baseline_candidate=r[6],
             items=int(r[7]), candidates=int(r[8]), judge_calls=int(r[9]), human_labels=int(r[10]),
         )
         for r in rows
@@ -139,7 +139,7 @@ def call_detail(reader: StoreReader, call_id: str) -> JudgeCallDetail:
         ).fetchall()
         answers = {candidate: answer for candidate, answer in found}
     return JudgeCallDetail(
-        call_id=r[0], dataset_id=r[1], item_id=r[2], judge=r[3], study=r[4], run_id=r[5], kind=r[6],
+        call_id=r[0], dataset_id=r[1], item_id=r[2], judge=r[3], study=r[4], run_id=r[5], call_kind=r[6],
         repetition=int(r[7]), slots=slots, ordering=list(r[9]) if r[9] is not None else None, question=r[10] or "",
         answers=answers, response=r[11], prompt=r[12], raw_output=r[13], verdict=r[14], score=r[15],
         chosen_position=r[16], parse_status=r[17], parser=r[18], error=r[19], simulated=bool(r[20]),

@@ -13,7 +13,7 @@ from judgebias_core.store.handle import StoreReader
 @dataclass(frozen=True)
 class DatasetRecord:
     dataset_id: str
-    kind: str
+    dataset_kind: str  # pairwise | pointwise (the column datasets.kind)
     origin: str
     content_hash: str | None
     baseline_candidate: str | None
