@@ -18,6 +18,7 @@ import pytest
 
 from judgebias_core.cli import main
 from judgebias_core.plain_words import first_sentences, terms_in
+from judgebias_core.store.handle import Store
 from tests.test_browser import (  # noqa: F401 - browser_page is a fixture
     _VERDICT_LINES_JS,
     ARTIFACTS,
@@ -100,7 +101,7 @@ def test_the_uploaded_datasets_report_reads_plainly(uploaded_store: Path, browse
                                                     tmp_path: Path) -> None:
     from judgebias_core.report import ReportRequest, write_report
 
-    out = write_report(uploaded_store, ReportRequest(DATASET), tmp_path / "uploaded.html")
+    out = write_report(Store.open(uploaded_store), ReportRequest(DATASET), tmp_path / "uploaded.html")
     browser_page.goto(out.as_uri())
     browser_page.wait_for_selector("#summary")
     lines = browser_page.evaluate("""() => [...document.querySelectorAll(

@@ -99,7 +99,7 @@ def test_bundled_report_renders_offline(browser: object, bundled_db_master: Path
 
 def test_hostile_data_is_shown_not_run(browser: object, fresh_db: Path, tmp_path: Path) -> None:
     store = build_hostile_store(fresh_db)
-    report = write_report(store, ReportRequest(DATASET_ID), tmp_path / "hostile.html")
+    report = write_report(Store.open(store), ReportRequest(DATASET_ID), tmp_path / "hostile.html")
     opened = _open(browser, report, "report_hostile.png")
     assert opened.dialogs == []
     assert opened.injected_images == 0
