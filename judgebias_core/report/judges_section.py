@@ -1,4 +1,5 @@
-"""Report sections that compare judges: agreement between judges, agreement with people, the leaderboard."""
+"""Report sections that compare judges: agreement between judges, agreement with people (the leaderboard is in
+report/leaderboard_section.py)."""
 
 from __future__ import annotations
 
@@ -10,21 +11,23 @@ import plotly.graph_objects as go
 from judgebias_core.analyses.calibration import prediction_powered
 from judgebias_core.analyses.calibration_view import CalibrationView, calibration_view
 from judgebias_core.analyses.datasets import dataset_has_labels
-from judgebias_core.analyses.judges import leaderboard
 from judgebias_core.analyses.judges_view import JudgesView, judges_view
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
-from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
+from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars
 from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.label_words import LabelWords
-from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.ppi_part import prediction_powered_score_part
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.phrasing import count_of, percent
+<<<<<<< HEAD
 from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict, ranked_rows
+=======
+from judgebias_core.wording.verdict import calibration_verdict
+>>>>>>> main
 
 
 def _main_study(scope: ReportScope) -> str:
@@ -179,6 +182,7 @@ def calibration_section_from_views(reader: StoreReader, views: Sequence[Calibrat
                      "kendall"),
         verdicts=tuple(view.verdict for view in views),
     )
+<<<<<<< HEAD
 
 
 def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
@@ -243,3 +247,5 @@ def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
         verdicts=tuple(v for v in (leaderboard_verdict(b, scope.who(b.judge)) for b in boards) if v is not None),
     )
+=======
+>>>>>>> main
