@@ -6,14 +6,9 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-<<<<<<< HEAD
 from judgebias_core.analyses.calibration import prediction_powered_any
 from judgebias_core.analyses.calibration_view import calibration_view
-from judgebias_core.analyses.judges import agreement_report, leaderboard
-=======
-from judgebias_core.analyses.calibration import calibration, prediction_powered_any
 from judgebias_core.analyses.judges import agreement_report
->>>>>>> main
 from judgebias_core.analyses.judges_view import judges_view
 from judgebias_core.analyses.leaderboard_view import leaderboard_view
 from judgebias_core.analyses.other_biases_view import other_biases_view
