@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.rubric import probe_recommendation, rubric_report, run_score_position
+from judgebias_core.analyses.rubric import probe_recommendation, run_score_position
+from judgebias_core.analyses.rubric_view import rubric_view
 from judgebias_core.charts.rubric import (
     bias_cost_figure,
     correlation_comparison_figure,
@@ -27,7 +28,6 @@ from judgebias_core.store.rubric_queries import (
     run_calls_for_export,
 )
 from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
-from judgebias_core.wording.verdict import rubric_verdict
 from ui.geval import show_geval
 from ui.navigation import link_page
 from ui.share import (
@@ -339,9 +339,12 @@ with settings[2]:
     seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, BOOTSTRAP_SEED, key="rb_seed")
 permalink_hint()
 
-report = load_or_stop(rubric_report, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples), int(seed))
-
-verdict_block([rubric_verdict(report)])
+view = load_or_stop(rubric_view, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples),
+                    int(seed))
+report = view.report
+if view.simulated_notice:
+    st.warning(escape_markdown(view.simulated_notice), icon=":material/science:")
+verdict_block([view.verdict])
 show_run_card(report)
 show_position_share(report)
 show_score_position(report, runs)

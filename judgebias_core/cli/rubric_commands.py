@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgebias_core.analyses.rubric import rubric_report
+from judgebias_core.analyses.rubric_view import rubric_view
 from judgebias_core.cli.common import add_json_flag, db_path, emit, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.exports import csv_bytes
@@ -201,7 +201,9 @@ def _metrics_rubric(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
     with Store(path).reader() as reader:
-        report = rubric_report(reader, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples, args.seed)
+        # The topic's view (what the Rubric bias page and the report draw); its analysis is the JSON.
+        report = rubric_view(reader, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples,
+                             args.seed).report
     emit(args, report_payload(report), report_text(report))
     return 0
 

@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from judgebias_core.analyses.rubric import rubric_report
+from judgebias_core.analyses.rubric_view import RubricView, rubric_view
 from judgebias_core.analyses.runs import list_rubric_runs
 from judgebias_core.charts.rubric import (
     correlation_comparison_figure,
@@ -20,7 +20,6 @@ from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
 from judgebias_core.wording.phrasing import percent
-from judgebias_core.wording.verdict import rubric_verdict
 
 METRIC_KEYS = ("position_share", "position_given_score", "within_item_spread", "permutation_vs_repeat",
                "ordering_rank", "bias_cost", "g_eval_score", "parse_failures")
@@ -149,13 +148,19 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
     runs = _runs_in_scope(reader, scope)
     main = runs[runs["protocol"] != REPEAT_PROTOCOL]
     repeats = runs[runs["protocol"] == REPEAT_PROTOCOL]
-    reports = []
+    views = []
     for run in main.itertuples():
         match = repeats[(repeats["judge"] == run.judge) & (repeats["rubric_id"] == run.rubric_id)]
-        reports.append(rubric_report(reader, run.run_id, match["run_id"].iloc[0] if len(match) else None))
-    if not reports:
+        views.append(rubric_view(reader, run.run_id, match["run_id"].iloc[0] if len(match) else None))
+    return rubric_section_from_views(views)
+
+
+def rubric_section_from_views(views: list[RubricView]) -> ReportSection | None:
+    """The section drawn from the runs' views (``analyses.rubric_view``), the objects the Rubric bias page draws."""
+    if not views:
         return None
-    verdicts = [rubric_verdict(r) for r in reports]
+    reports = [v.report for v in views]
+    verdicts = [v.verdict for v in views]
     figures, sentences = [], []
     for report in reports:
         label = f"{report.run.judge} · run {report.run.run_id}"
