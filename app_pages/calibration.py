@@ -6,27 +6,22 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.analyses.calibration import (
-    calibration,
     calibration_choices,
-    dataset_label_words,
     disagreeing_pairs,
     disagreeing_trials,
-    judge_is_simulated,
     prediction_powered,
 )
-from judgebias_core.analyses.scorecard import label_coverage
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.calibration import (
-    ORIGINAL_FIRST,
+from judgebias_core.analyses.calibration_view import (
+    ENSEMBLE_JUDGE,
+    AgreementEstimate,
     AgreementTable,
     PairwiseCalibration,
     RubricCalibration,
+    calibration_view,
+    item_texts,
 )
-from judgebias_core.report.judges_section import human_ceiling_sentences
-from judgebias_core.stats.agreement import AgreementEstimate
-from judgebias_core.store.calibration_queries import item_texts
-from judgebias_core.wording.verdict import calibration_verdict
+from judgebias_core.analyses.scorecard import label_coverage
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
 from ui.geval import geval_block
 from ui.navigation import link_page
 from ui.ppi_block import ppi_score_block
@@ -80,21 +75,14 @@ pool = len(runs) > 1 and synced_checkbox(f"Pool all {len(runs)} runs of this jud
                                               "repeat run, say): pooling them is a choice, named below.")
 scope = None if pool else study  # None: every run of the judge on the dataset
 permalink_hint()
-label_source = in_judge[in_judge["study"] == study]["label_source"].iloc[0]
-words = load_or_stop(dataset_label_words, dataset, label_source)
-if words.gold:
-    st.info("These are **gold labels**: each pair's correct answer as the dataset's authors set it (LLMBar's own "
-            "subsets), not ratings collected from human raters. Read every number below as agreement with those "
-            "gold labels.")
-if label_source != "human":
-    st.warning("These labels come from a **reference judge** (another model), not from people: read every "
-               "number below as agreement with that judge.")
-
-result = load_or_stop(calibration, dataset, judge, scope, pool)
+view = load_or_stop(calibration_view, dataset, judge, scope, pool)
+result, words, who, label_source = view.result, view.words, view.who, view.result.label_source
+if view.gold_note:
+    st.info(view.gold_note)
+if view.reference_note:
+    st.warning(view.reference_note)
 simulated_banner([judge])
-simulated = load_or_stop(judge_is_simulated, judge)
-who = judge + " (a simulated judge, not a model)" if simulated else judge
-verdict_block([calibration_verdict(result, who, simulated, words=words)])
+verdict_block([view.verdict])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
            f"labels: {words.short}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
@@ -149,7 +137,7 @@ def _human_ceiling(rubric: RubricCalibration, who: str) -> None:
                      rubric.human_agreement),
         _ceiling_row("mean pairwise Cohen's kappa (judge vs each rater)", rubric.judge_rater_kappa,
                      rubric.human_pairwise_kappa)]))
-    for sentence in human_ceiling_sentences(rubric, who):
+    for sentence in view.ceiling_sentences:
         st.info(escape_markdown(sentence))
     st.caption("95% intervals resample whole items. The reading compares the intervals: overlapping means 'about "
                "as well', apart means better or worse.")
@@ -214,7 +202,7 @@ if isinstance(result, PairwiseCalibration):
         with tab:
             _agreement_detail(name, getattr(result, name))
     wrong = cached(disagreeing_pairs, dataset, judge, scope)
-    if label_source == "human" and ORIGINAL_FIRST not in result.swap_aggregated.labels:  # labels name candidates
+    if view.offers_win_rate:  # people's labels that name the candidates
         _prediction_powered()
     st.subheader("Pairs where the judge and the human disagree")
     st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "

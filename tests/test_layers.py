@@ -167,8 +167,6 @@ def violations(root: Path = ROOT, layers: dict[str, tuple[str, frozenset[str]]] 
 # shrinks). Names are short: "metrics.agreement" is judgebias_core.metrics.agreement.
 PENDING: dict[str, tuple[str, ...]] = {
     # the topic pages and report sections, reading one view per topic from analyses/ (issue 24)
-    "app_pages/calibration.py": ("metrics.agreement", "metrics.calibration", "stats.agreement",
-                                 "store.calibration_queries"),
     "app_pages/rubric_bias.py": ("metrics.rubric_correlation", "metrics.rubric_report", "store.rubric_queries"),
 }
 

@@ -108,3 +108,23 @@ def test_factors_page_and_report_show_one_view(app_env: Path) -> None:
                    report)
     # The permutation p of the quality gap's bound, in the verdict's rule on the page and in the report alike.
     _shown_in_both([f"permutation p = {view.baseline.permutation_p:.3f}"], page, report)
+
+
+def test_calibration_page_and_report_show_one_view(app_env: Path) -> None:
+    from judgebias_core.analyses.calibration import calibration_choices
+    from judgebias_core.analyses.calibration_view import calibration_view
+    from judgebias_core.report.judges_section import calibration_section_from_views
+
+    with Store(app_env).reader() as reader:
+        first = calibration_choices(reader).iloc[0]  # what the page opens on
+        view = calibration_view(reader, first["dataset_id"], first["judge"], first["study"])
+        section = calibration_section_from_views(reader, [view])
+    assert section is not None
+    at = open_page("calibration.py")
+    assert not at.exception
+    page, report = _page_text(at), _report_text(section)
+    # The verdict (kappa, its interval bounds, the count of pairs or calls; "simulated" in the same sentence when
+    # the judge is), word for word in both.
+    _shown_in_both([line.text for line in view.verdict.lines], page, report)
+    if view.simulated:
+        assert "simulated" in view.verdict.lines[0].text

@@ -6,7 +6,8 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from judgebias_core.analyses.calibration import calibration, prediction_powered_any
+from judgebias_core.analyses.calibration import prediction_powered_any
+from judgebias_core.analyses.calibration_view import calibration_view
 from judgebias_core.analyses.judges import agreement_report
 from judgebias_core.analyses.judges_view import judges_view
 from judgebias_core.analyses.leaderboard_view import leaderboard_view
@@ -67,7 +68,7 @@ def _calibration_text(result: PairwiseCalibration | RubricCalibration) -> str:
 
 def _calibration(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = calibration(reader, args.dataset, args.judge, args.study, args.all_runs)
+        result = calibration_view(reader, args.dataset, args.judge, args.study, args.all_runs).result
     payload = rubric_payload(result) if isinstance(result, RubricCalibration) else result
     emit(args, payload, _calibration_text(result))
     return 0
