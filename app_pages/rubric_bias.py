@@ -7,6 +7,18 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.analyses.rubric import probe_recommendation, run_score_position
+from judgebias_core.analyses.rubric_runs import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CANDIDATE_DESIGNS,
+    CorrelationEstimate,
+    RubricReport,
+    analysable_run_ids,
+    comparable_run_ids,
+    list_rubric_runs,
+    repeat_run_choices,
+    run_calls_for_export,
+)
 from judgebias_core.analyses.rubric_view import rubric_view
 from judgebias_core.charts.rubric import (
     bias_cost_figure,
@@ -18,15 +30,6 @@ from judgebias_core.charts.rubric import (
     score_position_heatmap,
 )
 from judgebias_core.errors import JudgebiasError
-from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
-from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
-from judgebias_core.store.rubric_queries import (
-    analysable_run_ids,
-    comparable_run_ids,
-    list_rubric_runs,
-    repeat_run_choices,
-    run_calls_for_export,
-)
 from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
 from ui.geval import show_geval
 from ui.navigation import link_page

@@ -162,15 +162,6 @@ def violations(root: Path = ROOT, layers: dict[str, tuple[str, frozenset[str]]] 
     return bad
 
 
-# Imports that break the table today, each to be removed by the work named; a file listed here may import only
-# these beyond its row, and a listed import that is gone fails the test until its line is removed (the list only
-# shrinks). Names are short: "metrics.agreement" is judgebias_core.metrics.agreement.
-PENDING: dict[str, tuple[str, ...]] = {
-    # the topic pages and report sections, reading one view per topic from analyses/ (issue 24)
-    "app_pages/rubric_bias.py": ("metrics.rubric_correlation", "metrics.rubric_report", "store.rubric_queries"),
-}
-
-
 def _rows_in_the_document() -> dict[str, tuple[str, frozenset[str]]]:
     text = ARCHITECTURE.read_text(encoding="utf-8")
     section = text.split(TABLE_HEADING, 1)[1].split("\n## ", 1)[0]
@@ -221,10 +212,7 @@ def test_the_table_keeps_its_promises() -> None:
 
 def test_every_import_follows_the_table() -> None:
     found = {file: [name.removeprefix("judgebias_core.") for name in names] for file, names in violations().items()}
-    beyond = {file: [name for name in names if name not in PENDING.get(file, ())] for file, names in found.items()}
-    assert {file: names for file, names in beyond.items() if names} == {}
-    gone = {file: [name for name in names if name not in found.get(file, [])] for file, names in PENDING.items()}
-    assert {file: names for file, names in gone.items() if names} == {}, "remove these from PENDING"
+    assert found == {}
 
 
 def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
