@@ -68,6 +68,9 @@ st.caption(escape_markdown(view.studies_note))
 for note in view.notes:
     st.warning(note)
 report_button(dataset, [judge.split(" [")[0] for judge in result.judges], key="jd-report")
+if len(result.judges) < 2:  # one judge against its own majority vote says nothing: no chart of it
+    st.info("Agreement needs two judges. Choose studies that hold at least two judges in the Studies filter above.")
+    st.stop()
 
 agreement_tab, disagreement_tab = st.tabs(["Agreement", "Disagreement"])
 

@@ -92,6 +92,9 @@ def test_every_page_on_an_uploaded_dataset_reads_plainly_and_uncut(uploaded_dash
     found += [f"chart title: {term} in {title!r}" for title in titles for term in terms_in(title)]
     assert not found, f"{name}:\n" + "\n".join(found)
     assert browser_page.evaluate(CUT_TEXT) == [], name
+    if name == "judges":  # one uploaded judge: a sentence saying what to choose, no chart of one judge
+        assert browser_page.get_by_text("Agreement needs two judges").count()
+        assert not browser_page.locator('[data-testid="stPlotlyChart"]').count()
     if name == "pairwise":  # the uploaded judge's swap results open on a verdict, its rule folded
         assert lines, "no verdict on the uploaded dataset's Pairwise bias page"
         assert browser_page.locator('[data-testid="stExpander"]').filter(has_text="How this was decided").count()
