@@ -16,7 +16,6 @@ from judgebias_core.analyses.pairwise import (
     listwise_metrics,
     repetition_metrics,
 )
-from judgebias_core.analyses.pairwise_view import pairwise_view
 from judgebias_core.cli.common import add_json_flag, emit, open_store
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.pairwise_family import correction_words, dataset_families
@@ -64,6 +63,10 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
 
 def _pairwise(args: argparse.Namespace) -> int:
     """metrics pairwise: every row, with its position test corrected over the family of rows printed."""
+    # Imported here: the view carries verdicts, whose wording module loads scipy.stats; the gate, in this module
+    # too, must stay light (tests/test_wilson.py).
+    from judgebias_core.analyses.pairwise_view import pairwise_view  # noqa: PLC0415
+
     store = open_store(args)
     with store.reader() as reader:
         if args.dataset:

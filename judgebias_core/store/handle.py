@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas only in annotations: the CLI's --help opens no store and must not import it
+    import pandas as pd
 
 from judgebias_core.store.blocks import refuse_truncated
 from judgebias_core.store.connection import connect, scalar, transaction
