@@ -17,6 +17,7 @@ from judgebias_core.analyses.calibration_view import (
     PairwiseCalibration,
     RubricCalibration,
     calibration_view,
+    disagreement_caption,
     item_texts,
 )
 from judgebias_core.analyses.scorecard import label_coverage
@@ -37,7 +38,6 @@ from ui.share import (
 )
 from ui.state import cached, load_or_stop
 from ui.tables import float_columns, show_record, show_table
-from ui.text import counted
 from ui.verdict import verdict_block
 
 ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
@@ -171,8 +171,7 @@ if isinstance(result, PairwiseCalibration):
     if view.offers_win_rate:  # people's labels that name the candidates
         ppi_win_rate_block(dataset, judge, scope, sorted(set(result.swap_aggregated.labels) - {"tie"}))
     st.subheader("Pairs where the judge and the human disagree")
-    st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "
-               "(pairs with a failed order are listed too).")
+    st.caption(disagreement_caption(len(wrong), pairwise=True, label=f"{words.short} label"))
     show_table(wrong)
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs", judges=[judge])
     if not wrong.empty:
@@ -220,7 +219,7 @@ elif isinstance(result, RubricCalibration):
     geval_block(result.pooled_runs, judge)
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, scope)
-    st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
+    st.caption(disagreement_caption(len(wrong), pairwise=False))
     show_table(wrong)
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials", judges=[judge])
     if not wrong.empty:
