@@ -206,7 +206,10 @@ def own_cost_words(report: RubricReport) -> OwnCostWords:
                 f"({best.bias_cost:.3f})"
                 + (f", which ranks **{rank} of {count}** by correlation with the labels."
                    if rank is not None and report.human is not None else "."))
-    if not costs.stable and not math.isnan(costs.stability):
+    if costs.stable:
+        sentence += (f" It is the lowest in {percent(costs.stability, 0)} of the resamples, so it is the one "
+                     "recommended among this run's orderings.")
+    elif not math.isnan(costs.stability):
         sentence += (f" It is the lowest in only {percent(costs.stability, 0)} of the resamples, too few to call it "
                      "better than the others, so it is not recommended.")
     return OwnCostWords(sentence, cost_interval_words(costs, best), ordering_text(best.ordering))
