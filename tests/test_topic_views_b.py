@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from judgebias_core.report.model import ReportSection
@@ -89,6 +90,45 @@ def test_other_biases_page_and_report_show_one_view_with_its_corrected_family(ap
     _shown_in_both([f"corrected p = {p:.3g}" for p in view.report.tests.corrected], page, report)
     for result in view.report.judges:  # the page's table cells are numbers, the report's formatted with commas
         assert str(result.decisive_pairs) in page and f"{result.decisive_pairs:,}" in report
+
+
+def test_other_biases_page_and_report_show_both_families_side_by_side(app_env: Path) -> None:
+    """The page corrects its default judges and their majority vote, the report the judges alone: each names both
+    families with their sizes and shows both corrected p-values of every judge."""
+    from judgebias_core.analyses.other_biases_view import ENSEMBLE_JUDGE, other_biases_view
+    from judgebias_core.report.other_biases_section import other_biases_section_from_view
+    from judgebias_core.store.agreement_queries import pairwise_studies
+
+    dataset = _first_pairwise_dataset(app_env)
+    with Store(app_env).reader() as reader:
+        studies = pairwise_studies(reader, dataset)
+        study = studies["study"].iloc[0]
+        judges = sorted(studies.loc[studies["study"] == study, "judges"].iloc[0])
+        view = other_biases_view(reader, dataset, [study], judges)  # the report's
+        page_view = other_biases_view(reader, dataset, [study], [*judges, ENSEMBLE_JUDGE])  # the page's default
+    assert (view.report_tests, view.page_tests) == (page_view.report_tests, page_view.report.tests)
+    own, wider = view.report_tests, view.page_tests
+    assert wider.family_size == own.family_size + 1 and ENSEMBLE_JUDGE in wider.labels
+    section = other_biases_section_from_view(view)
+    assert section is not None
+    at = open_page("other_biases.py", query={"ob_dataset": dataset, "ob_study": study})
+    assert not at.exception
+    page, report = _page_text(at), _report_text(section)
+    _shown_in_both([f"{own.family_size} slope tests (the judges without their majority vote: {', '.join(judges)})",
+                    f"{wider.family_size} slope tests (the judges and their majority vote: "
+                    f"{', '.join(wider.labels)})"], page, report)
+    assert page_view.page_families_sentence in page and view.report_families_sentence in report
+    # Every judge's corrected p in both families: numbers on the page, formatted in the report's table.
+    page_table = next(frame.value for frame in at.dataframe
+                      if "corrected p (report's family)" in frame.value.columns).set_index("judge")
+    report_table = section.tables[0].frame.set_index("judge")
+    in_own, in_wider = dict(zip(own.labels, own.corrected)), dict(zip(wider.labels, wider.corrected))
+    for judge in judges:
+        assert page_table.loc[judge, "corrected p"] == pytest.approx(in_wider[judge])
+        assert page_table.loc[judge, "corrected p (report's family)"] == pytest.approx(in_own[judge])
+        assert report_table.loc[judge, "corrected p"] == f"{in_own[judge]:.3g}"
+        assert report_table.loc[judge, "corrected p (page's family)"] == f"{in_wider[judge]:.3g}"
+    assert any(in_own[judge] != in_wider[judge] for judge in judges)  # the two families do differ here
 
 
 def test_factors_page_and_report_show_one_view(app_env: Path) -> None:

@@ -27,6 +27,7 @@ from judgebias_core.metrics.pairwise_family import (
 )
 from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.stats.multiple import CorrectedTests
+from judgebias_core.text import counted
 from judgebias_core.wording.phrasing import (
     SURENESS_RULE,
     chance_words,
@@ -132,9 +133,14 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None, family: Co
          (high < FLIP_USABLE_WITH_AVERAGING, "Usable with swap-averaging: judge every pair in both orders and count "
                                              "a changed verdict as a tie. Not for rankings whose gaps are smaller "
                                              "than the flip rate.")),
-        "Not for close rankings: too many verdicts follow the order. If used at all, only with swap-averaging and "
-        "for large differences.")
-    failed = f"; {r.failed_pairs:,} pairs whose verdict could not be read left out" if r.failed_pairs else ""
+        # The estimate alone would pass but the interval's upper end does not: say so, or a judge that flips less
+        # than another can read as worse with no reason given (few questions widen the interval).
+        f"Not for close rankings until more questions are judged: its flip rate could be as high as {percent(high)}. "
+        "Until then, only with swap-averaging and for large differences." if r.flip_rate < FLIP_USABLE_WITH_AVERAGING
+        else "Not for close rankings: too many verdicts follow the order. If used at all, only with swap-averaging "
+             "and for large differences.")
+    failed = (f"; {counted(r.failed_pairs, 'pair')} whose verdict could not be read left out" if r.failed_pairs
+              else "")
     return Verdict(
         analysis="pairwise", subject=name,
         lines=(
