@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from judgebias_core.plain_words import first_sentences, terms_in
 from judgebias_core.report.model import ReportSection
 from judgebias_core.report.render import section_html, verdict_html
 from judgebias_core.store.handle import Store
@@ -66,6 +67,33 @@ def test_judges_page_and_report_show_one_agreement_view(app_env: Path) -> None:
     _shown_in_both([line.text for line in view.verdict.lines], page, report)
     lowest = min((p for p in view.result.pairs if p.n), key=lambda p: p.agreement)
     _shown_in_both([f"{lowest.n:,}", f"{view.result.disagreement.instances:,}"], page, report)
+    # The agreement sentences (most and least agreeing pairs, calls every judge agrees on), word for word in both,
+    # and in plain words where a reader starts: the verdict's first line and the first sentences.
+    assert view.sentences
+    _shown_in_both(view.sentences, page, report)
+    for text in (view.verdict.lines[0].text, *view.sentences):
+        assert not terms_in(first_sentences(text)), text
+    # The page's other sentences are the view's too (the report's agreement section and --json give them).
+    assert view.disagreement_sentence is not None and view.too_few_judges is None
+    for sentence in (view.scope_sentence, view.studies_note, view.disagreement_sentence):
+        assert sentence in page, sentence
+
+
+def test_judges_page_with_one_judge_says_agreement_needs_two(app_env: Path) -> None:
+    """Auto-J's study holds one judge: the view says agreement needs two, the page says it and draws nothing more,
+    and the report's agreement section leaves the study out."""
+    from judgebias_core.analyses.judges_view import judges_view
+    from judgebias_core.report.judges_section import agreement_section_from_views
+
+    with Store(app_env).reader() as reader:
+        view = judges_view(reader, "autoj", ["full"])
+    assert view.verdict is None and not view.sentences and agreement_section_from_views([view]) is None
+    judge = view.result.judges[0]
+    assert view.too_few_judges == f"Agreement needs two judges; only {judge} is in the chosen study."
+    at = open_page("judges.py", query={"jd_dataset": "autoj", "jd_studies": ["full"]})
+    assert not at.exception
+    assert any(view.too_few_judges in box.value.replace("\\", "") for box in at.info)
+    assert not at.tabs
 
 
 def test_other_biases_page_and_report_show_one_view_with_its_corrected_family(app_env: Path) -> None:

@@ -77,7 +77,8 @@ def _calibration(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = judges_view(reader, args.dataset, args.study, args.repetition).result
+        view = judges_view(reader, args.dataset, args.study, args.repetition)
+    result = view.result
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
@@ -90,8 +91,14 @@ def _agreement(args: argparse.Namespace) -> int:
         + ([f"effective judges {result.effective_judges.effective:.2f} of {len(result.effective_judges.judges)}"]
            if result.effective_judges is not None else [])
         + [f"ensemble rows: {result.ensemble_comparison}"]
+        + list(view.sentences)
     )
-    emit(args, result, text)
+    # The result's fields as before, then what the Judges page and the report say of it (issue 24).
+    emit(args, asdict(result) | {
+        "verdict": view.verdict, "sentences": list(view.sentences), "scope_sentence": view.scope_sentence,
+        "studies_note": view.studies_note, "kappa_note": view.kappa_note, "alpha_note": view.alpha_note,
+        "family_sentence": view.family_sentence, "disagreement_sentence": view.disagreement_sentence,
+        "too_few_judges": view.too_few_judges}, text)
     return 0
 
 
