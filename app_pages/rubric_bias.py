@@ -3,6 +3,8 @@ and the G-Eval expected score where the run has log-probabilities."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 import streamlit as st
 
@@ -11,7 +13,6 @@ from judgebias_core.analyses.rubric_runs import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     CANDIDATE_DESIGNS,
-    CorrelationEstimate,
     RubricReport,
     analysable_run_ids,
     comparable_run_ids,
@@ -29,6 +30,7 @@ from judgebias_core.charts.rubric import (
     score_position_heatmap,
 )
 from judgebias_core.errors import JudgebiasError
+from judgebias_core.wording.geval_words import ShownMetric
 from judgebias_core.wording.verdict import DECIDED
 from ui.geval import show_geval
 from ui.navigation import link_page
@@ -50,11 +52,6 @@ from ui.verdict import verdict_block
 
 def link_new_run(label: str) -> None:
     link_page("new_run.py", label)
-
-
-def ci_text(estimate: CorrelationEstimate, which: str) -> str:
-    low, high = estimate.pearson_ci if which == "pearson" else estimate.spearman_ci
-    return f"95% CI {low:.3f} to {high:.3f} · n = {estimate.n} items"
 
 
 def show_run_card(report: RubricReport) -> None:
@@ -122,47 +119,32 @@ def show_score_position(report: RubricReport, runs: pd.DataFrame) -> None:
         chart_downloads(grid, f"score-position-grid-{report.run.run_id}")
 
 
-def show_permutation_vs_repeat(report: RubricReport) -> None:
+def show_metrics(metrics: Sequence[ShownMetric]) -> None:
+    for column, metric in zip(st.columns(max(len(metrics), 2)), metrics, strict=False):
+        column.metric(metric.label, metric.value, help=metric.help)
+        if metric.caption:
+            column.caption(metric.caption)
+
+
+def show_permutation_vs_repeat(view: RubricView) -> None:
+    report, words = view.report, view.correlation
     st.subheader("Permutation vs Repeat")
     explain("permutation_vs_repeat")
-    human = report.human
-    if human is None:
-        st.info("No human or reference-judge scores exist for these items under this rubric, so there is nothing "
-                "to correlate with.")
+    if report.human is None or words.intro is None:
+        st.info(words.no_labels or "")
     else:
-        against = ("human scores (mean of the raters)" if human.label_source == "human"
-                   else "a **reference judge** (GPT-4's scores, not human labels)")
-        st.markdown(f"Per-item mean score of each run against {against}, on {report.labelled_items} labelled items. "
-                    f"Intervals: percentile bootstrap over items, {human.resamples:,} resamples, seed {human.seed}.")
-        if report.run.simulated:
-            st.caption("The simulated judge scores from the human label plus noise where one exists, so its "
-                       "correlation with humans is high by construction.")
-        parts = [("Permutation", human.permutation), ("Repeat", human.repeat), ("Difference", human.difference)]
-        columns = st.columns(3)
-        for column, (name, estimate) in zip(columns, parts, strict=True):
-            if estimate is None:
-                column.metric(f"{name} Pearson r", "n/a", help="Choose a repeat run above.")
-                continue
-            column.metric(f"{name} Pearson r", f"{estimate.pearson:+.3f}" if name == "Difference"
-                          else f"{estimate.pearson:.3f}", help=ci_text(estimate, "pearson"))
-            column.caption(f"Pearson {ci_text(estimate, 'pearson')}; Spearman rho {estimate.spearman:.3f}, "
-                           f"{ci_text(estimate, 'spearman')}")
-        if human.repeat is None:
-            st.info("Choose a repeat run (the canonical ordering asked again and again) to compare against.")
-        figure = correlation_comparison_figure(human, judges=[report.run.judge])
+        st.markdown(words.intro)
+        if words.simulated_note is not None:
+            st.caption(words.simulated_note)
+        show_metrics(words.metrics)
+        if words.no_repeat is not None:
+            st.info(words.no_repeat)
+        figure = correlation_comparison_figure(report.human, judges=[report.run.judge])
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"permutation-vs-repeat-{report.run.run_id}")
-    perm = report.spread_permutation
-    st.markdown("**Within-item spread**: how many points one item's score moves when only the order of the options "
-                f"changes: the {perm.description()}.")
+    st.markdown(view.spread.intro)
     explain("within_item_spread")
-    spread = st.columns(2)
-    spread[0].metric("Permutation run", f"{perm.mean_sd:.3f}", help=perm.description())
-    spread[0].caption(f"{perm.items:,} items · {perm.calls_text()}")
-    if report.spread_repeat is not None:
-        rep = report.spread_repeat
-        spread[1].metric("Repeat run", f"{rep.mean_sd:.3f}", help=rep.description())
-        spread[1].caption(f"{rep.items:,} items · {rep.calls_text()}")
+    show_metrics(view.spread.metrics)
 
 
 def show_ordering_ranks(view: RubricView) -> None:
@@ -306,7 +288,7 @@ verdict_block([view.verdict])
 show_run_card(report)
 show_position_share(view)
 show_score_position(report, runs)
-show_permutation_vs_repeat(report)
+show_permutation_vs_repeat(view)
 show_ordering_ranks(view)
 show_probe_then_choose(view, runs, int(resamples), int(seed))
 show_geval_section(view)

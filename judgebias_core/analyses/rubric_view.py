@@ -14,6 +14,12 @@ from judgebias_core.metrics.rubric_report import ProbeRecommendation, RubricRepo
 from judgebias_core.simulated import simulated_notice
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.geval_words import GEvalWords, geval_words
+from judgebias_core.wording.rubric_correlation_words import (
+    CorrelationWords,
+    SpreadWords,
+    correlation_words,
+    spread_words,
+)
 from judgebias_core.wording.rubric_probe_words import DESIGN_NAMES, ProbeChoice, probe_choice
 from judgebias_core.wording.rubric_words import (
     OrderingRankWords,
@@ -22,23 +28,30 @@ from judgebias_core.wording.rubric_words import (
     ordering_rank_words,
     own_cost_words,
     position_share_words,
+    unmarked,
 )
 from judgebias_core.wording.verdict import Verdict, rubric_verdict
 
-__all__ = ["DESIGN_NAMES", "ProbeChoice", "ProbeRecommendation", "RubricView", "probe_choice", "rubric_view"]
+# Offered to the interfaces, which reach wording/ through analyses/ (docs/ARCHITECTURE.md, "Layers"): ``unmarked``
+# gives the CLI the page's sentences without their bold marks.
+__all__ = ["DESIGN_NAMES", "ProbeChoice", "ProbeRecommendation", "RubricView", "probe_choice", "rubric_view",
+           "unmarked"]
 
 
 @dataclass(frozen=True)
 class RubricView:
     """One rubric run as a reader sees it: ``report`` (place shares, P(position | score), Permutation vs Repeat,
     orderings, Bias Cost, G-Eval), its ``verdict``, the simulated-judge notice (None for a real model), the position
-    shares, the orderings' ranks, the run's own Bias Cost and the G-Eval block in words, and ``probe`` ("probe, then
+    shares, Permutation vs Repeat, the within-item spread, the orderings' ranks, the run's own Bias Cost and the
+    G-Eval block in words, and ``probe`` ("probe, then
     choose" under a probe run and a candidate set; None unless asked for, or when it failed: ``probe_error``)."""
 
     report: RubricReport
     verdict: Verdict
     simulated_notice: str | None
     position: PositionShareWords
+    correlation: CorrelationWords
+    spread: SpreadWords
     ordering_rank: OrderingRankWords
     own_cost: OwnCostWords
     geval: GEvalWords
@@ -65,6 +78,7 @@ def rubric_view(reader: StoreReader, run_id: str, repeat_run_id: str | None = No
             probe_error = error
     return RubricView(report=report, verdict=rubric_verdict(report, who),
                       simulated_notice=simulated_notice([report.run.judge]) if report.run.simulated else None,
-                      position=position_share_words(report), ordering_rank=ordering_rank_words(report),
+                      position=position_share_words(report), correlation=correlation_words(report),
+                      spread=spread_words(report), ordering_rank=ordering_rank_words(report),
                       own_cost=own_cost_words(report), geval=geval_words(report.geval, run_id), probe=probe,
                       probe_error=probe_error)

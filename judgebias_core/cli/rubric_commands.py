@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgebias_core.analyses.rubric_view import RubricView, rubric_view
+from judgebias_core.analyses.rubric_view import RubricView, rubric_view, unmarked
 from judgebias_core.cli.common import add_json_flag, emit, open_store, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.exports import csv_bytes
@@ -19,7 +19,6 @@ from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTS
 from judgebias_core.metrics.rubric_geval import GEvalSummary
 from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
 from judgebias_core.store.rubric_queries import run_calls_for_export
-from judgebias_core.wording.rubric_words import unmarked
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 
@@ -207,6 +206,7 @@ def sentences_payload(view: RubricView) -> dict[str, Any]:
     return {
         "position": view.position.sentence, "position_rule": view.position.decided,
         "balance": None if balance is None else balance.sentence,
+        "correlation": view.correlation.sentence, "spread": view.spread.sentence,
         "ordering_rank": _text(view.ordering_rank.sentence), "ordering_rank_rule": view.ordering_rank.decided,
         "bias_cost": unmarked(view.own_cost.sentence), "bias_cost_interval": view.own_cost.interval,
         "geval": _text(view.geval.sentence) or _text(view.geval.unavailable), "geval_rule": view.geval.decided,

@@ -3,8 +3,6 @@ says what the Rubric bias page says, and charts.rubric."""
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from judgebias_core.analyses.rubric_view import RubricView, rubric_view
@@ -27,28 +25,6 @@ METRIC_KEYS = ("position_share", "position_given_score", "within_item_spread", "
 REPEAT_PROTOCOL = "rubric-repeat"
 
 
-def _items(count: int) -> str:
-    return f"{count:,} item{'' if count == 1 else 's'}"
-
-
-def spread_sentence(report: RubricReport) -> str:
-    spread = report.spread_permutation
-    return (f"Changing only the order of the options moves one item's score by {spread.mean_sd:.2f} points on "
-            f"average: the {spread.description()}.")
-
-
-def correlation_sentence(report: RubricReport) -> str | None:
-    human = report.human
-    if human is None or math.isnan(human.permutation.pearson):
-        return None
-    source = "people's scores" if human.label_source == "human" else "a reference judge's scores (not people's)"
-    text = (f"Against {source}, the scores averaged over all orderings correlate at Pearson r = "
-            f"{human.permutation.pearson:.2f} over {_items(human.permutation.n)}")
-    if human.repeat is not None and not math.isnan(human.repeat.pearson):
-        text += f"; asking the canonical order again and again gives r = {human.repeat.pearson:.2f}"
-    return text + "."
-
-
 def bias_cost_sentence(report: RubricReport) -> str:
     """The run's own Bias Cost choice as the Rubric bias page says it (never a recommendation when unstable), with
     its interval named."""
@@ -63,8 +39,8 @@ def run_sentences(view: RubricView) -> str:
     balance = f"In run {report.run.run_id}: {position.balance.sentence}" if position.balance else None
     rank = unmarked(view.ordering_rank.sentence) if view.ordering_rank.sentence else None
     geval = view.geval
-    return " ".join(s for s in (balance, position.sentence, position.decided, spread_sentence(report),
-                                correlation_sentence(report), rank, bias_cost_sentence(report),
+    return " ".join(s for s in (balance, position.sentence, position.decided, view.spread.sentence,
+                                view.correlation.sentence, rank, bias_cost_sentence(report),
                                 geval.sentence and unmarked(geval.sentence), geval.decided) if s)
 
 

@@ -37,8 +37,9 @@ def _interval(estimate: CorrelationEstimate) -> str:
 
 
 @dataclass(frozen=True)
-class GEvalMetric:
-    """One correlation with the labels as the page shows it: label, value, the help text and the caption."""
+class ShownMetric:
+    """One figure as the page shows it in a metric: label, value, the help text and the caption under it (empty for
+    none)."""
 
     label: str
     value: str
@@ -66,7 +67,7 @@ class GEvalWords:
     simulated_note: str | None
     counts: str | None
     against: str | None
-    correlations: tuple[GEvalMetric, ...]
+    correlations: tuple[ShownMetric, ...]
     pull_missing: str | None
     pulls: tuple[GEvalPullRow, ...]
     sentence: str | None
@@ -110,12 +111,12 @@ def geval_words(geval: GEvalSummary, run_id: str) -> GEvalWords:
               f"{_value(geval.mean_parsed)}; per call Pearson r {_value(geval.call_pearson)} between them. "
               f"Intervals: {geval.interval_kind}, {geval.resamples:,} resamples, seed {geval.seed}.")
     against: str | None = None
-    correlations: tuple[GEvalMetric, ...] = ()
+    correlations: tuple[ShownMetric, ...] = ()
     if geval.expected_vs_labels is not None and geval.parsed_vs_labels is not None and geval.difference is not None:
         source = "human scores" if geval.label_source == "human" else "a reference judge (not human labels)"
         against = f"Per-item mean of each score, over the same {geval.compared:,} calls, against {source}:"
         correlations = tuple(
-            GEvalMetric(name, _value(estimate.pearson, signed), _interval(estimate),
+            ShownMetric(name, _value(estimate.pearson, signed), _interval(estimate),
                         f"{_interval(estimate)}; Spearman rho {_value(estimate.spearman, signed)}")
             for name, estimate, signed in (("Expected score Pearson r", geval.expected_vs_labels, False),
                                            ("Parsed score Pearson r", geval.parsed_vs_labels, False),
