@@ -40,7 +40,8 @@ class JudgesView:
     """What a reader sees of the agreement between the judges of ``studies``: the result (pairs, kappas with their
     intervals, the disagreement distribution, the majority vote), the verdict, the sentences, the pair table with its
     counts and the notes. Agreement is descriptive: no test and so no correction family. ``judge_filter``: the
-    judges kept (a report on chosen judges); the majority vote and the disagreement counts still use every judge."""
+    judges kept (a report on chosen judges); the majority vote and the disagreement counts still use every judge.
+    Every sentence the page shows is here, so the page, the report and `metrics agreement --json` say the same."""
 
     dataset_id: str
     studies: tuple[str, ...]
