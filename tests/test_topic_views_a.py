@@ -102,7 +102,7 @@ def test_scorecard_page_and_report_show_the_same_figures(app_env: Path) -> None:
     assert section is not None
     report = _section_text(section)
     assert section.headline == (view.lead,) and view.lead in page
-    assert view.recommended == (view.lead.startswith("Use ")) and len(view.lead) < 120
+    assert view.recommended == (view.lead.startswith("Use ")) and len(view.lead) < 170
     figures = [view.detail]
     for column in ("accuracy (swap-averaged)", "flip rate", "vs best", "parse failures"):
         figures += [str(cell) for cell in view.table[column]]

@@ -23,6 +23,7 @@ from judgebias_core.metrics.ppi import (
     labels_worth_sentence,
 )
 from judgebias_core.metrics.verbosity import CLUSTERS, CONTROLS, verbosity_frame
+from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.store.agreement_queries import pairwise_studies
 from judgebias_core.store.handle import Store, StoreReader
 
@@ -76,7 +77,8 @@ def _calibration(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = judges_view(reader, args.dataset, args.study, args.repetition).result
+        view = judges_view(reader, args.dataset, args.study, args.repetition)
+    result = view.result
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
@@ -89,8 +91,14 @@ def _agreement(args: argparse.Namespace) -> int:
         + ([f"effective judges {result.effective_judges.effective:.2f} of {len(result.effective_judges.judges)}"]
            if result.effective_judges is not None else [])
         + [f"ensemble rows: {result.ensemble_comparison}"]
+        + list(view.sentences)
     )
-    emit(args, result, text)
+    # The result's fields as before, then what the Judges page and the report say of it (issue 24).
+    emit(args, asdict(result) | {
+        "verdict": view.verdict, "sentences": list(view.sentences), "scope_sentence": view.scope_sentence,
+        "studies_note": view.studies_note, "kappa_note": view.kappa_note, "alpha_note": view.alpha_note,
+        "family_sentence": view.family_sentence, "disagreement_sentence": view.disagreement_sentence,
+        "too_few_judges": view.too_few_judges}, text)
     return 0
 
 
@@ -131,15 +139,25 @@ def _default_studies(reader: StoreReader, args: argparse.Namespace) -> list[str]
     return pairwise_studies(reader, args.dataset)["study"].tolist()[:1]
 
 
+def _corrected_line(tests: CorrectedTests) -> str:
+    return ", ".join(f"{label} {p:.3g}" for label, p in zip(tests.labels, tests.corrected, strict=True))
+
+
 def _verbosity(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
         studies = _default_studies(reader, args)
         judges = args.judge or [*agreement_report(reader, args.dataset, studies).judges, ENSEMBLE_JUDGE]
-        report = other_biases_view(reader, args.dataset, studies, judges, args.cluster, args.control,
-                                   with_self_preference=False).report
+        view = other_biases_view(reader, args.dataset, studies, judges, args.cluster, args.control,
+                                 with_self_preference=False)
+    report = view.report
+    # The report's and the page's default families beside the family of the judges printed (issue 24).
     emit(args, {"dataset": args.dataset, "studies": studies, "judges": report.judges, "cluster": report.cluster,
-                "control": report.control, "tests": report.tests}, verbosity_frame(report.judges).round(4).to_string(index=False)
-         + "\n" + "\n".join(f"{r.judge}: slope {report.reading(r.judge)}" for r in report.judges))
+                "control": report.control, "tests": report.tests, "family": view.verbosity_family,
+                "report_family_tests": view.report_tests, "page_family_tests": view.page_tests},
+         verbosity_frame(report.judges).round(4).to_string(index=False)
+         + "\n" + "\n".join(f"{r.judge}: slope {report.reading(r.judge)}" for r in report.judges)
+         + f"\ncorrected p in the report's family: {_corrected_line(view.report_tests)}"
+         + f"\ncorrected p in the page's default family: {_corrected_line(view.page_tests)}")
     return 0
 
 
