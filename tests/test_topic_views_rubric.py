@@ -113,3 +113,20 @@ def test_no_recommendation_when_the_choice_is_unstable(app_env: Path) -> None:
     lowest = view.probe.rows[0]
     assert lowest.interval_holds_cost is False and view.probe.interval is not None
     assert "degenerate as bounds on the cost" in view.probe.interval
+
+
+def test_each_position_that_stands_out_is_named_with_its_direction(app_env: Path) -> None:
+    from dataclasses import replace
+
+    from judgebias_core.wording.rubric_words import _position_sentence
+
+    view = _read(app_env, rubric_view, DEMO_RUN)
+    assert view.position.sentence.startswith("Position 1 is chosen more often than chance would explain: 25.5% of "
+                                             "the 400 readable scores (95% range")
+    rows = tuple(replace(row, unlikely_chance=row.position in (1, 3, 5)) for row in view.position.rows)
+    sentence = _position_sentence(view.report, rows)
+    assert sentence.startswith("Positions 1, 3 and 5 stand out from chance over the 400 readable scores: position 1 "
+                               "more often, 25.5%")
+    assert all(f"position {p} {'more' if rows[p - 1].share > 0.2 else 'less'} often" in sentence for p in (1, 3, 5))
+    none = _position_sentence(view.report, tuple(replace(row, unlikely_chance=False) for row in rows))
+    assert none.startswith("No position stands out from chance") and terms_in(none) == []

@@ -50,6 +50,7 @@ def position_table(view: RubricView) -> ReportTable:
     frame = pd.DataFrame([{
         "position": r.position, "choices": f"{r.choices:,}", "readable scores": f"{r.parsed:,}",
         "share": percent(r.share), "95% interval (items together)": f"{percent(r.low)} to {percent(r.high)}",
+        "Wilson 95% (calls independent)": f"{percent(r.wilson_low)} to {percent(r.wilson_high)}",
         "no-bias share": percent(r.uniform), "test": p_value(r.p),
         f"after {view.position.correction} ({view.position.family_size} tests)": p_value(r.corrected_p),
         "unlikely to be chance": "yes" if r.unlikely_chance else "no"} for r in view.position.rows])

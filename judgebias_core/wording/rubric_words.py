@@ -146,11 +146,18 @@ def _position_sentence(report: RubricReport, rows: tuple[PositionShareRow, ...])
         rates = [row.share for row in rows]
         return (f"No position stands out from chance: the shares of the {share.n:,} readable scores run from "
                 f"{percent(min(rates))} to {percent(max(rates))}, where {blind}.")
-    named = " and ".join(f"{row.position}" for row in standing)
-    each = "; ".join(f"position {row.position} is chosen {'more' if row.share > row.uniform else 'less'} often, "
-                     f"{percent(row.share)} (95% range {percent(row.low)} to {percent(row.high)})" for row in standing)
-    opening = f"Position {named} stands" if len(standing) == 1 else f"Positions {named} stand"
-    return f"{opening} out from chance over the {share.n:,} readable scores: {each}, where {blind}."
+    def often(row: PositionShareRow) -> str:
+        return "more" if row.share > row.uniform else "less"
+
+    if len(standing) == 1:
+        row = standing[0]
+        return (f"Position {row.position} is chosen {often(row)} often than chance would explain: "
+                f"{percent(row.share)} of the {share.n:,} readable scores (95% range {percent(row.low)} to "
+                f"{percent(row.high)}), where {blind}.")
+    named = ", ".join(str(row.position) for row in standing[:-1]) + f" and {standing[-1].position}"
+    each = "; ".join(f"position {row.position} {often(row)} often, {percent(row.share)} (95% range "
+                     f"{percent(row.low)} to {percent(row.high)})" for row in standing)
+    return (f"Positions {named} stand out from chance over the {share.n:,} readable scores: {each}; {blind}.")
 
 
 def position_share_words(report: RubricReport) -> PositionShareWords:
