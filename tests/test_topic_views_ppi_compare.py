@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from judgebias_core.analyses.pairwise_compare_view import pairwise_compare_view_of
 from judgebias_core.metrics.pairwise_compare import compare_from_shared
 from judgebias_core.plain_words import first_sentences, terms_in
+from judgebias_core.store.handle import Store
 from tests.app_helpers import open_page
 from tests.test_metrics_agreement import run_cli
 
@@ -74,6 +75,13 @@ def test_calibration_win_rate_block_and_cli_read_one_view(app_env: Path, capsys:
     assert payload["labelled"] + payload["unlabelled"] == payload["items"]
     assert f"{payload['labelled']:,} of them" in payload["plain_sentence"]
     assert not payload["simulated"] and payload["simulated_note"] is None
+    # The report's calibration section reads the same view (its default share and seed, as the page opens on).
+    from judgebias_core.analyses.calibration_view import calibration_view
+    from judgebias_core.report.judges_section import calibration_section_from_views
+
+    with Store(app_env).reader() as reader:
+        section = calibration_section_from_views(reader, [calibration_view(reader, "autoj", judge, study)])
+    assert section is not None and payload["plain_sentence"] in section.sentences
 
 
 def test_calibration_mean_score_block_and_cli_read_one_view_and_say_simulated(
