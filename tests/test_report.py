@@ -47,7 +47,9 @@ def test_mtbench_summary_matches_the_published_counts(mtbench_report: Report) ->
     # The lean is read from the item-clustered position test corrected over every test of the section (the
     # binomial test on the pairs, p = 0.029, used to call gpt-4-0613's lean to the second slot).
     assert ("When the two answers swap places, gpt-4-0613 changes its verdict on about 1 pair in 5 "
-            "(18.5% of 2,400 pairs); those changes do not clearly favour either place.") in pairwise.headline
+            "(18.5% of 2,400 pairs, 95% interval 16.2% to 21.0%); those changes do not clearly favour either place.") \
+        in pairwise.headline
+    assert pairwise.headline[-1].startswith("What to do: use gpt-4-0613 only with both orders judged")
     assert any("almost all of those changes favour the answer shown second" in h and "gemini-pro" in h
                for h in pairwise.headline)
     assert any("Holm correction over 57 tests" in note for note in pairwise.notes)

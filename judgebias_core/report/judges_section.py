@@ -22,6 +22,7 @@ from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.ppi_part import prediction_powered_score_part
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.wording.pairwise_phrasing import HEADLINE_JUDGES, names_list
 from judgebias_core.wording.phrasing import count_of, percent
 
 
@@ -150,7 +151,8 @@ def calibration_section_from_views(reader: StoreReader, views: Sequence[Calibrat
             figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
                                                ("Kendall", result.kendall)], judges=[result.judge]))
     # "In short" gives the plain first line of each verdict; the sentences below keep the coefficients.
-    headline = [view.verdict.lines[0].text for view in views]
+    headline = ([view.verdict.lines[0].text for view in views] if len(views) <= HEADLINE_JUDGES
+                else _calibration_headline(views))
     sentences = [calibration_sentence(view.result, view.who, view.words) for view in views]
     for view in views:
         result = view.result
@@ -190,3 +192,28 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         except NotFoundError:  # the judge made no call on a labelled item
             continue
     return calibration_section_from_views(reader, views)
+
+
+def _calibration_headline(views: Sequence[CalibrationView]) -> list[str]:
+    """"In short" for many judges: who agrees with the labels most and least (score, count, interval), then what
+    to do with each group of judges, in the verdicts' own words (their "What to do" lines)."""
+    ranked = sorted(views, key=lambda view: -float(view.verdict.figures["kappa"]))
+
+    def score(view: CalibrationView) -> str:
+        f = view.verdict.figures
+        unit = "pairs" if isinstance(view.result, PairwiseCalibration) else "scored calls"
+        return (f"a score of {float(f['kappa']):.2f} on {int(f['instances']):,} {unit}, 95% interval "
+                f"{float(f['interval_low']):.2f} to {float(f['interval_high']):.2f}")
+
+    best, worst = ranked[0], ranked[-1]
+    labels = sorted({view.words.phrase for view in views})
+    sentences = [f"Against {' and '.join(labels)}, of the {len(views)} judges {best.who} agrees most "
+                 f"({score(best)}) and {worst.who} least ({score(worst)}), where 0 is chance and 1 is perfect "
+                 "agreement."]
+    advice: dict[str, list[str]] = {}
+    for view in ranked:  # the labels were named once above
+        text = view.verdict.lines[-1].text.rstrip(".").replace(view.words.phrase, "the labels")
+        advice.setdefault(text, []).append(view.who)
+    sentences.append("What to do: " + "; ".join(f"{names_list(names)}: {text[:1].lower()}{text[1:]}"
+                                                for text, names in advice.items()) + ".")
+    return sentences

@@ -33,15 +33,15 @@ def _safety_line(board: Leaderboard) -> VerdictLine:
     comparisons = f"{board.neighbour_pairs} comparison{'s' if board.neighbour_pairs != 1 else ''}"
     return VerdictLine(
         "How sure we are",
-        f"Of the {board.neighbour_pairs} orders between neighbours on the board (a candidate and the one just "
-        f"below), {board.flagged_pairs} are unsure, on {board.items:,} questions. "
+        f"{board.flagged_pairs} of {board.neighbour_pairs} orders between neighbours are unsure, on "
+        f"{board.items:,} questions. "
         f"{board.pairs_changing_with_presentation} reverse when the board is built from one answer order alone, and "
         f"{board.pairs_not_separated} do not hold in {percent(ORDER_HOLDS, 0)} of {board.resamples:,} re-draws of "
         f"the {board.items:,} questions ({board.pairs_too_close_to_call} of them too close to call); "
         f"{board.orders_established_holm} {'is' if board.orders_established_holm == 1 else 'are'} firm once all "
         f"{comparisons} are allowed for. The gap between the top two is {top_two} the share of verdicts this judge "
         f"may change with the order (up to {percent(board.flip_rate_clustered_high)}).",
-        "A neighbour pair is unsure when its order reverses in the ranking from the first-slot calls alone or the "
+        "A neighbour is the candidate just below. A neighbour pair is unsure when its order reverses in the ranking from the first-slot calls alone or the "
         f"second-slot calls alone, or is not shown to hold in {percent(ORDER_HOLDS, 0)} of item bootstrap resamples "
         "(all pairs of an item drawn together): it holds in fewer, or the share's Monte Carlo band (99% of seeds) "
         "straddles the threshold, too close to call. 'Firm' means established after Holm's correction over the "
