@@ -96,16 +96,15 @@ def show_position_share(view: RubricView) -> None:
     chart_downloads(figure, f"position-share-chart-{report.run.run_id}")
 
 
-def show_score_position(report: RubricReport, runs: pd.DataFrame) -> None:
+def show_score_position(report: RubricReport, never_chosen: str | None, runs: pd.DataFrame) -> None:
     st.subheader("Score by position: P(position | score)")
     explain("position_given_score")
     figure = score_position_heatmap(report.score_position, f"P(position | score), {report.run.judge}",
                                     judges=[report.run.judge])
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"score-position-{report.run.run_id}")
-    never = [s for s, row in zip(report.score_position.scores, report.score_position.rows, strict=True) if row is None]
-    if never:
-        st.caption(f"Never chosen in this run (blank rows): score {', '.join(map(str, never))}.")
+    if never_chosen is not None:
+        st.caption(never_chosen)
     others, peers = comparable_run_ids(runs, report.run.run_id)
     compare = synced_multiselect("Side by side with other runs (e.g. other judges)", others, key="rb_compare",
                                  placeholder="pick runs to compare", default=peers)
@@ -287,7 +286,7 @@ if view.simulated_notice:
 verdict_block([view.verdict])
 show_run_card(report)
 show_position_share(view)
-show_score_position(report, runs)
+show_score_position(report, view.never_chosen, runs)
 show_permutation_vs_repeat(view)
 show_ordering_ranks(view)
 show_probe_then_choose(view, runs, int(resamples), int(seed))

@@ -25,6 +25,7 @@ from judgebias_core.wording.rubric_words import (
     OrderingRankWords,
     OwnCostWords,
     PositionShareWords,
+    never_chosen_words,
     ordering_rank_words,
     own_cost_words,
     position_share_words,
@@ -42,7 +43,7 @@ __all__ = ["DESIGN_NAMES", "ProbeChoice", "ProbeRecommendation", "RubricView", "
 class RubricView:
     """One rubric run as a reader sees it: ``report`` (place shares, P(position | score), Permutation vs Repeat,
     orderings, Bias Cost, G-Eval), its ``verdict``, the simulated-judge notice (None for a real model), the position
-    shares, Permutation vs Repeat, the within-item spread, the orderings' ranks, the run's own Bias Cost and the
+    shares, the scores never chosen, Permutation vs Repeat, the within-item spread, the orderings' ranks, the run's own Bias Cost and the
     G-Eval block in words, and ``probe`` ("probe, then
     choose" under a probe run and a candidate set; None unless asked for, or when it failed: ``probe_error``)."""
 
@@ -50,6 +51,7 @@ class RubricView:
     verdict: Verdict
     simulated_notice: str | None
     position: PositionShareWords
+    never_chosen: str | None
     correlation: CorrelationWords
     spread: SpreadWords
     ordering_rank: OrderingRankWords
@@ -78,7 +80,8 @@ def rubric_view(reader: StoreReader, run_id: str, repeat_run_id: str | None = No
             probe_error = error
     return RubricView(report=report, verdict=rubric_verdict(report, who),
                       simulated_notice=simulated_notice([report.run.judge]) if report.run.simulated else None,
-                      position=position_share_words(report), correlation=correlation_words(report),
+                      position=position_share_words(report), never_chosen=never_chosen_words(report),
+                      correlation=correlation_words(report),
                       spread=spread_words(report), ordering_rank=ordering_rank_words(report),
                       own_cost=own_cost_words(report), geval=geval_words(report.geval, run_id), probe=probe,
                       probe_error=probe_error)

@@ -206,7 +206,7 @@ def sentences_payload(view: RubricView) -> dict[str, Any]:
     return {
         "position": view.position.sentence, "position_rule": view.position.decided,
         "balance": None if balance is None else balance.sentence,
-        "correlation": view.correlation.sentence, "spread": view.spread.sentence,
+        "never_chosen": view.never_chosen, "correlation": view.correlation.sentence, "spread": view.spread.sentence,
         "ordering_rank": _text(view.ordering_rank.sentence), "ordering_rank_rule": view.ordering_rank.decided,
         "bias_cost": unmarked(view.own_cost.sentence), "bias_cost_interval": view.own_cost.interval,
         "geval": _text(view.geval.sentence) or _text(view.geval.unavailable), "geval_rule": view.geval.decided,

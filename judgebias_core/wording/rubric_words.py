@@ -220,3 +220,10 @@ def own_cost_words(report: RubricReport) -> OwnCostWords:
         sentence += (f" It is the lowest in only {percent(costs.stability, 0)} of the resamples, too few to call it "
                      "better than the others, so it is not recommended.")
     return OwnCostWords(sentence, cost_interval_words(costs, best), ordering_text(best.ordering))
+
+
+def never_chosen_words(report: RubricReport) -> str | None:
+    """The scores no trial chose (blank rows of P(position | score)), or None when every score was chosen."""
+    table = report.score_position
+    never = [str(score) for score, row in zip(table.scores, table.rows, strict=True) if row is None]
+    return f"Never chosen in this run (blank rows): score {', '.join(never)}." if never else None
