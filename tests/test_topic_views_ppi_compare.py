@@ -18,6 +18,7 @@ from judgebias_core.plain_words import first_sentences, terms_in
 from judgebias_core.store.handle import Store
 from tests.app_helpers import open_page
 from tests.test_metrics_agreement import run_cli
+from tests.test_simulated_marking import simulated_db  # noqa: F401 - the simulated store fixture
 
 SIMULATED = "simulated:demo-judge"
 SUMMEVAL_RUN = "demo-summeval-coherence-permutation"
@@ -145,3 +146,19 @@ def test_judges_without_shared_pairs_get_plain_advice() -> None:
     view = pairwise_compare_view_of(compare_from_shared(empty, "d", "s", "a", "b"))
     assert view.flips_less is None and "cannot be compared" in view.sentence and not terms_in(view.sentence)
     assert "same study" in view.verdict.lines[2].text
+
+
+def test_a_share_too_small_for_the_estimate_is_said_and_the_page_goes_on(
+        simulated_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 - the imported fixture
+    """12 labelled pairs of a simulated judge: 10% keeps one label, too few; the block says which control to move,
+    and the disagreeing pairs below are still listed."""
+    from judgebias_core.analyses.ppi_view import too_few_items_sentence
+    from tests.test_simulated_marking import STUDY_LABELLED
+
+    monkeypatch.setenv("JUDGEBIAS_DB", str(simulated_db))
+    at = open_page("calibration.py", query={"cal_dataset": "autoj", "cal_judge": SIMULATED,
+                                            "cal_study": STUDY_LABELLED})
+    assert not at.exception and not at.error
+    said = too_few_items_sentence("Share of items with a human label kept")
+    assert said in _unescaped([i.value for i in at.info]) and not terms_in(said)
+    assert any("disagree" in h.value for h in at.subheader)

@@ -8,12 +8,30 @@ from __future__ import annotations
 import streamlit as st
 
 from judgebias_core.analyses.calibration import FEW_LABELS, PredictionPoweredMeanScore, default_label_fraction
-from judgebias_core.analyses.ppi_view import PPIView, ppi_view
+from judgebias_core.analyses.ppi_view import PPIView, ppi_view, too_few_items_sentence
 from judgebias_core.charts.calibration import ppi_forest
+from judgebias_core.errors import InvalidArgument
 from judgebias_core.wording.verdict import DECIDED
 from ui.share import chart_downloads, escape_markdown
-from ui.state import load_or_stop
+from ui.state import cached, stop_on_error
 from ui.tables import show_table
+
+SHARE_LABEL = "Share of items with a human label kept"
+SCORE_SHARE_LABEL = "Share of items with a human score kept"
+
+
+def _view_or_say_why(share_label: str, *args: object) -> PPIView | None:
+    """``ppi_view(*args)``; when the share leaves too few labelled or unlabelled items, the reason in words (the
+    rest of the page still draws) and None."""
+    with stop_on_error():  # any other named error: its message, and the page's run ends, as load_or_stop does
+        try:
+            return cached(ppi_view, *args)
+        except InvalidArgument as error:  # the share chosen, not the store: say which control changes it
+            st.info(too_few_items_sentence(share_label))
+            with st.expander(DECIDED):
+                st.caption(escape_markdown(str(error)))
+            return None
+    raise AssertionError("unreachable: stop_on_error ends the run")
 
 
 def ppi_win_rate_block(dataset: str, judge: str, scope: str | None, candidates: list[str]) -> None:
@@ -22,10 +40,11 @@ def ppi_win_rate_block(dataset: str, judge: str, scope: str | None, candidates: 
     st.subheader("What the judge's verdicts are worth: prediction-powered win rate")
     left, middle, right = st.columns(3)
     chosen = left.selectbox("Candidate", candidates, key="cal_ppi_candidate")
-    share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
+    share = middle.slider(SHARE_LABEL, 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
-    view = load_or_stop(ppi_view, dataset, judge, chosen, None, scope, float(share), int(seed))
-    ppi_reading(view, f"ppi-{dataset}-{judge}", "cal-ppi")
+    view = _view_or_say_why(SHARE_LABEL, dataset, judge, chosen, None, scope, float(share), int(seed))
+    if view is not None:
+        ppi_reading(view, f"ppi-{dataset}-{judge}", "cal-ppi")
 
 
 def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> None:
@@ -33,13 +52,14 @@ def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> 
     every run) on ``items`` labelled items."""
     st.subheader("What the judge's scores are worth: prediction-powered mean score")
     left, right = st.columns(2)
-    share = left.slider("Share of items with a human score kept", 0.05, 0.5, default_label_fraction(items), 0.01,
+    share = left.slider(SCORE_SHARE_LABEL, 0.05, 0.5, default_label_fraction(items), 0.01,
                         key="cal_ppi_score_share",
                         help=f"Below {FEW_LABELS} labelled items the result carries a caution: its interval rests on few "
                         "independent units and can cover less often than 95%.")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_score_seed")
-    view = load_or_stop(ppi_view, dataset, judge, None, None, scope, float(share), int(seed))
-    ppi_reading(view, f"ppi-score-{dataset}-{judge}", "cal-ppi-score")
+    view = _view_or_say_why(SCORE_SHARE_LABEL, dataset, judge, None, None, scope, float(share), int(seed))
+    if view is not None:
+        ppi_reading(view, f"ppi-score-{dataset}-{judge}", "cal-ppi-score")
 
 
 def ppi_reading(view: PPIView, name: str, key: str) -> None:

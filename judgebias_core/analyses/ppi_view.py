@@ -25,7 +25,7 @@ from judgebias_core.stats.ppi import PPIMethod
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.verdict import Verdict, VerdictLine
 
-__all__ = ["PPIView", "ppi_view", "ppi_view_of"]
+__all__ = ["PPIView", "ppi_view", "ppi_view_of", "too_few_items_sentence"]
 
 SIMULATED_WHO = " (a simulated judge, not a model)"
 SIMULATED_NOTE = ("A simulated judge: these figures show how the estimate reads, not what a real model's verdicts "
@@ -195,6 +195,13 @@ def _report_sentence(result: PredictionPoweredWinRate | PredictionPoweredMeanSco
             f"averaged, the judge's calls of an item averaged), the prediction-powered estimate (PPI++, Angelopoulos "
             f"et al. 2023) of the human mean score on {result.rubric_id} is {_three_figures(result)}{every}. "
             f"{labels_worth_sentence(result.estimate)}{caution}")
+
+
+def too_few_items_sentence(share_control: str) -> str:
+    """What a page says when its share of labelled items leaves fewer than two items with a label or without one
+    (the estimate needs both), naming the control that changes it."""
+    return ("No estimate at this share: it needs at least two items whose label is kept and two whose label is "
+            f"not. Move the slider '{share_control}' (or choose a run with more items).")
 
 
 def ppi_view_of(result: PredictionPoweredWinRate | PredictionPoweredMeanScore, simulated: bool) -> PPIView:
