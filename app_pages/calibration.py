@@ -9,7 +9,6 @@ from judgebias_core.analyses.calibration import (
     calibration_choices,
     disagreeing_pairs,
     disagreeing_trials,
-    prediction_powered,
 )
 from judgebias_core.analyses.calibration_view import (
     ENSEMBLE_JUDGE,
@@ -18,13 +17,14 @@ from judgebias_core.analyses.calibration_view import (
     PairwiseCalibration,
     RubricCalibration,
     calibration_view,
+    disagreement_caption,
     item_texts,
 )
 from judgebias_core.analyses.scorecard import label_coverage
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from ui.geval import geval_block
 from ui.navigation import link_page
-from ui.ppi_block import ppi_score_block
+from ui.ppi_block import ppi_score_block, ppi_win_rate_block
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -38,7 +38,6 @@ from ui.share import (
 )
 from ui.state import cached, load_or_stop
 from ui.tables import float_columns, show_record, show_table
-from ui.text import counted
 from ui.verdict import verdict_block
 
 ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
@@ -150,39 +149,6 @@ def _read_item(item_id: str) -> dict[str, str]:
     return texts
 
 
-def _prediction_powered() -> None:
-    st.subheader("What the judge's verdicts are worth: prediction-powered win rate")
-    st.caption("Suppose only a random share of the items had a human label. Prediction-powered inference "
-               "(Angelopoulos et al. 2023, PPI++) combines the judge's verdicts on every item with those labels into "
-               "an estimate of the human win rate whose interval stays valid however wrong the judge is; it is "
-               "shown next to the human-only estimate (the labels alone) and the judge's own win rate (not an "
-               "estimate of the human one). This dataset is labelled throughout, so the dotted line shows what "
-               "every human label gives.")
-    left, middle, right = st.columns(3)
-    candidates = sorted(set(result.swap_aggregated.labels) - {"tie"})
-    chosen = left.selectbox("Candidate", candidates, key="cal_ppi_candidate")
-    share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
-    seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
-    ppi = load_or_stop(prediction_powered, dataset, judge, chosen, scope, float(share), int(seed))
-    if ppi.caveat:
-        st.warning(f"Caution: {ppi.caveat}.")
-    figure = ppi_forest(ppi, judges=[judge])
-    st.plotly_chart(figure, width="stretch", key="cal-ppi")
-    chart_downloads(figure, f"ppi-{dataset}-{judge}", key="cal-ppi")
-    e = ppi.estimate
-    rows = [(name, row) for name, row in (("prediction-powered", e.ppi), ("human labels only", e.human_only),
-                                          ("judge only", e.judge_only))]
-    show_table(pd.DataFrame([{"estimate": name, "win rate": row.estimate, "95% low": row.low, "95% high": row.high,
-                              "items (n)": row.n, "what it is": row.label} for name, row in rows]),
-               column_config={c: st.column_config.NumberColumn(format="%.3f")
-                              for c in ("win rate", "95% low", "95% high")})
-    width_ratio = (e.ppi.high - e.ppi.low) / (e.human_only.high - e.human_only.low)
-    st.caption(f"{ppi.labelled:,} of {ppi.items:,} items keep their human label ({ppi.sampling}). The "
-               f"prediction-powered interval is {width_ratio:.0%} as wide as the human-only one (PPI++ tuning "
-               f"{e.tuning:.2f}: 0 means the judge adds nothing, 1 full trust in its rectified verdicts); all human "
-               f"labels give {ppi.all_labels_human_win_rate:.3f}. Units are items (both orders of a pair together).")
-
-
 if isinstance(result, PairwiseCalibration):
     cols = st.columns(3)
     cols[0].metric("Correct in both orders", f"{result.both_orders_correct_rate:.2%}",
@@ -203,10 +169,9 @@ if isinstance(result, PairwiseCalibration):
             _agreement_detail(name, getattr(result, name))
     wrong = cached(disagreeing_pairs, dataset, judge, scope)
     if view.offers_win_rate:  # people's labels that name the candidates
-        _prediction_powered()
+        ppi_win_rate_block(dataset, judge, scope, sorted(set(result.swap_aggregated.labels) - {"tie"}))
     st.subheader("Pairs where the judge and the human disagree")
-    st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "
-               "(pairs with a failed order are listed too).")
+    st.caption(disagreement_caption(len(wrong), pairwise=True, label=f"{words.short} label"))
     show_table(wrong)
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs", judges=[judge])
     if not wrong.empty:
@@ -254,7 +219,7 @@ elif isinstance(result, RubricCalibration):
     geval_block(result.pooled_runs, judge)
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, scope)
-    st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
+    st.caption(disagreement_caption(len(wrong), pairwise=False))
     show_table(wrong)
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials", judges=[judge])
     if not wrong.empty:

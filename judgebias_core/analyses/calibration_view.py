@@ -13,10 +13,11 @@ from judgebias_core.metrics.label_words import LabelWords
 from judgebias_core.stats.agreement import AgreementEstimate
 from judgebias_core.store.calibration_queries import item_texts
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.text import counted
 from judgebias_core.wording.verdict import Verdict, calibration_verdict
 
 __all__ = ["ENSEMBLE_JUDGE", "AgreementEstimate", "AgreementTable", "CalibrationView", "PairwiseCalibration",
-           "RubricCalibration", "calibration_view", "human_ceiling_sentences", "item_texts"]
+           "RubricCalibration", "calibration_view", "disagreement_caption", "human_ceiling_sentences", "item_texts"]
 
 SIMULATED_WHO = " (a simulated judge, not a model)"
 
@@ -58,6 +59,15 @@ def human_ceiling_sentences(result: RubricCalibration, who: str | None = None) -
     named = [reading.replace("this judge", who, 1) if who else reading for reading in readings if reading]
     return [f"Human ceiling: {text if who and text.startswith(who) else text[0].upper() + text[1:]}."
             for text in named]
+
+
+def disagreement_caption(rows: int, pairwise: bool, label: str = "human label") -> str:
+    """The sentence above the Calibration page's listing of the calls where the judge and the labels disagree
+    (``disagreeing_pairs`` rows when ``pairwise``, else ``disagreeing_trials`` rows)."""
+    if pairwise:
+        return (f"{counted(rows, 'pair')} whose verdict taken over both orders differs from the {label} (pairs with "
+                "a failed order are listed too).")
+    return f"{counted(rows, 'call')}, largest gaps first."
 
 
 GOLD_NOTE = ("These are **gold labels**: each pair's correct answer as the dataset's authors set it (LLMBar's own "

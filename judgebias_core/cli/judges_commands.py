@@ -6,12 +6,12 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from judgebias_core.analyses.calibration import prediction_powered_any
 from judgebias_core.analyses.calibration_view import calibration_view
 from judgebias_core.analyses.judges import agreement_report
 from judgebias_core.analyses.judges_view import judges_view
 from judgebias_core.analyses.leaderboard_view import leaderboard_view
 from judgebias_core.analyses.other_biases_view import other_biases_view
+from judgebias_core.analyses.ppi_view import ppi_view
 from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
@@ -104,29 +104,32 @@ def _agreement(args: argparse.Namespace) -> int:
 
 def _ppi(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = prediction_powered_any(reader, args.dataset, args.judge, args.candidate, args.rubric, args.study,
-                                        args.label_fraction, args.seed, args.method, args.labels == "stored")
+        # The view the Calibration page and the report read: the plain reading comes first in the text, and
+        # --json adds its keys to the result's own.
+        view = ppi_view(reader, args.dataset, args.judge, args.candidate, args.rubric, args.study,
+                        args.label_fraction, args.seed, args.method, args.labels == "stored")
+    result = view.result
     e = result.estimate
     if isinstance(result, PredictionPoweredMeanScore):
         raters = str(result.raters_min) if result.raters_min == result.raters_max \
             else f"{result.raters_min}-{result.raters_max}"
         head = (f"human mean score on {result.rubric_id} ({result.label_source} labels, {raters} raters per item "
-                f"averaged), {result.dataset_id}, judge {result.judge} "
+                f"averaged), {result.dataset_id}, judge {view.who} "
                 f"(runs {', '.join(result.runs)}; {result.calls} parsed calls averaged per item)")
         everything = (f"all labels: {result.all_labels_human_mean:.4f}" if result.all_labels_human_mean is not None
                       else f"labels as stored ({result.sampling})")
     else:
-        head = f"{result.candidate}'s human win rate on {result.dataset_id}, judge {result.judge}"
+        head = f"{result.candidate}'s human win rate on {result.dataset_id}, judge {view.who}"
         everything = f"all human labels: {result.all_labels_human_win_rate:.4f}"
     text = "\n".join(
-        [f"{head}: {result.labelled} of {result.items} items' labels "
+        [view.sentence, "", f"{head}: {result.labelled} of {result.items} items' labels "
          + ("as stored" if result.seed is None else f"kept (seed {result.seed})")]
         + [f"  {row.method:<10} {row.estimate:.4f} [{row.low:.4f}, {row.high:.4f}]  {row.label}"
            for row in (e.ppi, e.human_only, e.judge_only)]
         + [f"  {everything}; PPI++ tuning {e.tuning:.3f}; interval: {e.interval}",
            f"  {labels_worth_sentence(e)}"]
         + ([f"  caution: {result.caveat}"] if result.caveat else []))
-    emit(args, result, text)
+    emit(args, asdict(result) | view.json_keys(), text)
     return 0
 
 

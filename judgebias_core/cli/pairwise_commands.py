@@ -11,7 +11,6 @@ from typing import Any
 import pandas as pd
 
 from judgebias_core.analyses.pairwise import (
-    compare_judges,
     judge_flip_rate_bound,
     listwise_metrics,
     repetition_metrics,
@@ -92,15 +91,15 @@ def _pairwise(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    # Imported here: the view carries a verdict, whose wording module loads scipy.stats; the gate must stay light.
+    from judgebias_core.analyses.pairwise_compare_view import pairwise_compare_view  # noqa: PLC0415
+
     store = open_store(args)
     with store.reader() as reader:
         dataset_summary(reader, args.dataset)
-        comparison = compare_judges(reader, args.dataset, args.study, args.judge_a, args.judge_b, args.repetition)
-    line = comparison.sentence
-    if comparison.p_value == comparison.p_value:
-        line += (f" Cluster-robust t test of no difference: p = {comparison.p_value:.3g} (one test; correct it "
-                 "yourself if you compare several pairs of judges).")
-    emit(args, asdict(comparison), line)
+        view = pairwise_compare_view(reader, args.dataset, args.study, args.judge_a, args.judge_b, args.repetition)
+    # The view the Pairwise bias page reads: its plain reading first, then how it was decided.
+    emit(args, view.payload(), "\n".join([view.sentence, "", "How this was decided:", *view.method]))
     return 0
 
 

@@ -6,21 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
-import plotly.graph_objects as go
 
-from judgebias_core.analyses.calibration import prediction_powered
 from judgebias_core.analyses.calibration_view import CalibrationView, calibration_view
 from judgebias_core.analyses.datasets import dataset_has_labels
 from judgebias_core.analyses.judges_view import JudgesView, judges_view
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars
 from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.label_words import LabelWords
-from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.ppi_part import prediction_powered_score_part
+from judgebias_core.report.ppi_part import prediction_powered_part
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.pairwise_phrasing import HEADLINE_JUDGES, names_list
 from judgebias_core.wording.phrasing import count_of, percent
@@ -92,28 +89,6 @@ def calibration_sentence(result: PairwiseCalibration | RubricCalibration, who: s
             f"{result.weighted_kappa:.2f}) and Spearman rho = {result.spearman.statistic:.2f}.")
 
 
-def ppi_sentence(ppi: PredictionPoweredWinRate, who: str) -> str:
-    e = ppi.estimate
-    return (f"What the verdicts of {who} are worth: keeping the human labels of {ppi.labelled:,} random items of "
-            f"{ppi.items:,}, the prediction-powered estimate (PPI++, Angelopoulos et al. 2023) of "
-            f"{ppi.candidate}'s human win rate is {_interval(e.ppi.estimate, e.ppi.low, e.ppi.high)}, against "
-            f"{_interval(e.human_only.estimate, e.human_only.low, e.human_only.high)} from those labels alone and "
-            f"{e.judge_only.estimate:.2f} from the judge alone (not an estimate of the human figure); every human "
-            f"label gives {ppi.all_labels_human_win_rate:.2f}." + (f" Caution: {ppi.caveat}." if ppi.caveat else ""))
-
-
-def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
-                             who: str) -> tuple[str, go.Figure] | None:
-    """The PPI sentence and figure where the labels are people's and name the candidates (Auto-J)."""
-    labels = result.swap_aggregated.labels
-    if result.label_source != "human" or ORIGINAL_FIRST in labels:
-        return None
-    ppi = prediction_powered(reader, result.dataset_id, result.judge, None, result.study)
-    return ppi_sentence(ppi, who), retitled(
-        ppi_forest(ppi, judges=[result.judge]),
-        f"Win rate from the verdicts of {who}, corrected with a sample of people's labels")
-
-
 def calibration_row(result: PairwiseCalibration | RubricCalibration,
                     words: LabelWords | None = None) -> dict[str, str]:
     named = (words or LabelWords(result.label_source)).short
@@ -158,11 +133,8 @@ def calibration_section_from_views(reader: StoreReader, views: Sequence[Calibrat
         result = view.result
         if isinstance(result, RubricCalibration):
             sentences += view.ceiling_sentences
-            if (score_part := prediction_powered_score_part(reader, result, view.who)) is not None:
-                sentences.append(score_part[0])
-                figures.append(score_part[1])
-        elif (part := _prediction_powered_part(reader, result, view.who)) is not None:
-            sentences.append(part[0])
+        if (part := prediction_powered_part(reader, result)) is not None:  # the view the page reads
+            sentences += [part[0].sentence, part[0].report_sentence]
             figures.append(part[1])
     axes = sorted({view.words.axis for view in views})
     return ReportSection(
