@@ -135,6 +135,8 @@ def show_permutation_vs_repeat(view: RubricView) -> None:
         st.markdown(words.intro)
         if words.simulated_note is not None:
             st.caption(words.simulated_note)
+        with st.expander(DECIDED):
+            st.caption(words.decided or "")
         show_metrics(words.metrics)
         if words.no_repeat is not None:
             st.info(words.no_repeat)
@@ -177,8 +179,11 @@ def show_probe_choice(choice: ProbeChoice, design: str) -> None:
         st.warning(escape_markdown(choice.sentence or ""))
     else:
         st.success(escape_markdown(choice.sentence or ""))
-    if choice.interval is not None:
-        st.caption(escape_markdown(choice.interval))
+    if choice.interval is not None or choice.interval_note is not None:
+        with st.expander(DECIDED):
+            for rule in (choice.interval, choice.interval_note):
+                if rule is not None:
+                    st.caption(escape_markdown(rule))
     figure = bias_cost_figure(choice.result.ranking, intervals=choice.result.costs, judges=[choice.judge])
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"bias-cost-{choice.probe_run_id}")
@@ -187,8 +192,6 @@ def show_probe_choice(choice: ProbeChoice, design: str) -> None:
         "high": r.high, "minus the lowest": r.minus_lowest, "difference low": r.difference_low,
         "difference high": r.difference_high, "lowest in (share of resamples)": r.lowest_share,
         "interval holds the cost": r.interval_holds_cost} for r in choice.rows])
-    if choice.interval_note is not None:
-        st.caption(escape_markdown(choice.interval_note))
     show_table(table, column_config=float_columns(table))
     table_downloads(table, f"bias-cost-{choice.probe_run_id}-{design}", judges=[choice.judge])
 
@@ -202,7 +205,8 @@ def show_probe_then_choose(view: RubricView, runs: pd.DataFrame, resamples: int,
     else:
         st.markdown(own.sentence)
         if own.interval is not None:
-            st.caption(escape_markdown(own.interval))
+            with st.expander(DECIDED):
+                st.caption(escape_markdown(own.interval))
     st.markdown(
         "1. Launch a small **probing run** of your judge (a few items over a balanced set).  \n"
         "2. Pick it below: it estimates P(position | score).  \n"

@@ -22,11 +22,13 @@ SPREAD_INTRO = ("**Within-item spread**: how many points one item's score moves 
 
 @dataclass(frozen=True)
 class CorrelationWords:
-    """Permutation vs Repeat: ``intro`` (markdown; None without labels, then ``no_labels`` says so), the three
+    """Permutation vs Repeat: ``intro`` (markdown; None without labels, then ``no_labels`` says so) and ``decided``
+    (how the intervals were made), the three
     metrics (Permutation, Repeat, Difference; "n/a" without a repeat run), ``no_repeat`` when none is chosen, the
     simulated-judge note, and ``sentence``, the report's summary (None without labels)."""
 
     intro: str | None
+    decided: str | None
     no_labels: str | None
     simulated_note: str | None
     metrics: tuple[ShownMetric, ...]
@@ -69,11 +71,12 @@ def correlation_words(report: RubricReport) -> CorrelationWords:
     """Permutation vs Repeat of ``report`` in words."""
     human = report.human
     if human is None:
-        return CorrelationWords(None, NO_LABELS, None, (), None, None)
+        return CorrelationWords(None, None, NO_LABELS, None, (), None, None)
     against = ("human scores (mean of the raters)" if human.label_source == "human"
                else "a **reference judge** (GPT-4's scores, not human labels)")
-    intro = (f"Per-item mean score of each run against {against}, on {report.labelled_items} labelled items. "
-             f"Intervals: percentile bootstrap over items, {human.resamples:,} resamples, seed {human.seed}.")
+    intro = f"Per-item mean score of each run against {against}, on {report.labelled_items} labelled items."
+    decided = (f"Pearson r with 95% intervals: percentile bootstrap over items, {human.resamples:,} resamples, seed "
+               f"{human.seed}.")
     metrics = []
     for name, estimate in (("Permutation", human.permutation), ("Repeat", human.repeat),
                            ("Difference", human.difference)):
@@ -85,7 +88,7 @@ def correlation_words(report: RubricReport) -> CorrelationWords:
         metrics.append(ShownMetric(label, value, _ci_text(estimate, "pearson"),
                                    f"Pearson {_ci_text(estimate, 'pearson')}; Spearman rho {estimate.spearman:.3f}, "
                                    f"{_ci_text(estimate, 'spearman')}"))
-    return CorrelationWords(intro, None, SIMULATED_NOTE if report.run.simulated else None, tuple(metrics),
+    return CorrelationWords(intro, decided, None, SIMULATED_NOTE if report.run.simulated else None, tuple(metrics),
                             NO_REPEAT if human.repeat is None else None, _summary(report))
 
 
