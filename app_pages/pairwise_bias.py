@@ -32,7 +32,7 @@ from ui.share import (
 from ui.state import cached, load_or_stop, stop_on_error
 from ui.tables import show_table
 from ui.text import counted
-from ui.verdict import verdict_block
+from ui.verdict import verdict_block, verdict_lines_markdown
 
 WIN_COLUMNS = {"judge": "judge", "candidate": "candidate", "classified": "classified pairs (n)",
                "candidate_wins": "candidate won", "opponent_wins": "opponent won", "ties": "ties",
@@ -86,7 +86,7 @@ def compare_section(dataset: str, study: str, judges: list[str], repetition: int
     view = load_or_stop(pairwise_compare_view, dataset, study, judge_a, judge_b, repetition)
     if view.simulated_note:
         st.warning(escape_markdown(view.simulated_note), icon=":material/science:")
-    (st.success if view.flips_less else st.info)(escape_markdown(view.sentence))
+    (st.success if view.flips_less else st.info)(verdict_lines_markdown(view.verdict))
     c = view.comparison
     if c.shared_pairs:
         cols = st.columns(3)

@@ -52,7 +52,8 @@ def _ppi_table(at: AppTest, value: str) -> pd.DataFrame:
 
 def _same_ppi(at: AppTest, payload: dict[str, Any], value: str) -> None:
     assert not at.exception
-    assert payload["plain_sentence"] in _unescaped([i.value for i in at.info])
+    shown = _unescaped([i.value for i in at.info])
+    assert all(f"**{line['heading']}:** {line['text']}" in shown for line in payload["verdict"]["lines"])
     table = _ppi_table(at, value)
     for row, name in enumerate(("ppi", "human_only", "judge_only")):
         shown = payload["estimate"][name]
@@ -108,7 +109,8 @@ def test_pairwise_compare_block_and_cli_read_one_view(app_env: Path, capsys: pyt
     assert not at.exception
     payload = run_cli(capsys, app_env, "metrics", "pairwise-compare", "--dataset", "mtbench", "--judge-a",
                       "gpt-4-0613", "--judge-b", "gemini-pro")
-    assert payload["plain_sentence"] in _unescaped([s.value for s in at.success])
+    shown = _unescaped([s.value for s in at.success])
+    assert all(f"**{line['heading']}:** {line['text']}" in shown for line in payload["verdict"]["lines"])
     assert payload["flips_less"] == "gpt-4-0613" and payload["low"] <= payload["difference"] <= payload["high"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Difference (first minus second)"] == f"{payload['difference'] * 100:+.1f} points"

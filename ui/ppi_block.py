@@ -15,6 +15,7 @@ from judgebias_core.wording.verdict import DECIDED
 from ui.share import chart_downloads, escape_markdown
 from ui.state import cached, stop_on_error
 from ui.tables import show_table
+from ui.verdict import verdict_lines_markdown
 
 SHARE_LABEL = "Share of items with a human label kept"
 SCORE_SHARE_LABEL = "Share of items with a human score kept"
@@ -67,7 +68,7 @@ def ppi_reading(view: PPIView, name: str, key: str) -> None:
     table, and the method in the fold "How this was decided"."""
     if view.simulated_note:
         st.warning(escape_markdown(view.simulated_note), icon=":material/science:")
-    st.info(escape_markdown(view.sentence))
+    st.info(verdict_lines_markdown(view.verdict))
     if view.result.caveat:
         st.warning(f"Caution: {view.result.caveat}.")  # core text without markdown, shown as the CLI prints it
     figure = ppi_forest(view.result, judges=[view.judge])

@@ -46,3 +46,9 @@ def overview_verdict_block() -> None:
     verdict_block(verdicts, title=f"In short: the swap test on {dataset.name}, every judge "
                   f"({len(verdicts)}) across {len(studies)} {'study' if len(studies) == 1 else 'studies'} "
                   f"({', '.join(studies)})")
+
+
+def verdict_lines_markdown(verdict: Verdict) -> str:
+    """A verdict's plain lines as one markdown block, each under its bold heading ("What it does: ..."), for a box
+    drawn inside a page's section (st.info, st.success); the rules go into the section's own fold."""
+    return "\n\n".join(f"**{escape_markdown(line.heading)}:** {escape_markdown(line.text)}" for line in verdict.lines)

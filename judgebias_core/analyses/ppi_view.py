@@ -65,7 +65,7 @@ class PPIView:
     unlabelled: int
     width_ratio: float | None
     labels_equivalent: float | None
-    verdict: Verdict  # What it says / How sure we are / What to do, each with its rule for the fold
+    verdict: Verdict  # What it shows / How sure we are / What to do, each with its rule for the fold
     method: tuple[str, ...]  # the fold "How this was decided": intro, counts and sampling, reading, interval
     report_sentence: str  # the report's sentence with the figures (engineer's words allowed: it follows the verdict)
     simulated_note: str | None
@@ -76,7 +76,7 @@ class PPIView:
 
     @property
     def sentence(self) -> str:
-        """The plain lines in order: what it says, how sure, what to do."""
+        """The plain lines in order: what it shows, how sure, what to do."""
         return " ".join(line.text for line in self.verdict.lines)
 
     def json_keys(self) -> dict[str, Any]:
@@ -217,7 +217,7 @@ def ppi_view_of(result: PredictionPoweredWinRate | PredictionPoweredMeanScore, s
                 else f"people's mean score on {result.rubric_id}")
     verdict = Verdict(
         analysis="ppi", subject=f"What the judge's {'verdicts' if win_rate else 'scores'} are worth: {quantity}",
-        lines=(VerdictLine("What it says", _what_it_says(result, who), f"{intro} {counts}"),
+        lines=(VerdictLine("What it shows", _what_it_says(result, who), f"{intro} {counts}"),
                VerdictLine("How sure we are", _how_sure(result, ratio, equivalent), f"{reading} {e.interval}."),
                VerdictLine("What to do", _what_to_do(result, ratio), ADVICE_RULE)),
         figures={"estimate": e.ppi.estimate, "low": e.ppi.low, "high": e.ppi.high, "labelled": result.labelled,
