@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.analyses.scorecard import judge_scorecard, scorecard_choices
+from judgebias_core.analyses.scorecard_view import scorecard_datasets, scorecard_view
 from judgebias_core.charts.scorecard import scorecard_chart
-from judgebias_core.report.scorecard_section import accuracy_note, chart_caption, cost_notes, scorecard_table
 from ui.navigation import link_page
 from ui.share import (
     chart_downloads,
@@ -14,7 +13,6 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
-    simulated_banner,
     synced_selectbox,
     table_downloads,
 )
@@ -27,26 +25,29 @@ st.caption("Which judge should I use? Every judge configuration (judge x prompti
            "of one dataset side by side: accuracy against the labels with item-clustered intervals, position bias, "
            "length bias, parse failures and cost, the paired difference from the best configuration, and a "
            "recommendation.")
-choices = load_or_stop(scorecard_choices)
+choices, default = load_or_stop(scorecard_datasets)
 if not choices:
     st.info("No pairwise judge calls in the store yet: upload a pairwise log (Data page) or launch a swap run.")
     link_page("data.py", "Open the Data page")
     st.stop()
 names = dict(choices)
-default = next((i for i, (c, _) in enumerate(choices) if c == "llmbar-natural"), 0)
 dataset = synced_selectbox("Dataset", list(names), key="cj_dataset", index=default)
 st.caption(f"{escape_markdown(names[dataset])}")
 permalink_hint()
-card = load_or_stop(judge_scorecard, dataset)
-simulated_banner([row.judge for row in card.rows])
+view = load_or_stop(scorecard_view, dataset)
+card = view.card
+if view.simulated_notice:
+    st.warning(escape_markdown(view.simulated_notice), icon=":material/science:")
 
 st.subheader("Recommendation")
-if card.recommendation.judge:
-    st.success(escape_markdown(card.recommendation.sentence))
+# The plain first sentence with its count, then the figures and the rule behind it.
+recommendation = view.text
+if view.recommended:
+    st.success(escape_markdown(recommendation))
 elif card.has_labels:
-    st.warning(escape_markdown(card.recommendation.sentence))
+    st.warning(escape_markdown(recommendation))
 else:
-    st.info(escape_markdown(card.recommendation.sentence))
+    st.info(escape_markdown(recommendation))
     labelled = ", ".join(code_span(d) for d in card.labelled_datasets) or "none yet"
     st.markdown(f"Datasets with labels in this store: {labelled}. To add labels to these items, upload them as "
                 "pairs with a preference column on the Data page.")
@@ -60,15 +61,15 @@ elif card.rows:
 
 figure = scorecard_chart(card.rows, card.best, card.recommendation.label)
 st.plotly_chart(figure, width="stretch", key="cj-chart")
-st.caption(escape_markdown(chart_caption(card)))
+st.caption(escape_markdown(view.chart_caption))
 chart_downloads(figure, f"scorecard-{dataset}", key="cj-chart")
 
 st.subheader(f"Judge configurations ({len(card.rows)})")
-table = scorecard_table(card)
+table = view.table
 show_table(table)
 table_downloads(table, f"scorecard-{dataset}", key="cj-table")
-st.caption(escape_markdown(accuracy_note(card)))
-for note in cost_notes(card):
+st.caption(escape_markdown(view.accuracy_note))
+for note in view.cost_notes:
     st.caption(f"Cost: {escape_markdown(note)}")
 explain("scorecard_accuracy")
 explain("flip_rate")

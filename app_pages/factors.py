@@ -5,18 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.stepwise import factors_analysis
+from judgebias_core.analyses.factors_view import CLUSTERS, NUMERIC, TARGET_LABELS, TARGETS, factors_view
 from judgebias_core.charts.stepwise import aic_path, aic_rise_chart, coefficient_chart, fitted_effect_chart
-from judgebias_core.metrics.stepwise import (
-    CLUSTERS,
-    NUMERIC,
-    POST_SELECTION_NOTE,
-    QUALITY_GAP_CAVEAT,
-    TARGETS,
-    fitted_effect,
-    plain_summary,
-)
-from judgebias_core.wording.verdict_factors import factors_verdict
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
@@ -37,9 +27,6 @@ from ui.verdict import verdict_block
 def _names(variables: list[str] | tuple[str, ...]) -> str:
     """Predictor names as a reader sees them ("quality gap", not "quality_gap")."""
     return ", ".join(column_label(v) for v in variables)
-
-
-TARGET_LABELS = {"position_consistency": "Position consistency", "preference_fairness": "Preference fairness"}
 
 st.title("Factors")
 st.caption("What drives position bias? One row per (judge, candidate, task) unit; a bidirectional stepwise "
@@ -65,26 +52,21 @@ with options[1]:
 permalink_hint()
 
 with stop_on_error():
-    analysis = cached(factors_analysis, dataset, study, target, start, weights, cluster)
-result, units, baseline, validation = analysis.result, analysis.units, analysis.baseline, analysis.validation
+    view = cached(factors_view, dataset, study, target, start, weights, cluster)
+result, units, baseline, validation = view.result, view.units, view.baseline, view.validation
 
-judges = sorted(units["judge"].astype(str).unique()) if "judge" in units else []
+judges = list(view.judges)
 simulated_banner(judges)
-verdict_block([factors_verdict(result, baseline)])
+verdict_block([view.verdict])
 with st.expander("The fit in numbers (for engineers)"):
-    st.info(plain_summary(result))  # names predictors and counts only, no data text
+    st.info(view.summary)  # names predictors and counts only, no data text
 st.caption(f"Dataset {code_span(dataset)}, study {code_span(study)} (repetitions pooled): "
            f"{result.units:,} units fitted, "
            f"{result.units_left_out:,} left out (no classified pair). Lengths are in characters; the prompt length "
            "is question + both answers where the store has no prompt text.")
 report_button(dataset, key="fx-report")
-set_aside = [f"{_names(result.constant_predictors)} (the same in every unit)"] if result.constant_predictors \
-    else []
-if result.saturating_predictors:
-    set_aside.append(f"{_names(result.saturating_predictors)} (one level per unit: it would fit every unit "
-                     "exactly, leaving nothing to compare AIC on)")
-if set_aside:
-    st.caption("Not offered to the model: " + escape_markdown("; ".join(set_aside)) + ".")
+if view.set_aside:
+    st.caption(escape_markdown(view.set_aside))
 
 st.subheader("Steps")
 start_label = _names(result.start_variables) or "intercept only"
@@ -93,18 +75,16 @@ steps = pd.DataFrame([{"step": n, "variable": column_label(s.variable), "action"
                       for n, s in enumerate(result.steps, start=1)])
 st.caption(f"Start model ({start}): {escape_markdown(start_label)}, AIC {result.start_aic:.2f}. Each step takes "
            "the single addition or removal that lowers AIC most; it stops when none does.")
-if steps.empty:
-    st.write("No single addition or removal lowers AIC: the start model is kept.")
+if view.path_sentence is not None:  # a path of one dot: the sentence says it
+    st.write(escape_markdown(view.path_sentence))
 else:
     show_table(steps,
                column_config={c: st.column_config.NumberColumn(format="%.2f") for c in ("AIC before", "AIC after")})
     st.plotly_chart(aic_path(result, judges=judges), width="stretch", key="fx-path")
-if result.confounded_with_task:
-    st.warning("Nearly collinear predictors: " + escape_markdown(_names(result.confounded_with_task))
-               + " is the same for every unit of a task here, so the task and it explain the same thing; which "
-               "of them the steps keep is arbitrary.")
+if view.confounded:
+    st.warning(escape_markdown(view.confounded))
 
-st.info(QUALITY_GAP_CAVEAT)
+st.info(view.quality_gap_caveat)
 if baseline is not None:
     st.markdown("**What the bound alone produces** (quality margins shuffled across units)")
     show_table(pd.DataFrame([
@@ -127,7 +107,7 @@ if result.final_variables:
     left, right = st.columns(2)
     with left:
         st.markdown("**Coefficients with 95% intervals (post-selection)**")
-        st.caption(POST_SELECTION_NOTE + " Standard errors: " + escape_markdown(result.standard_errors) + ".")
+        st.caption(view.post_selection_note + " Standard errors: " + escape_markdown(result.standard_errors) + ".")
         coefficients = coefficient_chart(result, judges=judges)
         st.plotly_chart(coefficients, width="stretch", key="fx-coef")
         st.caption("A row 'factor = level' is that level's difference from the factor's first level (in sorted "
@@ -154,12 +134,11 @@ if result.final_variables:
     with st.expander("Coefficient table (post-selection) and statsmodels summary"):
         show_table(result.coefficients.rename(columns={"p_value": "p_value (post-selection)"}))
         st.code(result.summary_text, language=None)
-    numeric = [v for v in result.final_variables if v in NUMERIC]
-    if numeric:
+    if view.fitted_effects:
         st.markdown("**Fitted effect of each numeric predictor** (others at their mean or most common level)")
-        for column, variable in zip(st.columns(len(numeric)), numeric, strict=True):
+        for column, (variable, effect) in zip(st.columns(len(view.fitted_effects)), view.fitted_effects, strict=True):
             with column:
-                st.plotly_chart(fitted_effect_chart(fitted_effect(units, result, variable), variable, target, judges=judges),
+                st.plotly_chart(fitted_effect_chart(effect, variable, target, judges=judges),
                                 width="stretch", key=f"fx-effect-{variable}")
 
 st.subheader("Unit table")

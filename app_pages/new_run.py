@@ -55,18 +55,18 @@ with left:
     protocol = st.selectbox("Protocol", protocols)
 with right:
     provider = st.selectbox("Judge provider", provider_names(), format_func=lambda p: get_provider(p).label)
-    chosen = get_provider(provider)
-    capabilities = chosen.capabilities
+    provider_record = get_provider(provider)
+    capabilities = provider_record.capabilities
     base_url = None
-    setting_values = show_provider_settings(chosen)
-    if chosen.model_choices is not None:
-        offered = cached(chosen.model_choices, dataset, **setting_values)
+    setting_values = show_provider_settings(provider_record)
+    if provider_record.model_choices is not None:
+        offered = cached(provider_record.model_choices, dataset, **setting_values)
         if not offered:
-            st.warning(f"{escape_markdown(chosen.models_label)}: none to pick on {escape_markdown(dataset)}.")
+            st.warning(f"{escape_markdown(provider_record.models_label)}: none to pick on {escape_markdown(dataset)}.")
             st.stop()
-        models = st.multiselect(chosen.models_label, offered, default=offered[:1], help="One run per judge.")
+        models = st.multiselect(provider_record.models_label, offered, default=offered[:1], help="One run per judge.")
     else:
-        typed = st.text_input(chosen.models_label, ", ".join(chosen.default_models[:1]),
+        typed = st.text_input(provider_record.models_label, ", ".join(provider_record.default_models[:1]),
                               help="Several models separated by commas: one run per model.")
         models = list(dict.fromkeys(m.strip() for m in typed.split(",") if m.strip()))
     batch = None
@@ -96,7 +96,7 @@ with right:
         extra_body = st.text_input(
             "Extra request fields (JSON, optional)", "", help="A JSON object merged into every request, e.g. "
             '{"top_k": 1}; stored with the run, so a resume sends the same.') or None
-    if chosen.reply_constraint:
+    if provider_record.reply_constraint:
         constrain = st.checkbox(
             "Constrain replies to the answer format", help="The server's own request field (llama.cpp grammar, "
             "vLLM guided choice, Ollama JSON schema) holds each reply to [RESULT] n or [[A]], so that a small "
@@ -149,9 +149,9 @@ with st.expander("Sampling, concurrency and spending cap"):
     max_tokens = cols[1].number_input("Max tokens", 16, 8192, 1024, 16)
     seed_text = cols[2].text_input("Seed (optional)", "")
     concurrency = cols[3].number_input("Calls in flight", 1, limits.max_concurrency if access.served else 256,
-                                       1 if chosen.local else min(8, limits.max_concurrency),
+                                       1 if provider_record.local else min(8, limits.max_concurrency),
                                        help="Local servers default to 1: most compute one request at a time.")
-    cap_required = access.served and chosen.paid
+    cap_required = access.served and provider_record.paid
     cap = cols[4].number_input("Spending cap, USD" if cap_required else "Spending cap, USD (0 = none)", 0.0,
                                limits.max_cost_usd_per_run if cap_required else None,
                                value=min(5.0, limits.max_cost_usd_per_run) if cap_required else 0.0, step=1.0,
@@ -180,7 +180,7 @@ with stop_on_error():
                    allow_none=allow_none, rubric_id=rubric_id, limit_items=int(limit) or None,
                    template_text=edited if edited != default_text else None, structured_output=structured,
                    logprobs=logprobs, extra_body=extra_body, constrain_reply=constrain,
-                   **provider_spec_fields(chosen, setting_values, seed))
+                   **provider_spec_fields(provider_record, setting_values, seed))
     settings = RunSettings.for_provider(provider, concurrency=int(concurrency), max_cost_usd=cap or None)
     specs = [base_spec.model_copy(update={"model": m}) for m in models]
     chosen_id = run_id_text.strip() or None if len(models) == 1 else None
@@ -188,19 +188,19 @@ with stop_on_error():
     planned = [cached(planned_call_count, spec) for spec in specs]
     over = [problem for spec, calls in zip(specs, planned, strict=True) for problem in limit_problems(
         RunRequest(planned_calls=calls, repetitions=spec.repeats, concurrency=settings.concurrency,
-                   max_cost_usd=settings.max_cost_usd, paid=chosen.paid), limits, access.served)]
+                   max_cost_usd=settings.max_cost_usd, paid=provider_record.paid), limits, access.served)]
     if over:
         st.error("Over this dashboard's limits: " + escape_markdown("; ".join(dict.fromkeys(over))) + ". Change the "
                  "settings above (an operator sets the limits in the [judgebias] configuration).")
         st.stop()
     previews = [cached(preview_run, spec, settings, chosen_id) for spec in specs]
-if chosen.caution is not None:
-    headline, details = chosen.caution(base_spec)
+if provider_record.caution is not None:
+    headline, details = provider_record.caution(base_spec)
     st.warning(f"**{escape_markdown(headline)}**: {escape_markdown(details)}.")
 
 st.subheader("Plan")
 estimate = plan_totals([p.estimate for p in previews])
-free_judge = not chosen.paid
+free_judge = not provider_record.paid
 cols = st.columns(2 if free_judge else 6 if capabilities.batch else 5)
 cols[0].metric("Judge calls", f"{estimate.calls:,}", help=f"{counted(len(previews), 'run')} over "
                f"{counted(previews[0].items, 'item')}.")

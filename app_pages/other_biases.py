@@ -8,6 +8,7 @@ import streamlit as st
 from judgebias_core.analyses.other_biases_view import ENSEMBLE_JUDGE, other_biases_view
 from judgebias_core.charts.judges import self_preference_heatmap
 from judgebias_core.charts.other_biases import in_family_chart, longer_answer_chart
+from judgebias_core.identity import stable_id
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
@@ -108,7 +109,7 @@ with self_tab:
     edited = st.data_editor(
         pd.DataFrame({"model": list(view.families), "family": list(view.families.values()),
                       "role": ["judge" if name in real_judges else "candidate" for name in view.families]}),
-        hide_index=True, width="stretch", disabled=["model", "role"], key=f"ob-families-{view.mapping_key}",
+        hide_index=True, width="stretch", disabled=["model", "role"], key=f"ob-families-{stable_id(dataset, *real_judges)}",
     )
     families = dict(zip(edited["model"], edited["family"].fillna("other").astype(str), strict=True))
     if families != view.families:  # the reader's mapping: the same view under it

@@ -7,26 +7,15 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.pairwise import (
-    candidate_win_intervals,
-    compare_judges,
-    listwise_metrics,
-    pairwise_metrics,
-    study_item_notes,
-    unit_metrics,
+from judgebias_core.analyses.pairwise import compare_judges
+from judgebias_core.analyses.pairwise_view import (
+    CORRECTIONS,
+    PairwiseView,
+    inconsistent_pairs,
+    pairwise_choices,
+    pairwise_view,
 )
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
-from judgebias_core.metrics.pairwise import candidate_win_rates, metrics_frame, ranking_safety, task_breakdown
-from judgebias_core.metrics.pairwise_family import (
-    CORRECTIONS,
-    corrected_column,
-    correction_words,
-    page_family_scope,
-    pairwise_family,
-)
-from judgebias_core.store.pairwise_queries import pair_details, pairwise_scope
-from judgebias_core.store.queries import dataset_summaries
-from judgebias_core.wording.verdict_studies import verdicts_across_studies
 from ui.share import (
     chart_downloads,
     code_span,
@@ -34,7 +23,6 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
-    simulated_banner,
     synced_multiselect,
     synced_selectbox,
     table_downloads,
@@ -71,6 +59,7 @@ TABLE_COLUMNS = {
     "flip_rate_excess_low": "excess low", "flip_rate_excess_high": "excess high",
     "flip_rate_excess_method": "excess method",
     "flip_rate_excess_p_corrected": "excess p corrected",
+    "position_p_corrected_report": "position p corrected (report's family)",
 }
 RATE_COLUMNS = ["PC", "PC low", "PC high", "flip rate", "flip low", "flip high", "Wilson low (pairs indep.)",
                 "Wilson high (pairs indep.)", "first-slot share", "first-slot low", "first-slot high", "PF raw",
@@ -103,14 +92,13 @@ def compare_section(dataset: str, study: str, judges: list[str], repetition: int
                    f"{comparison.flips_a:,} and {comparison.flips_b:,} flips of {comparison.shared_pairs:,} pairs).")
 
 
-def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | None) -> None:
+def listwise_section(view: PairwiseView) -> None:
     """List-wise consistency of the chosen dataset and study, when it has list-wise calls."""
-    listwise = cached(listwise_metrics, dataset, judge_filter, study)
-    if not listwise:
+    if not view.listwise:
         return
     st.subheader("List-wise calls")
     explain("listwise_consistency")
-    show_table(pd.DataFrame([asdict(r) for r in listwise]))
+    show_table(pd.DataFrame([asdict(r) for r in view.listwise]))
     st.caption("A group is one candidate set of one item shown in all p cyclic orders; counts are groups. An "
                "inconsistent group is primacy when the first slot holds more than 1/p of its picks. First-slot share "
                "is over the picks of inconsistent groups (one-vs-all), tested against 1/p by a binomial test that "
@@ -121,80 +109,63 @@ def listwise_section(dataset: str, study: str, judge_filter: tuple[str, ...] | N
 st.title("Pairwise bias")
 st.caption("Every pair of answers judged twice, once in each order. A judge without position bias gives the same "
            "verdict whichever answer it reads first.")
-scope = load_or_stop(pairwise_scope)
-if scope.empty:
+datasets = load_or_stop(pairwise_choices).datasets
+if not datasets:
     st.info("No pairwise judge calls in the store yet. Import the bundled data or launch a swap run.")
     st.stop()
 
 top = st.columns(3)
 with top[0]:
-    with_pairs = set(scope["dataset_id"])
-    # Datasets in the order the store lists them (the bundled MTBench first), not alphabetically.
-    listed = [s.id for s in cached(dataset_summaries) if s.id in with_pairs]
-    dataset_options = listed + sorted(with_pairs - set(listed))
-    dataset = synced_selectbox("Dataset", dataset_options, key="pw_dataset")
-in_dataset = scope[scope["dataset_id"] == dataset]
+    dataset = synced_selectbox("Dataset", list(datasets), key="pw_dataset")
+study_names = list(cached(pairwise_choices, dataset).studies)
 with top[1]:
-    study_names = sorted(in_dataset["study"].unique())
     # Every judge of the dataset by default: a judge measured only in a second study (MTBench's repetition) is
     # never hidden behind the first one.
     study = synced_selectbox("Study (or run id)", ([ALL_STUDIES] if len(study_names) > 1 else []) + study_names,
                              key="pw_study", help="'all studies' shows every judge of the dataset, its study named.")
 every_study = study == ALL_STUDIES
-in_study = in_dataset if every_study else in_dataset[in_dataset["study"] == study]
+choices = cached(pairwise_choices, dataset, None if every_study else study)
 with top[2]:
-    repetitions = sorted(int(r) for r in in_study["repetition"].unique())
-    repetition = synced_selectbox("Repetition", ["all", *repetitions], key="pw_rep",
+    repetition = synced_selectbox("Repetition", ["all", *choices.repetitions], key="pw_rep",
                                   help="Repetition studies ask every prompt several times; 'all' lists each.")
 bottom = st.columns(3)
 with bottom[0]:
-    judges = synced_multiselect("Judges", sorted(in_study["judge"].unique()), key="pw_judges",
-                                placeholder="all judges")
+    judges = synced_multiselect("Judges", list(choices.judges), key="pw_judges", placeholder="all judges")
 with bottom[1]:
-    tasks = synced_multiselect("Tasks", sorted(in_study["task"].unique()), key="pw_tasks", placeholder="all tasks")
+    tasks = synced_multiselect("Tasks", list(choices.tasks), key="pw_tasks", placeholder="all tasks")
 with bottom[2]:
-    candidates = synced_multiselect("Candidates", sorted(in_study["candidate"].dropna().unique()), key="pw_candidates",
+    candidates = synced_multiselect("Candidates", list(choices.candidates), key="pw_candidates",
                                     placeholder="all candidates")
 permalink_hint()
-judge_filter = tuple(judges) or None
-
-with stop_on_error():
-    results = cached(pairwise_metrics, dataset, judge_filter, None if every_study else study,
-                     tasks=tuple(tasks) or None, candidates=tuple(candidates) or None)
-    # The per-study sections below the table (tasks, win rates, comparisons, pairs) look at one study.
-    measured = sorted({r.study for r in results}) or study_names
-    detail_study = ("full" if "full" in measured else measured[0]) if every_study else study
-    units = cached(unit_metrics, dataset, detail_study, judge_filter, None if repetition == "all" else repetition)
-    notes = cached(study_item_notes, dataset)
-results = [r for r in results if repetition == "all" or r.repetition == repetition]
-if tasks:
-    units = units[units["task"].isin(tasks)]
-if candidates:
-    units = units[units["candidate"].isin(candidates)]
-if not results:
-    if not (in_study["kind"] == "listwise").any():
-        st.info("No pairs match these filters.")
-    listwise_section(dataset, detail_study, judge_filter)
-    st.stop()
-
 correction = CORRECTIONS[st.selectbox(
     "Correct the tests shown with", list(CORRECTIONS), key="pw_correction",
     help="Every p-value on this page (the position test of each row, the excess over the repetition floor where "
     "measured) is corrected as one family. Holm controls the chance of any false call; Benjamini-Hochberg the "
     "share of false calls among those made.")]
-family = pairwise_family(results, correction)
-simulated_banner([r.judge for r in results])
-family_scope = page_family_scope(None if every_study else study)
-verdict_block(verdicts_across_studies(results, notes, family, family_scope))
+
+with stop_on_error():
+    view = cached(pairwise_view, dataset, None if every_study else (study,), tuple(judges) or None,
+                  None if repetition == "all" else repetition, tuple(tasks) or None, tuple(candidates) or None,
+                  correction, everywhere=True)
+results = list(view.results)
+detail_study = view.detail_study
+if not results:
+    if not choices.has_listwise:
+        st.info("No pairs match these filters.")
+    listwise_section(view)
+    st.stop()
+
+if view.simulated_notice:
+    st.warning(escape_markdown(view.simulated_notice), icon=":material/science:")
+verdict_block(view.verdicts)
 st.subheader("Judges")
-frame = metrics_frame(results).assign(position_p_corrected=corrected_column(results, family),
-                                      flip_rate_excess_p_corrected=corrected_column(results, family, "excess"),
-                                      item_set_note=[notes.get((r.judge, r.study), "") for r in results])
+frame = view.table()
 table = frame[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
 show_table(table,
            column_config={c: st.column_config.NumberColumn(format="%.3f") for c in RATE_COLUMNS}
            | {c: st.column_config.NumberColumn(format="%.2g") for c in
-              ["position p", "position p corrected", "excess p corrected"]})
+              ["position p", "position p corrected", "excess p corrected",
+               "position p corrected (report's family)"]})
 scope_words = "every study, named in each row" if every_study else f"study {code_span(study)}"
 st.caption(f"Dataset {code_span(dataset)}, {scope_words}. 'Items by study' is filled for a judge measured in "
            "several studies on different items: compare its figures across studies on those items only. Counts are pairs (one pair = two judge calls). "
@@ -206,7 +177,7 @@ st.caption(f"Dataset {code_span(dataset)}, {scope_words}. 'Items by study' is fi
            "design-effect-adjusted effective n below 20 items; the exact bound with no flips; 'degenerate because' "
            "says when no proper interval exists). Wilson = 95% interval treating pairs as independent, beside the "
            "design effect. Position p = the position test (symmetric in the two answers, a tie half a pick for each "
-           f"slot, items as clusters); corrected = {correction_words(family, family_scope)}. Preference fairness (PF) raw = mean over (candidate, task) units of "
+           f"slot, items as clusters); corrected = {view.correction_words}. {view.families_side_by_side} Preference fairness (PF) raw = mean over (candidate, task) units of "
            "(recency - primacy) / the unit's pairs (judgebias); PF scaled = Shi et al.'s min-max scaling per judge "
            "and task; units whose every pair failed are left out of both and counted. Excess = flip rate - "
            "repetition floor with its paired item-clustered interval. Repetition stability (RS) and the floor ignore the task and candidate "
@@ -227,18 +198,18 @@ st.caption("Blue: Wilson 95% interval (pairs assumed independent). Orange band: 
            "independent; its method in the hover). A degenerate interval is not drawn: the hover says why.")
 chart_downloads(forest, f"flip-rate-{dataset}-{file_scope}", key="pw_forest")
 with st.expander("Flip rate of every judge x dataset x study in the store"):
-    everywhere = cached(pairwise_metrics, None, judge_filter, None)
-    st.plotly_chart(flip_rate_forest(everywhere), width="stretch", key="forest-all")
+    st.plotly_chart(flip_rate_forest(list(view.everywhere)), width="stretch", key="forest-all")
     st.caption("Same intervals as above, one row per (judge, dataset, study, repetition); the task and "
                "candidate filters do not apply here.")
 
 if every_study:
     st.info(f"Below: study {code_span(detail_study)} only (tasks, win rates, the two-judge comparison and the "
             "inconsistent pairs look at one study at a time). Pick a study above to see another.")
-    results = [r for r in results if r.study == detail_study]
+    results = list(view.detail_results)
+units = view.units
 if not units.empty:
     st.subheader("By task")
-    breakdown = task_breakdown(units)
+    breakdown = view.breakdown
     pc_tab, pf_tab = st.tabs(["Position consistency", "Preference fairness"])
     for tab, metric in ((pc_tab, "position_consistency"), (pf_tab, "preference_fairness")):
         with tab:
@@ -260,18 +231,10 @@ if not units.empty:
 
     st.subheader("Candidate win rates and ranking safety")
     explain("ranking_safety")
-    wins = candidate_win_rates(units).merge(
-        cached(candidate_win_intervals, dataset, detail_study, judge_filter, None if repetition == "all" else repetition,
-               tuple(tasks) or None, tuple(candidates) or None), on=["judge", "candidate"], how="left")
-    for result in results:
-        if repetition == "all" and result.repetition != min(r.repetition for r in results):
-            continue
-        judge_wins = wins[wins["judge"] == result.judge].set_index("candidate")
-        safety = ranking_safety(judge_wins["overall_win_rate"], result.flip_rate_decision_high)
-        if safety is None:
-            continue
+    wins = view.wins
+    for judge_name, safety in view.safety:
         (st.warning if safety.possibly_positional else st.success)(
-            f"{escape_markdown(result.judge)}: {escape_markdown(safety.message)}")
+            f"{escape_markdown(judge_name)}: {escape_markdown(safety.message)}")
     win_table = wins[list(WIN_COLUMNS)].rename(columns=WIN_COLUMNS)
     show_table(win_table, height=min(280, 35 * (len(win_table) + 1) + 3),
                column_config={WIN_COLUMNS[c]: st.column_config.NumberColumn(format="%.3f")
@@ -293,7 +256,7 @@ with drill[0]:
 with drill[1]:
     kind = st.selectbox("Which pairs", ["primacy and recency", "primacy", "recency", "failed"], key="pw_drill_kind")
 classes = ("primacy", "recency") if kind == "primacy and recency" else (kind,)
-pairs = cached(pair_details, dataset, detail_study, (judge,), classes, None if repetition == "all" else repetition,
+pairs = cached(inconsistent_pairs, dataset, detail_study, judge, classes, None if repetition == "all" else repetition,
                tasks[0] if len(tasks) == 1 else None, candidates[0] if len(candidates) == 1 else None, 500)
 if pairs.empty:
     st.info("No such pairs for this judge and filters.")
@@ -324,4 +287,4 @@ else:
             else:
                 st.caption("No raw reply stored (verdicts published pre-parsed, without the judge's text).")
 
-listwise_section(dataset, detail_study, judge_filter)
+listwise_section(view)

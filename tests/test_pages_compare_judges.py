@@ -18,7 +18,7 @@ def test_llmbar_dataset_names_a_configuration(app_env: Path) -> None:
     at = open_page("compare_judges.py", query={"cj_dataset": "llmbar-gptout"})
     assert not at.exception
     (success,) = at.success
-    assert success.value.replace("\\", "").startswith("GPT-4 [")
+    assert success.value.replace("\\", "").startswith("Use GPT-4 [")
     assert "Use GPT-4 [" in success.value.replace("\\", "")
     table = at.dataframe[0].value
     assert len(table) == 65 and list(table["#"]) == list(range(1, 66))

@@ -89,3 +89,22 @@ def test_other_biases_page_and_report_show_one_view_with_its_corrected_family(ap
     _shown_in_both([f"corrected p = {p:.3g}" for p in view.report.tests.corrected], page, report)
     for result in view.report.judges:  # the page's table cells are numbers, the report's formatted with commas
         assert str(result.decisive_pairs) in page and f"{result.decisive_pairs:,}" in report
+
+
+def test_factors_page_and_report_show_one_view(app_env: Path) -> None:
+    from judgebias_core.analyses.factors_view import TARGETS, factors_views
+    from judgebias_core.report.factors_section import factors_section_from_views
+
+    dataset = _first_pairwise_dataset(app_env)
+    with Store(app_env).reader() as reader:
+        views = factors_views(reader, dataset, "full", TARGETS)  # the page opens on the first target
+    section = factors_section_from_views(views, views[0].judges)
+    at = open_page("factors.py")
+    assert not at.exception
+    page, report = _page_text(at), _report_text(section)
+    view = views[0]
+    assert view.baseline is not None and view.validation is not None
+    _shown_in_both([line.text for line in view.verdict.lines] + [view.summary, f"{view.result.units:,}"], page,
+                   report)
+    # The permutation p of the quality gap's bound, in the verdict's rule on the page and in the report alike.
+    _shown_in_both([f"permutation p = {view.baseline.permutation_p:.3f}"], page, report)

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from judgebias_core.errors import ValidationFailed
-from judgebias_core.sources.upload import suggest_rater_columns
+from judgebias_core.sources.upload_kind import UPLOAD_KINDS
+from judgebias_core.sources.upload_kinds.items import suggest_rater_columns
 from judgebias_core.sources.upload_limits import UploadLimits
 from judgebias_core.sources.upload_mapping import (
     TIE,
@@ -113,12 +114,12 @@ def test_mapping_suggestions_use_each_column_once() -> None:
     columns = ["Question ID", "Prompt", "Response (ChatGPT)", "Response (Claude)", "Winner"]
     answers = suggest_candidate_columns(columns)
     assert answers == {"Response (ChatGPT)": "ChatGPT", "Response (Claude)": "Claude"}
-    assert suggest_mapping(columns, "pairs", taken=answers) == {
+    assert suggest_mapping(columns, UPLOAD_KINDS.get("pairs").fields, taken=answers) == {
         "item_id": "Question ID", "prompt": "Prompt", "preference": "Winner"}
-    log = suggest_mapping(["pair_id", "judge", "model_a", "model_b", "reply", "rep"], "pairwise-log")
+    log = suggest_mapping(["pair_id", "judge", "model_a", "model_b", "reply", "rep"], UPLOAD_KINDS.get("pairwise-log").fields)
     assert log == {"item_id": "pair_id", "first_candidate": "model_a", "second_candidate": "model_b",
                    "judge": "judge", "raw_output": "reply", "repetition": "rep"}
-    assert suggest_mapping(["instruction", "output", "gold"], "items") == {
+    assert suggest_mapping(["instruction", "output", "gold"], UPLOAD_KINDS.get("items").fields) == {
         "instruction": "instruction", "response": "output", "reference_answer": "gold"}
 
 

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from judgebias_core.analyses.pairwise import pairwise_metrics
+from judgebias_core.analyses.pairwise_view import REPORT_FAMILY
 from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 from judgebias_core.metrics.pairwise_family import page_family_scope, pairwise_family
 from judgebias_core.report import ReportRequest, build_report, render_html
-from judgebias_core.report.pairwise_section import REPORT_FAMILY
 from judgebias_core.report.render import verdict_html
 from judgebias_core.wording.verdict import (
     FLIP_USABLE_AS_IS,

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from judgebias_core.analyses.other_biases import default_family_mapping, self_preference, verbosity
-from judgebias_core.identity import stable_id
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.self_preference import SelfPreference
 from judgebias_core.metrics.verbosity import VerbosityReport, VerbosityResult, bins_frame, verbosity_frame
@@ -51,11 +50,6 @@ class OtherBiasesView:
     @property
     def study(self) -> str:
         return ", ".join(self.studies)
-
-    @property
-    def mapping_key(self) -> str:
-        """Names the family mapping's scope (the dataset and the stored judges), e.g. for an editor of it."""
-        return stable_id(self.dataset_id, *self.real_judges)
 
     @property
     def real_judges(self) -> list[str]:

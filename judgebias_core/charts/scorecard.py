@@ -9,23 +9,11 @@ import plotly.graph_objects as go
 
 from judgebias_core.charts.safe_text import plot_label
 from judgebias_core.charts.style import HIGHLIGHT, PRIMARY, category_rows, label_lines, styled, wrapped_labels
-from judgebias_core.metrics.scorecard import ScorecardRow
+from judgebias_core.metrics.scorecard import ScorecardRow, chart_axis, point_numbers
 
 # Up to this many points carry their configuration's name; beyond, a number that the table's "#" column names.
 NAMED_POINTS = 12
-
-
-def point_numbers(rows: Sequence[ScorecardRow]) -> dict[str, int]:
-    """The number each configuration carries in the chart and the table: 1 = the most accurate (else the lowest
-    flip rate), in the order the table lists them."""
-    ordered = sorted(rows, key=lambda r: (-(r.accuracy.estimate if r.accuracy else -1), r.flip_rate.estimate,
-                                          r.label))
-    return {row.label: i for i, row in enumerate(ordered, start=1)}
-
-
-def chart_axis(rows: Sequence[ScorecardRow]) -> str:
-    """What the x axis shows: ``cost`` when every configuration has a cost (recorded or estimated), else ``flip``."""
-    return "cost" if rows and all(r.cost_per_1000.value is not None for r in rows) else "flip"
+__all__ = ["NAMED_POINTS", "chart_axis", "point_numbers", "scorecard_chart"]
 
 
 def scorecard_chart(rows: Sequence[ScorecardRow], best: str | None, recommended: str | None) -> go.Figure:

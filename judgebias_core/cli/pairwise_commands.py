@@ -14,17 +14,12 @@ from judgebias_core.analyses.pairwise import (
     compare_judges,
     judge_flip_rate_bound,
     listwise_metrics,
-    pairwise_metrics,
     repetition_metrics,
 )
+from judgebias_core.analyses.pairwise_view import pairwise_view
 from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.errors import InvalidArgument
-from judgebias_core.metrics.pairwise_family import (
-    corrected_column,
-    correction_words,
-    dataset_families,
-    pairwise_family,
-)
+from judgebias_core.metrics.pairwise_family import correction_words, dataset_families
 from judgebias_core.stats.multiple import Correction
 from judgebias_core.stats.position_test import TIE_RULE
 from judgebias_core.stats.settings import GATE_RESAMPLES, SEED
@@ -72,18 +67,18 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
 
 def _pairwise(args: argparse.Namespace) -> int:
     """metrics pairwise: every row, with its position test corrected over the family of rows printed."""
-    results = _scoped_results(args, pairwise_metrics)
-    family = pairwise_family(results, _CORRECTIONS[args.correction])
-    position, excess = corrected_column(results, family), corrected_column(results, family, "excess")
+    path = db_path(args)
+    migrate(path)
+    with Store(path).reader() as reader:
+        if args.dataset:
+            dataset_summary(reader, args.dataset)
+        # The topic's view (what the Pairwise bias page and the report draw), without the page's detail parts.
+        view = pairwise_view(reader, args.dataset, (args.study,) if args.study else None, args.judge,
+                             correction=_CORRECTIONS[args.correction], details=False)
+    rows = view.json_rows()
+    family = view.family
     # Each dataset's own family (what the Pairwise bias page corrects in its default view), beside the printed one.
-    own = dataset_families(results, _CORRECTIONS[args.correction])
-    rows = [asdict(r) | {"position_p_corrected": p, "flip_rate_excess_p_corrected": e,
-                         "correction": family.method, "family_size": family.family_size,
-                         "dataset_family_size": own[r.dataset].family_size,
-                         "position_p_corrected_in_dataset": corrected_column([r], own[r.dataset])[0],
-                         "flip_rate_excess_p_corrected_in_dataset": corrected_column([r], own[r.dataset], "excess")[0],
-                         "flip_rate_estimate": asdict(r.flip_rate_estimate)}
-            for r, p, e in zip(results, position, excess, strict=True)]
+    own = dataset_families(list(view.results), family.method)
     text = _text_table(rows, TEXT_COLUMNS)
     if rows:
         text += (f"\nposition_p: the position test (symmetric, {TIE_RULE}, items clustered); corrected with "

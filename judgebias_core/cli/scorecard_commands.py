@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from judgebias_core.analyses.scorecard import Scorecard, judge_scorecard, scorecard_json
+from judgebias_core.analyses.scorecard import Scorecard
+from judgebias_core.analyses.scorecard_view import scorecard_view
 from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.stats.clustered import RESAMPLES, SEED
 from judgebias_core.store.handle import Store
@@ -51,8 +52,8 @@ def _scorecard(args: argparse.Namespace) -> int:
     path = db_path(args)
     migrate(path)
     with Store(path).reader() as reader:
-        card = judge_scorecard(reader, args.dataset, resamples=args.resamples, seed=args.seed)
-    emit(args, scorecard_json(card), _text(card))
+        view = scorecard_view(reader, args.dataset, resamples=args.resamples, seed=args.seed)
+    emit(args, view.json(), _text(view.card))
     return 0
 
 

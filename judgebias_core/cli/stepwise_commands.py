@@ -6,28 +6,25 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from judgebias_core.analyses.stepwise import stepwise_units
+from judgebias_core.analyses.factors_view import FactorsView, factors_view
 from judgebias_core.cli.common import add_json_flag, db_path, emit, progress
 from judgebias_core.metrics.stepwise import (
     CLUSTERS,
     POST_SELECTION_NOTE,
-    QUALITY_GAP_CAVEAT,
     TARGETS,
     WEIGHTS,
     StepwiseResult,
     plain_summary,
-    stepwise_select,
 )
-from judgebias_core.metrics.stepwise_baseline import PERMUTATIONS, SEED, BoundBaseline, bound_baseline
-from judgebias_core.metrics.stepwise_validation import CrossValidated, cross_validate
+from judgebias_core.metrics.stepwise_baseline import PERMUTATIONS, SEED, BoundBaseline
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
 from judgebias_core.store.schema import migrate
 
 
-def stepwise_payload(result: StepwiseResult, baseline: BoundBaseline | None = None,
-                     validation: CrossValidated | None = None) -> dict[str, Any]:
+def stepwise_payload(view: FactorsView) -> dict[str, Any]:
     """The JSON object of one stepwise analysis (the CLI contract plus the final model and the bound baseline)."""
+    result, baseline, validation = view.result, view.baseline, view.validation
     return {
         "target": result.target, "start": result.start,
         "steps": [asdict(step) for step in result.steps],
@@ -38,10 +35,10 @@ def stepwise_payload(result: StepwiseResult, baseline: BoundBaseline | None = No
         "constant_predictors": result.constant_predictors, "saturating_predictors": result.saturating_predictors,
         "confounded_with_task": result.confounded_with_task,
         "coefficients": result.coefficients.to_dict(orient="records"),
-        "summary": plain_summary(result),
+        "summary": view.summary,
         "weights": result.weights, "cluster": result.cluster, "clusters": result.clusters,
         "standard_errors": result.standard_errors, "coefficients_are_post_selection": True,
-        "post_selection_note": POST_SELECTION_NOTE, "quality_gap_caveat": QUALITY_GAP_CAVEAT,
+        "post_selection_note": view.post_selection_note, "quality_gap_caveat": view.quality_gap_caveat,
         "bound_baseline": asdict(baseline) if baseline is not None else None,
         "cross_validation": ({**asdict(validation),
                               "improvement_over_intercept": validation.improvement_over_intercept}
@@ -71,15 +68,12 @@ def _stepwise(args: argparse.Namespace) -> int:
     migrate(path)
     with Store(path).reader() as reader:
         dataset_summary(reader, args.dataset)  # NotFoundError for an unknown dataset
-        units, left_out = stepwise_units(reader, args.dataset, args.study)
-    result = stepwise_select(units, args.target, start=args.start, units_left_out=left_out, weights=args.weights,
-                             cluster=args.cluster)
-    baseline = bound_baseline(units, result, args.bound_permutations, args.seed) if args.bound_permutations else None
+        view = factors_view(reader, args.dataset, args.study, args.target, args.start, args.weights, args.cluster,
+                            args.bound_permutations, args.seed)
     if args.export_units:
-        units.to_csv(args.export_units, index=False)
-        progress(f"unit table ({len(units)} rows) written to {args.export_units}")
-    validation = cross_validate(units, result)
-    emit(args, stepwise_payload(result, baseline, validation), _text(result, baseline))
+        view.units.to_csv(args.export_units, index=False)
+        progress(f"unit table ({len(view.units)} rows) written to {args.export_units}")
+    emit(args, stepwise_payload(view), _text(view.result, view.baseline))
     return 0
 
 

@@ -264,3 +264,16 @@ def item_credits(pairs: pd.DataFrame, configs: Sequence[tuple[str, str, str]]) -
             column[codes[index]] = credit.to_numpy()[index]
             out[key] = column
     return PairCredits(item_of_pair, out)
+
+
+def point_numbers(rows: Sequence[ScorecardRow]) -> dict[str, int]:
+    """The number each configuration carries in the chart and the table: 1 = the most accurate (else the lowest
+    flip rate), in the order the table lists them."""
+    ordered = sorted(rows, key=lambda r: (-(r.accuracy.estimate if r.accuracy else -1), r.flip_rate.estimate,
+                                          r.label))
+    return {row.label: i for i, row in enumerate(ordered, start=1)}
+
+
+def chart_axis(rows: Sequence[ScorecardRow]) -> str:
+    """What the x axis shows: ``cost`` when every configuration has a cost (recorded or estimated), else ``flip``."""
+    return "cost" if rows and all(r.cost_per_1000.value is not None for r in rows) else "flip"

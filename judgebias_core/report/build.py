@@ -30,7 +30,7 @@ def resolve_scope(reader: StoreReader, request: ReportRequest) -> ReportScope:
     return ReportScope(
         path=str(reader.path), dataset=dataset, judges=tuple(sorted(scope["judge"].unique())),
         runs=tuple(dict.fromkeys(scope["run_id"].dropna())), studies=tuple(dict.fromkeys(scope["study"])),
-        kinds=frozenset(scope["kind"]), judge_filter=tuple(request.judges),
+        call_kinds=frozenset(scope["kind"]), judge_filter=tuple(request.judges),
         study_judges=tuple(dict.fromkeys(zip(scope["study"], scope["judge"], strict=True))),
         simulated=frozenset(scope.loc[scope["simulated"].astype(bool), "judge"]),
     )

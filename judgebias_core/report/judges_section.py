@@ -72,7 +72,7 @@ def agreement_section_from_views(views: Sequence[JudgesView]) -> ReportSection |
 
 def agreement_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Per study with two or more judges: agreement heatmap, disagreement distribution, pair table."""
-    if "pairwise" not in scope.kinds or len(scope.judges) < 2:
+    if "pairwise" not in scope.call_kinds or len(scope.judges) < 2:
         return None
     return agreement_section_from_views([judges_view(reader, scope.dataset.id, [study], None, scope.judge_filter)
                                          for study in scope.studies])
@@ -223,7 +223,7 @@ def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
 
 def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """The candidates as each judge ranks them in the main study, with the ranking-safety flags."""
-    if "pairwise" not in scope.kinds or not scope.studies:
+    if "pairwise" not in scope.call_kinds or not scope.studies:
         return None
     study = _main_study(scope)
     boards = [leaderboard(reader, scope.dataset.id, [study], judge) for judge in scope.judges_in(study)]

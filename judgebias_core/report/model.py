@@ -77,7 +77,7 @@ class ReportScope:
     judges: tuple[str, ...]
     runs: tuple[str, ...]
     studies: tuple[str, ...]
-    kinds: frozenset[str]
+    call_kinds: frozenset[str]
     judge_filter: tuple[str, ...] = ()  # as requested: empty means all
     study_judges: tuple[tuple[str, str], ...] = ()  # (study, judge) pairs with calls in scope
     simulated: frozenset[str] = frozenset()  # judges whose calls come from a simulated judge, not a real model

@@ -69,7 +69,7 @@ def other_biases_section_from_view(view: OtherBiasesView) -> ReportSection | Non
 def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Verbosity of each judge and self-preference by family, on the main study's consistent pairs (the judges in
     scope; the page adds their majority vote by default, and each names the family its tests are corrected over)."""
-    if "pairwise" not in scope.kinds or not scope.studies:
+    if "pairwise" not in scope.call_kinds or not scope.studies:
         return None
     study = "full" if "full" in scope.studies else scope.studies[0]
     return other_biases_section_from_view(other_biases_view(reader, scope.dataset.id, [study], scope.judges_in(study)))

@@ -6,16 +6,15 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from judgebias_core.analyses.pairwise import pairwise_metrics, unit_metrics
+from judgebias_core.analyses.pairwise_view import REPORT_FAMILY, PairwiseView, pairwise_view
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
 from judgebias_core.charts.pairwise_summary import direction_figure
 from judgebias_core.charts.style import retitled
-from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics, task_breakdown
+from judgebias_core.metrics.pairwise import PairwiseJudgeMetrics
 from judgebias_core.metrics.pairwise_family import (
     corrected_p,
     correction_words,
     excess_label,
-    pairwise_family,
     position_label,
 )
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
@@ -23,14 +22,10 @@ from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.pairwise_phrasing import direction_sentence, excess_sentence, headline_sentence
 from judgebias_core.wording.phrasing import flip_sentence, p_value, percent, ranking_sentence
-from judgebias_core.wording.verdict import pairwise_verdicts
 
 METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "position_test", "preference_fairness",
                "repetition_stability", "repetition_floor", "quality_gap", "parse_failures")
 
-# Which tests the report's family holds: pages correct a smaller family (the rows they show) and say so.
-REPORT_FAMILY = ("every study and repetition in this report: the position test of every row and the excess over "
-                 "the repetition floor where measured")
 
 def _interval(low: float, high: float) -> str:
     return f"{percent(low)}–{percent(high)}"
@@ -139,17 +134,23 @@ def _sentences(headline: list[PairwiseJudgeMetrics], floors: dict[str, PairwiseJ
 
 def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """The swap-consistency section, or None when the scope holds no pair judged in both orders."""
-    if "pairwise" not in scope.kinds:
+    if "pairwise" not in scope.call_kinds:
         return None
-    judges = scope.judge_filter or None
-    results = [r for study in scope.studies
-               for r in pairwise_metrics(reader, scope.dataset.id, judges, study)]
+    view = pairwise_view(reader, scope.dataset.id, scope.studies, scope.judge_filter or None,
+                         report_studies=scope.studies)
+    return pairwise_section_from_view(view, scope)
+
+
+def pairwise_section_from_view(view: PairwiseView, scope: ReportScope) -> ReportSection | None:
+    """The section drawn from the topic's view (``analyses.pairwise_view``): the same rows, family and verdicts as
+    the page and ``metrics pairwise --json``."""
+    results = list(view.results)
     if not results:
         return None
     studies = list(dict.fromkeys(r.study for r in results))
-    main = "full" if "full" in studies else studies[0]
+    main = view.detail_study
     first_reps = sorted((r for r in results if r.repetition == 1), key=lambda r: (r.study, r.flip_rate))
-    headline = [r for r in first_reps if r.study == main]
+    headline = view.headline()
     floors = {r.judge: r for r in first_reps if r.repetition_floor is not None}
     # One forest per study, the study the sentences speak of first: a chart never mixes the rows of several studies.
     figures = [retitled(flip_rate_forest(rows), f"Flip rate per judge, study {study} ({_judges(rows)}, first "
@@ -157,10 +158,9 @@ def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection |
                for study in [main, *[s for s in studies if s != main]]
                if (rows := [r for r in first_reps if r.study == study])]
     figures.insert(1, retitled(direction_figure(headline), f"Direction of the changed verdicts, study {main}"))
-    units = unit_metrics(reader, scope.dataset.id, main, judges)
-    breakdown = task_breakdown(units)
+    units, breakdown = view.units, view.breakdown
     ordered = sorted(results, key=lambda r: (r.study, r.judge, r.repetition))
-    family = pairwise_family(ordered)
+    family = view.report_family
     tables = [ReportTable("Swap consistency per judge", judge_table(ordered),
                           "Counts are pairs (one pair = the same two answers judged in both orders), not judge "
                           "calls. Pairs with a parse failure on either side are left out of the rates (n)."),
@@ -190,8 +190,7 @@ def pairwise_section(reader: StoreReader, scope: ReportScope) -> ReportSection |
         headline=tuple(_headline(headline, scope.who, main, family)),
         sentences=tuple(_sentences(headline, floors, scope.who, family)),
         figures=tuple(figures), tables=tuple(tables), metric_keys=METRIC_KEYS,
-        verdicts=tuple(pairwise_verdicts(headline, {r.judge: scope.who(r.judge) for r in headline}, family,
-                                         REPORT_FAMILY)),
+        verdicts=tuple(view.report_verdicts({r.judge: scope.who(r.judge) for r in headline})),
         notes=(f"Sentences speak about the study '{main}', first repetition; the tables list every study and "
                "repetition in the report.",
                f"Tests are corrected together: {correction_words(family, REPORT_FAMILY)}; a lean or an excess is "

@@ -144,7 +144,7 @@ def _runs_in_scope(reader: StoreReader, scope: ReportScope) -> pd.DataFrame:
 
 def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """One block per rubric run in scope (repeat runs serve as baselines), or None without rubric runs."""
-    if "rubric" not in scope.kinds:
+    if "rubric" not in scope.call_kinds:
         return None
     runs = _runs_in_scope(reader, scope)
     main = runs[runs["protocol"] != REPEAT_PROTOCOL]

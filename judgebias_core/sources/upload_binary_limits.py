@@ -58,24 +58,24 @@ def _text_bytes(values: pa.Array | pa.ChunkedArray) -> int:
     value lengths are taken per index; lists and structs are walked down to their text."""
     if isinstance(values, pa.ChunkedArray):
         return sum(_text_bytes(chunk) for chunk in values.chunks)
-    kind = values.type
+    arrow_type = values.type
     if isinstance(values, pa.DictionaryArray):
-        if not len(values) or not _is_text(kind.value_type):
+        if not len(values) or not _is_text(arrow_type.value_type):
             return 0
         return int(pc.sum(pc.binary_length(values.dictionary).take(values.indices)).as_py() or 0)
-    if _is_text(kind):
+    if _is_text(arrow_type):
         return int(pc.sum(pc.binary_length(values)).as_py() or 0) if len(values) else 0
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind) \
-            or pa.types.is_fixed_size_list(kind):
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_map(arrow_type) \
+            or pa.types.is_fixed_size_list(arrow_type):
         return _text_bytes(values.flatten())
-    if pa.types.is_struct(kind):
-        return sum(_text_bytes(values.field(i)) for i in range(kind.num_fields))
+    if pa.types.is_struct(arrow_type):
+        return sum(_text_bytes(values.field(i)) for i in range(arrow_type.num_fields))
     return 0
 
 
-def _is_text(kind: pa.DataType) -> bool:
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind)
-                or pa.types.is_large_binary(kind))
+def _is_text(arrow_type: pa.DataType) -> bool:
+    return bool(pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_binary(arrow_type)
+                or pa.types.is_large_binary(arrow_type))
 
 
 def check_xlsx(data: bytes, limits: UploadLimits) -> None:

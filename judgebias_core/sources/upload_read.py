@@ -235,19 +235,19 @@ def _read_json(text: str, limits: UploadLimits) -> pd.DataFrame:
     return _frame_of_records(value)
 
 
-def _read_binary(data: bytes, kind: str, limits: UploadLimits) -> pd.DataFrame:
+def _read_binary(data: bytes, file_format: str, limits: UploadLimits) -> pd.DataFrame:
     # Metadata first: a file that would expand past a limit is refused before a reader expands it.
-    (check_parquet if kind == "parquet" else check_xlsx)(data, limits)
+    (check_parquet if file_format == "parquet" else check_xlsx)(data, limits)
     try:
-        if kind == "parquet":
+        if file_format == "parquet":
             return pd.read_parquet(io.BytesIO(data))
         frame = pd.read_excel(io.BytesIO(data), sheet_name=0, dtype=object, engine="openpyxl")
     # Parquet and XLSX readers raise many unrelated types on corrupt input; each means "not readable".
     except Exception as error:
-        located = upload_xlsx.control_character_problems(data) if kind == "xlsx" else []
+        located = upload_xlsx.control_character_problems(data) if file_format == "xlsx" else []
         if located:  # the XML parser refused a control character: name its cells instead
             raise ValidationFailed(located) from error
-        label = "Parquet" if kind == "parquet" else "XLSX"
+        label = "Parquet" if file_format == "parquet" else "XLSX"
         raise file_problem(f"not a readable {label} file ({type(error).__name__})") from error
     unsaved = upload_xlsx.unsaved_formula_problems(data, frame)
     if unsaved:
@@ -268,16 +268,16 @@ def read_table(data: bytes, file_name: str, limits: UploadLimits | None = None) 
 
 
 def _read_table(data: bytes, file_name: str, limits: UploadLimits) -> pd.DataFrame:
-    kind = table_format(file_name)
+    file_format = table_format(file_name)
     check_size(data, limits.max_bytes)
-    if kind in ("parquet", "xlsx"):
-        frame = _read_binary(data, kind, limits)
+    if file_format in ("parquet", "xlsx"):
+        frame = _read_binary(data, file_format, limits)
     else:
-        text = _decoded_table(data, kind)
-        if kind in ("csv", "tsv"):
-            frame = _read_delimited(text, "," if kind == "csv" else "\t", limits)
+        text = _decoded_table(data, file_format)
+        if file_format in ("csv", "tsv"):
+            frame = _read_delimited(text, "," if file_format == "csv" else "\t", limits)
         else:
-            frame = (_read_json_lines if kind == "jsonl" else _read_json)(text, limits)
+            frame = (_read_json_lines if file_format == "jsonl" else _read_json)(text, limits)
     frame.columns = [str(column).strip() for column in frame.columns]
     if frame.empty or not len(frame.columns):
         raise file_problem("the file holds no data rows")
@@ -292,7 +292,7 @@ def _read_table(data: bytes, file_name: str, limits: UploadLimits) -> pd.DataFra
     return frame
 
 
-def _decoded_table(data: bytes, kind: str) -> str:
+def _decoded_table(data: bytes, file_format: str) -> str:
     """The text of a table file; an encoding error names the data row it is on (the header is not a row)."""
     try:
         return decode_text(data)
@@ -301,8 +301,8 @@ def _decoded_table(data: bytes, kind: str) -> str:
         if problem.row is None:
             raise
         line = problem.row
-        if kind in ("csv", "tsv"):
+        if file_format in ("csv", "tsv"):
             row: int | None = line - 1 if line > 1 else None
         else:  # JSON Lines rows are the non-blank lines
-            row = sum(1 for text in data.split(b"\n")[:line] if text.strip()) if kind == "jsonl" else None
+            row = sum(1 for text in data.split(b"\n")[:line] if text.strip()) if file_format == "jsonl" else None
         raise ValidationFailed([RowProblem(row, None, problem.reason)]) from None

@@ -1,0 +1,110 @@
+"""One view per topic (issue 24): each topic's page (AppTest) and report section are drawn from the same view, and
+both show the same figures and corrected p-values, formatted alike. Pairwise, rubric, scorecard and leaderboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judgebias_core.report.build import resolve_scope
+from judgebias_core.report.model import ReportRequest, ReportSection
+from judgebias_core.store.handle import Store
+from judgebias_core.wording.phrasing import p_value, percent
+from tests.app_helpers import open_page
+
+
+def _page_text(at) -> str:
+    """Every sentence, caption, notice and table cell a reader sees on the page, as text."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    for kind in ("success", "info", "warning", "error"):
+        parts += [e.value for e in getattr(at, kind)]
+    parts += [frame.value.to_string() for frame in at.dataframe]
+    return "\n".join(parts).replace("\\", "")
+
+
+def _section_text(section: ReportSection) -> str:
+    parts = [*section.headline, *section.sentences, *section.notes]
+    for verdict in section.verdicts:
+        parts += [verdict.subject, *(line.text for line in verdict.lines), *(line.rule for line in verdict.lines)]
+    for table in section.tables:
+        parts += [table.title, table.note, table.frame.to_string()]
+    return "\n".join(parts)
+
+
+def _missing(figures: list[str], text: str) -> list[str]:
+    return [figure for figure in figures if figure not in text]
+
+
+def _read(db: Path, fn, *args, **kwargs):
+    """``fn(reader, ...)`` on a snapshot closed before the page opens the store (DuckDB allows one configuration
+    per file in a process)."""
+    with Store(db).reader() as reader:
+        return fn(reader, *args, **kwargs)
+
+
+def test_pairwise_page_and_report_show_the_same_figures(app_env: Path) -> None:
+    from judgebias_core.analyses.pairwise_view import pairwise_view
+    from judgebias_core.report.pairwise_section import pairwise_section_from_view
+
+    # The page's default: the first dataset (MTBench), every study, every repetition, Holm.
+    view = _read(app_env, pairwise_view, "mtbench")
+    at = open_page("pairwise_bias.py")
+    assert not at.exception
+    page = _page_text(at)
+    section = pairwise_section_from_view(view, _read(app_env, resolve_scope, ReportRequest("mtbench")))
+    assert section is not None
+    report = _section_text(section)
+    assert view.family.family_size == view.report_family.family_size  # the default page corrects the report's family
+    figures = []
+    for r in view.headline():
+        figures += [percent(r.flip_rate), percent(r.flip_rate_decision_low), percent(r.flip_rate_decision_high),
+                    f"{r.classified_pairs:,}", f"{r.items:,} questions"]
+        label = f"position effect: {r.dataset}/{r.study}/{r.judge}/rep {r.repetition}"
+        corrected = view.report_family.corrected[view.report_family.labels.index(label)]
+        figures.append(f"corrected {p_value(corrected)}")  # the verdict's rule, on the page and in the report
+    assert figures
+    assert _missing(figures, page) == []
+    assert _missing(figures, report) == []
+    # Both say which family and how many tests.
+    size = f"over {view.report_family.family_size} tests"
+    assert size in page and size in report
+
+
+def test_pairwise_page_on_one_study_names_both_families(app_env: Path) -> None:
+    from judgebias_core.analyses.pairwise_view import pairwise_view
+
+    view = _read(app_env, pairwise_view, "mtbench", ("full",))
+    assert view.family.family_size < view.report_family.family_size
+    at = open_page("pairwise_bias.py", query={"pw_study": "full"})
+    assert not at.exception
+    page = _page_text(at)
+    assert f"the {view.family.family_size} tests of the rows shown" in page
+    assert f"the report corrects {view.report_family.family_size} tests" in page
+    table = at.dataframe[0].value
+    shown = sorted(round(p, 12) for p in table["position p corrected (report's family)"].dropna())
+    labels = [f"position effect: mtbench/full/{r.judge}/rep {r.repetition}" for r in view.results]
+    expected = sorted(round(view.report_family.corrected[view.report_family.labels.index(label)], 12)
+                      for label in labels)
+    assert shown == expected
+
+
+def test_scorecard_page_and_report_show_the_same_figures(app_env: Path) -> None:
+    from judgebias_core.analyses.scorecard_view import scorecard_datasets, scorecard_view
+    from judgebias_core.report.scorecard_section import scorecard_section_from_view
+
+    choices, default = _read(app_env, scorecard_datasets)
+    dataset = choices[default][0]
+    assert dataset == "llmbar-natural"  # the page opens on a labelled dataset, so it opens on a recommendation
+    view = _read(app_env, scorecard_view, dataset)
+    at = open_page("compare_judges.py")
+    assert not at.exception
+    page = _page_text(at)
+    section = scorecard_section_from_view(view)
+    assert section is not None
+    report = _section_text(section)
+    assert section.headline == (view.lead,) and view.lead in page
+    assert view.recommended == (view.lead.startswith("Use ")) and len(view.lead) < 120
+    figures = [view.detail]
+    for column in ("accuracy (swap-averaged)", "flip rate", "vs best", "parse failures"):
+        figures += [str(cell) for cell in view.table[column]]
+    assert _missing(figures, page) == []
+    assert _missing(figures, report) == []
