@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.analyses.judges import leaderboard, leaderboard_judges
+from judgebias_core.analyses.leaderboard_view import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    leaderboard_judges,
+    leaderboard_view,
+)
 from judgebias_core.charts.judges import leaderboard_forest
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.leaderboard import DEFAULT_RESAMPLES, DEFAULT_SEED
-from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict
 from ui.judge_scope import pick_pairwise_dataset, pick_study
 from ui.share import (
     chart_downloads,
@@ -16,7 +18,6 @@ from ui.share import (
     explain,
     permalink_hint,
     report_button,
-    simulated_banner,
     synced_selectbox,
     table_downloads,
 )
@@ -49,9 +50,11 @@ with st.expander("Bootstrap settings"):
     seed = right.number_input("Seed", min_value=0, value=DEFAULT_SEED, step=1)
 permalink_hint()
 
-board = load_or_stop(leaderboard, dataset, [study], judge, int(resamples), int(seed))
-simulated_banner([judge])
-verdict_block([leaderboard_verdict(board)])
+view = load_or_stop(leaderboard_view, dataset, [study], judge, int(resamples), int(seed))
+board = view.board
+if view.simulated_notice:
+    st.warning(escape_markdown(view.simulated_notice), icon=":material/science:")
+verdict_block([view.verdict])
 
 cols = st.columns(4)
 frame = board.candidates_frame()
@@ -73,13 +76,11 @@ st.caption(f"Bradley-Terry strengths: ridge-penalised maximum likelihood (penalt
            "squared strengths), the same fit for the estimate and every bootstrap resample "
            f"({board.converged_resamples:,} of {board.resamples:,} resamples converged). Tie rule: a consistent tie "
            "or a pair whose verdict changed with the order counts half a win for each side.")
-if board.interval_warning:
-    st.warning(f"Small sample: {escape_markdown(board.interval_warning.removeprefix('small sample: '))}.")
-if board.separation_note:
-    st.warning(f"Separation: {escape_markdown(board.separation_note)}. Those strengths are set by the penalty, not "
-               "by the data: read them as 'at least this far ahead (or behind)', and read the win rates instead.")
+for note in (view.small_sample_note, view.separation_note):
+    if note:
+        st.warning(escape_markdown(note))
 
-report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="lb-report")
+report_button(dataset, view.report_judges, key="lb-report")
 
 explain("ranking_safety")
 st.caption("What the flag fires on: a candidate is marked when its order with the **next one down** is unsure, for "

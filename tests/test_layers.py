@@ -169,7 +169,6 @@ PENDING: dict[str, tuple[str, ...]] = {
     # the topic pages and report sections, reading one view per topic from analyses/ (issue 24)
     "app_pages/calibration.py": ("metrics.agreement", "metrics.calibration", "stats.agreement",
                                  "store.calibration_queries"),
-    "app_pages/leaderboard.py": ("metrics.agreement", "metrics.leaderboard"),
     "app_pages/rubric_bias.py": ("metrics.rubric_correlation", "metrics.rubric_report", "store.rubric_queries"),
 }
 

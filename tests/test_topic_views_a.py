@@ -108,3 +108,38 @@ def test_scorecard_page_and_report_show_the_same_figures(app_env: Path) -> None:
         figures += [str(cell) for cell in view.table[column]]
     assert _missing(figures, page) == []
     assert _missing(figures, report) == []
+
+
+def test_leaderboard_page_and_report_show_the_same_figures(app_env: Path) -> None:
+    from judgebias_core.analyses.leaderboard_view import leaderboard_judges, leaderboard_view
+    from judgebias_core.plain_words import first_sentences, terms_in
+    from judgebias_core.report.leaderboard_section import leaderboard_section_from_views
+
+    at = open_page("leaderboard.py")
+    assert not at.exception
+    dataset = next(box for box in at.selectbox if box.label == "Dataset").value
+    study = next(box for box in at.selectbox if box.label == "Study (or run id)").value
+    judge = next(box for box in at.selectbox if box.label == "Judge").value
+    # The page opens on the judge with the most readable verdicts, not the first name in the alphabet.
+    judges = _read(app_env, leaderboard_judges, dataset, study)
+    assert judge == judges[0]
+    view = _read(app_env, leaderboard_view, dataset, [study], judge)
+    assert view.verdict is not None and view.sentence is not None
+    page = _page_text(at)
+    section = leaderboard_section_from_views([view], study)
+    assert section is not None
+    report = _section_text(section)
+    sure = next(line.text for line in view.verdict.lines if line.heading == "How sure we are")
+    first = first_sentences(sure, 1)
+    assert len(first) < 90 and f"{view.board.items:,} questions" in first and terms_in(first) == []
+    figures = [view.sentence, *(line.text for line in view.verdict.lines)]
+    for column in ("candidate", "pairs", "wins / ties* / losses", "win rate (95% item bootstrap)"):
+        figures += [str(cell) for cell in view.table[column]]
+    assert _missing(figures, report) == []
+    assert _missing([line.text for line in view.verdict.lines], page) == []
+    # The page's table holds the same counts and interval bounds, unformatted.
+    table = at.dataframe[0].value.set_index("candidate")
+    for row in view.table.itertuples():
+        assert f"{table.loc[row.candidate, 'pairs (n)']:,}" == row.pairs
+    bounds = {percent(v) for v in table["win rate low"]} | {percent(v) for v in table["win rate high"]}
+    assert all(cell.split("(")[1].split("–")[0] in bounds for cell in view.table["win rate (95% item bootstrap)"])

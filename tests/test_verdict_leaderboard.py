@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 
 from judgebias_core.analyses.judges import leaderboard
+from judgebias_core.analyses.leaderboard_view import leaderboard_view
 from judgebias_core.metrics.leaderboard import leaderboard_from_outcomes
-from judgebias_core.report.judges_section import leaderboard_sentence
 from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict
 from tests.store_helpers import read
 from tests.test_leaderboard import _outcome
@@ -24,7 +24,9 @@ def test_mtbench_verdict_counts_the_unsure_orders_and_matches_the_report(bundled
     assert f"{board.pairs_changing_with_presentation} change" in sure.text
     assert board.top_two_within_flip_bound and "Do not announce gpt-4 ahead of claude-v1" in advice.text
     assert verdict.figures["flagged_pairs"] == board.flagged_pairs
-    assert leaderboard_sentence(board, "gpt-4-0613") == f"{what.text} {sure.text}"
+    view = read(leaderboard_view, bundled_db_master, "mtbench", ["full"], "gpt-4-0613", resamples=300,
+                who="gpt-4-0613")
+    assert view.sentence == f"{what.text} {sure.text}"
 
 
 def test_clear_board_may_report_its_top_and_separation_is_named() -> None:

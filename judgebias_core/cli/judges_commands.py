@@ -7,8 +7,9 @@ from dataclasses import asdict
 from typing import Any
 
 from judgebias_core.analyses.calibration import calibration, prediction_powered_any
-from judgebias_core.analyses.judges import agreement_report, leaderboard
+from judgebias_core.analyses.judges import agreement_report
 from judgebias_core.analyses.judges_view import judges_view
+from judgebias_core.analyses.leaderboard_view import leaderboard_view
 from judgebias_core.analyses.other_biases_view import other_biases_view
 from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
@@ -140,8 +141,9 @@ def _verbosity(args: argparse.Namespace) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        board = leaderboard(reader, args.dataset, _default_studies(reader, args), args.judge, args.resamples,
-                            args.seed)
+        # The topic's view (what the Leaderboard page and the report draw); its board is the JSON.
+        board = leaderboard_view(reader, args.dataset, _default_studies(reader, args), args.judge, args.resamples,
+                                 args.seed).board
     columns = ["rank_win_rate", "candidate", "pairs", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "strength",
                "rank_strength", "rank_first_slot", "rank_second_slot", "order_holds_share", "order_holds_call",
                "position_artefact"]

@@ -1,4 +1,5 @@
-"""Report sections that compare judges: agreement between judges, agreement with people, the leaderboard."""
+"""Report sections that compare judges: agreement between judges, agreement with people (the leaderboard is in
+report/leaderboard_section.py)."""
 
 from __future__ import annotations
 
@@ -9,22 +10,19 @@ import plotly.graph_objects as go
 
 from judgebias_core.analyses.calibration import calibration, dataset_label_words, prediction_powered
 from judgebias_core.analyses.datasets import dataset_has_labels
-from judgebias_core.analyses.judges import leaderboard
 from judgebias_core.analyses.judges_view import JudgesView, judges_view
 from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
-from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars, leaderboard_forest
+from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars
 from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
 from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.label_words import LabelWords
-from judgebias_core.metrics.leaderboard import Leaderboard
 from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.ppi_part import prediction_powered_score_part
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.phrasing import count_of, percent
 from judgebias_core.wording.verdict import calibration_verdict
-from judgebias_core.wording.verdict_leaderboard import leaderboard_verdict, ranked_rows
 
 
 def _main_study(scope: ReportScope) -> str:
@@ -194,55 +192,4 @@ def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSectio
         metric_keys=("kappa", "kappa_quadratic", "confusion_matrix", "precision_recall", "pearson", "spearman",
                      "kendall"),
         verdicts=tuple(verdicts),
-    )
-
-
-# Leaderboard --------------------------------------------------------------------------------------------------
-
-def leaderboard_sentence(board: Leaderboard, who: str) -> str | None:
-    """The verdict's first two lines as one paragraph: the sentence the Leaderboard page opens with."""
-    verdict = leaderboard_verdict(board, who)
-    if verdict is None:
-        return None
-    return " ".join(line.text for line in verdict.lines if line.heading in ("What it does", "How sure we are"))
-
-
-def leaderboard_table(board: Leaderboard) -> pd.DataFrame:
-    """The candidates in rank order; in a baseline design the baseline is left out of its own leaderboard."""
-    rows = ranked_rows(board)
-    return pd.DataFrame([{
-        "rank": rank, "candidate": r.candidate,
-        "pairs": f"{r.pairs:,}",
-        "wins / ties* / losses": f"{r.wins:,} / {r.ties:,} / {r.losses:,}",
-        "win rate (95% item bootstrap)": f"{percent(r.win_rate)} ({percent(r.win_rate_ci_low)}–"
-                                         f"{percent(r.win_rate_ci_high)})",
-        "Bradley-Terry strength": f"{r.strength:+.2f}",
-        "order with the next one down unsure*": r.unsure_reason or ("no" if r is not rows[-1] else ""),
-    } for r, rank in zip(rows, board.candidates_frame()["rank_win_rate"], strict=True)])
-
-
-def leaderboard_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
-    """The candidates as each judge ranks them in the main study, with the ranking-safety flags."""
-    if "pairwise" not in scope.call_kinds or not scope.studies:
-        return None
-    study = _main_study(scope)
-    boards = [leaderboard(reader, scope.dataset.id, [study], judge) for judge in scope.judges_in(study)]
-    boards = sorted((b for b in boards if len(ranked_rows(b)) >= 2), key=lambda b: b.flip_rate)
-    if not boards:
-        return None
-    # Boards are sorted by flip rate, so the headline speaks for the steadiest judge.
-    sentences = [s for s in (leaderboard_sentence(b, scope.who(b.judge)) for b in boards) if s]
-    return ReportSection(
-        key="leaderboard", title=f"How the judges rank the candidates (study {study})",
-        headline=tuple(sentences[:1]), sentences=tuple(sentences),
-        figures=tuple(retitled(leaderboard_forest(b), f"Leaderboard by {b.judge}") for b in boards),
-        tables=tuple(ReportTable(f"Leaderboard by {b.judge}", leaderboard_table(b),
-                                 "*Ties include pairs whose verdict changed with the order, counted as half a win. "
-                                 "A candidate's order with the next one down is unsure when it changes in the "
-                                 "ranking from one presentation order alone or is not shown to hold in 95% of item "
-                                 "resamples (it holds in fewer, or is too close to call within the Monte Carlo "
-                                 "error).")
-                     for b in boards),
-        metric_keys=("overall_win_rate", "bradley_terry", "ranking_safety"),
-        verdicts=tuple(v for v in (leaderboard_verdict(b, scope.who(b.judge)) for b in boards) if v is not None),
     )

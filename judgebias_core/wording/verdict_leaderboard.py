@@ -33,9 +33,9 @@ def _safety_line(board: Leaderboard) -> VerdictLine:
     comparisons = f"{board.neighbour_pairs} comparison{'s' if board.neighbour_pairs != 1 else ''}"
     return VerdictLine(
         "How sure we are",
-        f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
-        f"{board.pairs_changing_with_presentation} change when the candidates are ranked from one presentation "
-        f"alone, and {board.pairs_not_separated} are not shown to hold in {percent(ORDER_HOLDS, 0)} of "
+        f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure, on {board.items:,} "
+        f"questions. {board.pairs_changing_with_presentation} change when the candidates are ranked from one "
+        f"presentation alone, and {board.pairs_not_separated} are not shown to hold in {percent(ORDER_HOLDS, 0)} of "
         f"{board.resamples:,} redraws of the {board.items:,} questions ({board.pairs_too_close_to_call} of them too "
         f"close to call); {board.orders_established_holm} are firm once the {comparisons} made are allowed for. The "
         f"gap between the top two is {top_two} the share of verdicts this judge may change with the order (up to "
