@@ -6,30 +6,25 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.analyses.calibration import (
-    calibration,
     calibration_choices,
-    dataset_label_words,
     disagreeing_pairs,
     disagreeing_trials,
-    judge_is_simulated,
-    prediction_powered,
 )
-from judgebias_core.analyses.scorecard import label_coverage
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
-from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
-from judgebias_core.metrics.calibration import (
-    ORIGINAL_FIRST,
+from judgebias_core.analyses.calibration_view import (
+    ENSEMBLE_JUDGE,
+    AgreementEstimate,
     AgreementTable,
     PairwiseCalibration,
     RubricCalibration,
+    calibration_view,
+    disagreement_caption,
+    item_texts,
 )
-from judgebias_core.report.judges_section import human_ceiling_sentences
-from judgebias_core.stats.agreement import AgreementEstimate
-from judgebias_core.store.calibration_queries import item_texts
-from judgebias_core.wording.verdict import calibration_verdict
+from judgebias_core.analyses.scorecard import label_coverage
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from ui.geval import geval_block
 from ui.navigation import link_page
-from ui.ppi_block import ppi_score_block
+from ui.ppi_block import ppi_score_block, ppi_win_rate_block
 from ui.share import (
     chart_downloads,
     escape_markdown,
@@ -43,7 +38,6 @@ from ui.share import (
 )
 from ui.state import cached, load_or_stop
 from ui.tables import float_columns, show_record, show_table
-from ui.text import counted
 from ui.verdict import verdict_block
 
 ORDER_TITLES = {"original": "Original order", "swapped": "Swapped order",
@@ -80,21 +74,14 @@ pool = len(runs) > 1 and synced_checkbox(f"Pool all {len(runs)} runs of this jud
                                               "repeat run, say): pooling them is a choice, named below.")
 scope = None if pool else study  # None: every run of the judge on the dataset
 permalink_hint()
-label_source = in_judge[in_judge["study"] == study]["label_source"].iloc[0]
-words = load_or_stop(dataset_label_words, dataset, label_source)
-if words.gold:
-    st.info("These are **gold labels**: each pair's correct answer as the dataset's authors set it (LLMBar's own "
-            "subsets), not ratings collected from human raters. Read every number below as agreement with those "
-            "gold labels.")
-if label_source != "human":
-    st.warning("These labels come from a **reference judge** (another model), not from people: read every "
-               "number below as agreement with that judge.")
-
-result = load_or_stop(calibration, dataset, judge, scope, pool)
+view = load_or_stop(calibration_view, dataset, judge, scope, pool)
+result, words, who, label_source = view.result, view.words, view.who, view.result.label_source
+if view.gold_note:
+    st.info(view.gold_note)
+if view.reference_note:
+    st.warning(view.reference_note)
 simulated_banner([judge])
-simulated = load_or_stop(judge_is_simulated, judge)
-who = judge + " (a simulated judge, not a model)" if simulated else judge
-verdict_block([calibration_verdict(result, who, simulated, words=words)])
+verdict_block([view.verdict])
 report_button(dataset, [] if judge == ENSEMBLE_JUDGE else [judge], key="cal-report")
 st.caption(f"Dataset {escape_markdown(dataset)} · judge {escape_markdown(judge)} · study {escape_markdown(study)} · "
            f"labels: {words.short}. Runs pooled: {escape_markdown(', '.join(result.pooled_runs))} "
@@ -149,7 +136,7 @@ def _human_ceiling(rubric: RubricCalibration, who: str) -> None:
                      rubric.human_agreement),
         _ceiling_row("mean pairwise Cohen's kappa (judge vs each rater)", rubric.judge_rater_kappa,
                      rubric.human_pairwise_kappa)]))
-    for sentence in human_ceiling_sentences(rubric, who):
+    for sentence in view.ceiling_sentences:
         st.info(escape_markdown(sentence))
     st.caption("95% intervals resample whole items. The reading compares the intervals: overlapping means 'about "
                "as well', apart means better or worse.")
@@ -160,39 +147,6 @@ def _read_item(item_id: str) -> dict[str, str]:
     st.markdown("**Question**")
     st.text(texts.get("question", "(not in the store)"))
     return texts
-
-
-def _prediction_powered() -> None:
-    st.subheader("What the judge's verdicts are worth: prediction-powered win rate")
-    st.caption("Suppose only a random share of the items had a human label. Prediction-powered inference "
-               "(Angelopoulos et al. 2023, PPI++) combines the judge's verdicts on every item with those labels into "
-               "an estimate of the human win rate whose interval stays valid however wrong the judge is; it is "
-               "shown next to the human-only estimate (the labels alone) and the judge's own win rate (not an "
-               "estimate of the human one). This dataset is labelled throughout, so the dotted line shows what "
-               "every human label gives.")
-    left, middle, right = st.columns(3)
-    candidates = sorted(set(result.swap_aggregated.labels) - {"tie"})
-    chosen = left.selectbox("Candidate", candidates, key="cal_ppi_candidate")
-    share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
-    seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
-    ppi = load_or_stop(prediction_powered, dataset, judge, chosen, scope, float(share), int(seed))
-    if ppi.caveat:
-        st.warning(f"Caution: {ppi.caveat}.")
-    figure = ppi_forest(ppi, judges=[judge])
-    st.plotly_chart(figure, width="stretch", key="cal-ppi")
-    chart_downloads(figure, f"ppi-{dataset}-{judge}", key="cal-ppi")
-    e = ppi.estimate
-    rows = [(name, row) for name, row in (("prediction-powered", e.ppi), ("human labels only", e.human_only),
-                                          ("judge only", e.judge_only))]
-    show_table(pd.DataFrame([{"estimate": name, "win rate": row.estimate, "95% low": row.low, "95% high": row.high,
-                              "items (n)": row.n, "what it is": row.label} for name, row in rows]),
-               column_config={c: st.column_config.NumberColumn(format="%.3f")
-                              for c in ("win rate", "95% low", "95% high")})
-    width_ratio = (e.ppi.high - e.ppi.low) / (e.human_only.high - e.human_only.low)
-    st.caption(f"{ppi.labelled:,} of {ppi.items:,} items keep their human label ({ppi.sampling}). The "
-               f"prediction-powered interval is {width_ratio:.0%} as wide as the human-only one (PPI++ tuning "
-               f"{e.tuning:.2f}: 0 means the judge adds nothing, 1 full trust in its rectified verdicts); all human "
-               f"labels give {ppi.all_labels_human_win_rate:.3f}. Units are items (both orders of a pair together).")
 
 
 if isinstance(result, PairwiseCalibration):
@@ -214,11 +168,10 @@ if isinstance(result, PairwiseCalibration):
         with tab:
             _agreement_detail(name, getattr(result, name))
     wrong = cached(disagreeing_pairs, dataset, judge, scope)
-    if label_source == "human" and ORIGINAL_FIRST not in result.swap_aggregated.labels:  # labels name candidates
-        _prediction_powered()
+    if view.offers_win_rate:  # people's labels that name the candidates
+        ppi_win_rate_block(dataset, judge, scope, sorted(set(result.swap_aggregated.labels) - {"tie"}))
     st.subheader("Pairs where the judge and the human disagree")
-    st.caption(f"{counted(len(wrong), 'pair')} whose swap-aggregated verdict differs from the human label "
-               "(pairs with a failed order are listed too).")
+    st.caption(disagreement_caption(len(wrong), pairwise=True, label=f"{words.short} label"))
     show_table(wrong)
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-pairs", judges=[judge])
     if not wrong.empty:
@@ -266,7 +219,7 @@ elif isinstance(result, RubricCalibration):
     geval_block(result.pooled_runs, judge)
     st.subheader("Calls where the judge's score differs from the labels' median")
     wrong = cached(disagreeing_trials, dataset, judge, scope)
-    st.caption(f"{counted(len(wrong), 'call')}, largest gaps first.")
+    st.caption(disagreement_caption(len(wrong), pairwise=False))
     show_table(wrong)
     table_downloads(wrong, f"disagreements-{dataset}-{judge}", key="cal-wrong-trials", judges=[judge])
     if not wrong.empty:

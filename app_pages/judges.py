@@ -6,13 +6,20 @@ import pandas as pd
 import streamlit as st
 
 from judgebias_core.analyses.judges import disagreeing_calls
-from judgebias_core.analyses.judges_view import ENSEMBLE_JUDGE, item_texts, judges_default_studies, judges_view
+from judgebias_core.analyses.judges_view import (
+    DISPUTED_LEGEND,
+    FAMILY_RULE,
+    item_texts,
+    judges_default_studies,
+    judges_view,
+)
 from judgebias_core.charts.judges import (
     agreement_heatmap,
     disagreement_bars,
     family_heatmap,
     family_heatmap_is_sparse,
 )
+from judgebias_core.wording.verdict import DECIDED
 from ui.judge_scope import pick_pairwise_dataset
 from ui.share import (
     chart_downloads,
@@ -56,18 +63,24 @@ view = load_or_stop(judges_view, dataset, list(studies), chosen_repetition)
 result = view.result
 
 simulated_banner(result.judges)
+# Every sentence below comes from the view, as the report's agreement section and `metrics agreement --json` give it.
 verdict_block([view.verdict])
+for sentence in view.sentences:
+    st.markdown(escape_markdown(sentence))
 cols = st.columns(4)
 cols[0].metric("Judges", len(result.judges))
 cols[1].metric("Judge calls (instances)", f"{result.instances:,}")
 cols[2].metric("Calls every judge answered", f"{result.disagreement.instances:,}")
 cols[3].metric("Calls with a majority verdict", f"{result.ensemble_instances:,}")
-st.caption(f"Dataset {escape_markdown(dataset)} · studies {escape_markdown(', '.join(studies))} · repetition "
-           f"{repetition}. Majority vote: {result.ensemble_rule}.")
+st.caption(escape_markdown(view.scope_sentence))
 st.caption(escape_markdown(view.studies_note))
 for note in view.notes:
     st.warning(note)
 report_button(dataset, [judge.split(" [")[0] for judge in result.judges], key="jd-report")
+if view.too_few_judges:  # one judge against its own majority vote says nothing: no chart of it
+    st.info(f"{escape_markdown(view.too_few_judges)} Choose studies that hold at least two judges in the Studies "
+            "filter above.")
+    st.stop()
 
 agreement_tab, disagreement_tab = st.tabs(["Agreement", "Disagreement"])
 
@@ -84,7 +97,8 @@ with agreement_tab:
     show_table(pairs,
                column_config={name: st.column_config.NumberColumn(format="%.3f") for name in pairs.columns
                               if pairs[name].dtype.kind == "f"})
-    st.caption(view.kappa_note)
+    with st.expander(DECIDED):
+        st.caption(view.kappa_note)
     alpha, effective = result.krippendorff_alpha, result.effective_judges
     if alpha is not None and effective is not None:
         panel = st.columns(2)
@@ -97,8 +111,7 @@ with agreement_tab:
     table_downloads(pairs, f"agreement-{dataset}", key="jd-pairs")
 
     st.subheader("By family")
-    st.caption("Judges are ordered by family in the heatmap; here the agreement of every pair of judges is pooled "
-               "by the two families (ratio of sums). A diagonal cell needs two judges of that family.")
+    st.caption(FAMILY_RULE)
     if result.family_agreement:
         if family_heatmap_is_sparse(result.family_agreement):  # a mostly blank heatmap: the sentence says it
             st.markdown(escape_markdown(view.family_sentence or ""))
@@ -115,13 +128,11 @@ with disagreement_tab:
     if result.disagreement.instances:
         figure = disagreement_bars(result.disagreement, judges=result.judges)
         st.plotly_chart(figure, width="stretch")
-        st.caption(f"Mean judges differing from the majority: {result.disagreement.mean:.2f} of "
-                   f"{result.disagreement.judges}, over {result.disagreement.instances:,} calls every judge answered.")
+        st.caption(view.disagreement_sentence or "")
     minimum = st.number_input("Show calls where at least this many judges differ from the majority", min_value=1,
                               max_value=max(1, len(result.judges) - 1), value=1, step=1)
     disputed = cached(disagreeing_calls, dataset, list(studies), chosen_repetition, int(minimum))
-    st.caption(f"{counted(len(disputed), 'call')}. Verdicts: A = first slot better, B = second slot better, C = tie; "
-               f"empty = not answered or not parsed; {ENSEMBLE_JUDGE} is the majority vote.")
+    st.caption(f"{counted(len(disputed), 'call')}. {escape_markdown(DISPUTED_LEGEND)}")
     show_table(disputed.head(2000))
     table_downloads(disputed, f"disputed-calls-{dataset}", key="jd-disputed")
     if not disputed.empty:

@@ -90,19 +90,11 @@ st.caption("What the flag fires on: a candidate is marked when its order with th
            "fewer, or is too close to call within the Monte Carlo error), so the items cannot separate them. Each pair is checked on its own; the count established after Holm's correction over "
            "all neighbour pairs is given apart.")
 if board.flagged_pairs:
-    st.warning(f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
-               f"{board.pairs_changing_with_presentation} change with the slot, {board.pairs_not_separated} are not "
-               f"shown to hold in 95% of {board.resamples:,} resamples of the {board.items:,} items "
-               f"({board.pairs_too_close_to_call} too close to call) "
-               f"({board.orders_established_holm} established after Holm's correction).")
+    st.warning(escape_markdown(view.safety_note))
 else:
-    st.success(f"All {board.neighbour_pairs} neighbour orders hold in both single-slot rankings and in at least 95% "
-               f"of resamples ({board.orders_established_holm} established after Holm's correction).")
-if len(board.rows) > 1:
-    top_two = "less" if board.top_two_within_flip_bound else "more"
-    st.caption(f"The top two differ by {top_two} than the top of the judge's item-clustered two-sided 95% flip-rate "
-               f"interval ({board.flip_rate_clustered_high:.3f}, a one-sided 97.5% upper bound; "
-               f"{board.flip_bound_method}).")
+    st.success(escape_markdown(view.safety_note))
+if view.top_two_note:
+    st.caption(escape_markdown(view.top_two_note))
 
 frame = frame[list(COLUMNS)].rename(columns=COLUMNS)
 show_table(frame,

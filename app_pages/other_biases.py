@@ -88,12 +88,17 @@ with verbosity_tab:
             "slope_per_1000_chars": "no control, pairs independent", "slope_ci_low": "independent: low",
             "slope_ci_high": "independent: high"})
     table.insert(len(table.columns), "reading (corrected)", [report.reading(r.judge) for r in report.judges])
+    # Both families' corrected p side by side: this page's (the judges shown) and the report's (no majority vote).
+    table.insert(len(table.columns), "corrected p", view.corrected(report.tests))
+    table.insert(len(table.columns), "corrected p (report's family)", view.corrected(view.report_tests))
     st.markdown("**Per judge**")
     show_table(table,
                column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
                               if c not in ("judge", "reading (corrected)") and "(n)" not in c
                               and c not in ("equal length", "longer won", f"{cluster}s (clusters)",
-                                            "pairs without information")})
+                                            "pairs without information")}
+               | {c: st.column_config.NumberColumn(format="%.3g") for c in
+                  ("corrected p", "corrected p (report's family)")})
     table_downloads(table, f"verbosity-{dataset}-{study}", key="ob-verbosity", judges=real_judges)
     st.caption("The slope is the change in log-odds of the candidate winning per 1,000 more characters than its "
                f"opponent, with standard errors clustered by {cluster}"
@@ -101,7 +106,8 @@ with verbosity_tab:
                   "won or lost every pair carry no information under that control and are left out"
                   if control == "candidate" else "; it does not hold candidate quality fixed")
                + ". The last three columns treat pairs as independent and are narrower than they should be.")
-    st.caption(escape_markdown(f"Readings are corrected together. {view.verbosity_family}"))
+    st.caption(escape_markdown(f"Readings are corrected together. {view.verbosity_family} "
+                               f"{view.page_families_sentence}"))
 
 with self_tab:
     explain("self_preference")

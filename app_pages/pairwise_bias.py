@@ -7,7 +7,7 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.pairwise import compare_judges
+from judgebias_core.analyses.pairwise_compare_view import pairwise_compare_view
 from judgebias_core.analyses.pairwise_view import (
     CORRECTIONS,
     PairwiseView,
@@ -16,6 +16,8 @@ from judgebias_core.analyses.pairwise_view import (
     pairwise_view,
 )
 from judgebias_core.charts.pairwise import flip_rate_forest, judge_task_heatmap, quality_gap_scatter
+from judgebias_core.wording.phrasing import percent
+from judgebias_core.wording.verdict import DECIDED
 from ui.share import (
     chart_downloads,
     code_span,
@@ -68,14 +70,11 @@ RATE_COLUMNS = ["PC", "PC low", "PC high", "flip rate", "flip low", "flip high",
 
 
 def compare_section(dataset: str, study: str, judges: list[str], repetition: int | None) -> None:
-    """Two judges' flip rates on the pairs both classified, with the paired cluster-robust t interval."""
+    """Two judges' flip rates on the pairs both classified: the view's plain reading, the figures, the fold."""
     if len(judges) < 2:
         return
     st.subheader("Compare two judges")
     explain("judge_difference")
-    st.caption("Both judges' flip rates on the pairs both classified (same repetition, item and answers); the "
-               "interval resamples items once for both judges, so what their pairs share cancels. One test: it is "
-               "not part of the family corrected above.")
     picks = st.columns(2)
     with picks[0]:
         judge_a = st.selectbox("First judge", judges, index=0, key="pw_compare_a")
@@ -84,12 +83,23 @@ def compare_section(dataset: str, study: str, judges: list[str], repetition: int
     if judge_a == judge_b:
         st.info("Pick two different judges.")
         return
-    comparison = load_or_stop(compare_judges, dataset, study, judge_a, judge_b, repetition)
-    (st.info if comparison.degenerate else st.success)(escape_markdown(comparison.sentence))
-    if comparison.p_value == comparison.p_value:
-        st.caption(f"Cluster-robust t test of no difference over {comparison.items:,} items: "
-                   f"p = {comparison.p_value:.3g} ({comparison.method} interval; "
-                   f"{comparison.flips_a:,} and {comparison.flips_b:,} flips of {comparison.shared_pairs:,} pairs).")
+    view = load_or_stop(pairwise_compare_view, dataset, study, judge_a, judge_b, repetition)
+    if view.simulated_note:
+        st.warning(escape_markdown(view.simulated_note), icon=":material/science:")
+    (st.success if view.flips_less else st.info)(escape_markdown(view.sentence))
+    c = view.comparison
+    if c.shared_pairs:
+        cols = st.columns(3)
+        for column, judge, rate, flips in ((cols[0], c.judge_a, c.flip_rate_a, c.flips_a),
+                                           (cols[1], c.judge_b, c.flip_rate_b, c.flips_b)):
+            column.metric(f"Flip rate, {judge}", percent(rate))
+            column.caption(f"{flips:,} of {c.shared_pairs:,} pairs both judged ({c.items:,} questions)")
+        cols[2].metric("Difference (first minus second)", f"{c.difference * 100:+.1f} points")
+        cols[2].caption(f"95%: {c.low * 100:+.1f} to {c.high * 100:+.1f} points" if not c.degenerate
+                        else f"no range: {escape_markdown(c.degenerate_reason or '')}")
+    with st.expander(DECIDED):
+        for text in view.method:
+            st.caption(escape_markdown(text))
 
 
 def listwise_section(view: PairwiseView) -> None:

@@ -3,31 +3,35 @@ and the G-Eval expected score where the run has log-probabilities."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 import streamlit as st
 
-from judgebias_core.analyses.rubric import probe_recommendation, rubric_report, run_score_position
-from judgebias_core.charts.rubric import (
-    bias_cost_figure,
-    correlation_comparison_figure,
-    ordering_label,
-    ordering_rank_figure,
-    position_share_figure,
-    score_position_grid,
-    score_position_heatmap,
-)
-from judgebias_core.errors import JudgebiasError
-from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
-from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
-from judgebias_core.store.rubric_queries import (
+from judgebias_core.analyses.rubric import probe_recommendation, run_score_position
+from judgebias_core.analyses.rubric_runs import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CANDIDATE_DESIGNS,
+    RubricReport,
     analysable_run_ids,
     comparable_run_ids,
     list_rubric_runs,
     repeat_run_choices,
     run_calls_for_export,
 )
-from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
-from judgebias_core.wording.verdict import rubric_verdict
+from judgebias_core.analyses.rubric_view import DESIGN_NAMES, ProbeChoice, RubricView, probe_choice, rubric_view
+from judgebias_core.charts.rubric import (
+    bias_cost_figure,
+    correlation_comparison_figure,
+    ordering_rank_figure,
+    position_share_figure,
+    score_position_grid,
+    score_position_heatmap,
+)
+from judgebias_core.errors import JudgebiasError
+from judgebias_core.wording.geval_words import ShownMetric
+from judgebias_core.wording.verdict import DECIDED
 from ui.geval import show_geval
 from ui.navigation import link_page
 from ui.share import (
@@ -45,17 +49,9 @@ from ui.state import cached, load_or_stop, show_error
 from ui.tables import float_columns, show_table
 from ui.verdict import verdict_block
 
-DESIGN_NAMES = {"run": "the analysed run's orderings", "all": "all k! orderings", "balanced": "the balanced set (2k)",
-                "latin": "a Latin square (k rotations)", "reverse": "canonical and reversed"}
-
 
 def link_new_run(label: str) -> None:
     link_page("new_run.py", label)
-
-
-def ci_text(estimate: CorrelationEstimate, which: str) -> str:
-    low, high = estimate.pearson_ci if which == "pearson" else estimate.spearman_ci
-    return f"95% CI {low:.3f} to {high:.3f} · n = {estimate.n} items"
 
 
 def show_run_card(report: RubricReport) -> None:
@@ -75,67 +71,40 @@ def show_run_card(report: RubricReport) -> None:
         st.json(run.params)
 
 
-def show_balance(report: RubricReport) -> None:
-    """Balance checked on the parsed exposures, and what the shares below do about an imbalance."""
-    exposure = report.exposure
-    if exposure.balanced:
-        return
-    off = (f"Furthest from balance: score {exposure.worst_score} was shown at position {exposure.worst_position} in "
-           f"{exposure.worst_share:.1%} of the {exposure.parsed:,} parsed trials, where a balanced run shows it in "
-           f"1/{report.k} = {1 / report.k:.1%} ({exposure.max_deviation * 100:.1f} percentage points off).")
-    if exposure.weighting == "orderings-equal":
-        st.warning(f"**Parse failures unbalanced this run**: its orderings are a balanced set, but the parsed trials "
-                   f"are not ({report.parse_failures} parse failures, {report.no_reply} without reply). {off} The "
-                   "shares below are **exposure-weighted**: every ordering counts equally (each parsed trial weighted "
-                   "by 1 / its ordering's parsed trials), which makes the parsed exposures balanced again.")
-    else:
-        design = ("its orderings are not balanced (not a balanced set)" if not exposure.design_balanced
-                  else "parse failures removed whole orderings, so no weighting can restore balance")
-        st.warning(f"**Score and position are confounded** in this run: {design} "
-                   f"({report.run.orderings} distinct orderings). {off} The shares below mix content with position.")
-
-
-def show_position_share(report: RubricReport) -> None:
+def show_position_share(view: RubricView) -> None:
+    report, words = view.report, view.position
     st.subheader("Position selection distribution")
     explain("position_share")
-    show_balance(report)
+    if words.balance is not None:
+        st.warning(f"**{words.balance.title}**: {words.balance.text}")
     tests = report.position_tests
     figure = position_share_figure(report.position, tests=tests, judges=[report.run.judge])
     st.plotly_chart(figure, width="stretch")
-    share = report.position
-    corrected = tests.corrected
-    table = pd.DataFrame({
-        "position": range(1, report.k + 1), "choices": share.counts, "parsed trials (n)": share.n,
-        "share": [r.rate for r in tests.shares], "clustered low": [r.low for r in tests.shares],
-        "clustered high": [r.high for r in tests.shares], "interval": [r.method for r in tests.shares],
-        "Wilson low (calls independent)": share.ci_low, "Wilson high (calls independent)": share.ci_high,
-        "no-bias share": share.uniform, "p (clustered t)": corrected.p_values, "Holm p": corrected.corrected})
+    st.markdown(words.sentence)
+    table = pd.DataFrame([{
+        "position": r.position, "choices": r.choices, "parsed trials (n)": r.parsed, "share": r.share,
+        "clustered low": r.low, "clustered high": r.high, "interval": r.interval_method,
+        "Wilson low (calls independent)": r.wilson_low, "Wilson high (calls independent)": r.wilson_high,
+        "no-bias share": r.uniform, "p (clustered t)": r.p, "Holm p": r.corrected_p} for r in words.rows])
     show_table(table, column_config={
         column: st.column_config.NumberColumn(format="percent")
         for column in ("share", "clustered low", "clustered high", "Wilson low (calls independent)",
                        "Wilson high (calls independent)", "no-bias share")})
-    weighted = " (exposure-weighted)" if tests.weighting == "orderings-equal" else ""
-    favoured = [f"position {p}" for p, reject in enumerate(corrected.reject, start=1) if reject]
-    st.caption(f"Shares{weighted} with 95% item-clustered intervals over {tests.items:,} items (all calls of an item "
-               f"together; the Wilson columns treat calls as independent). Each position is tested against "
-               f"1/{report.k} with a {tests.test_method}; {corrected.method_name} over the "
-               f"{corrected.family_size} positions shown. "
-               + (f"Unlikely to be chance after that correction: {', '.join(favoured)}." if favoured
-                  else "No position is unlikely to be chance after that correction."))
+    with st.expander(DECIDED):
+        st.caption(words.decided)
     table_downloads(table, f"position-share-{report.run.run_id}", judges=[report.run.judge])
     chart_downloads(figure, f"position-share-chart-{report.run.run_id}")
 
 
-def show_score_position(report: RubricReport, runs: pd.DataFrame) -> None:
+def show_score_position(report: RubricReport, never_chosen: str | None, runs: pd.DataFrame) -> None:
     st.subheader("Score by position: P(position | score)")
     explain("position_given_score")
     figure = score_position_heatmap(report.score_position, f"P(position | score), {report.run.judge}",
                                     judges=[report.run.judge])
     st.plotly_chart(figure, width="stretch")
     chart_downloads(figure, f"score-position-{report.run.run_id}")
-    never = [s for s, row in zip(report.score_position.scores, report.score_position.rows, strict=True) if row is None]
-    if never:
-        st.caption(f"Never chosen in this run (blank rows): score {', '.join(map(str, never))}.")
+    if never_chosen is not None:
+        st.caption(never_chosen)
     others, peers = comparable_run_ids(runs, report.run.run_id)
     compare = synced_multiselect("Side by side with other runs (e.g. other judges)", others, key="rb_compare",
                                  placeholder="pick runs to compare", default=peers)
@@ -149,87 +118,91 @@ def show_score_position(report: RubricReport, runs: pd.DataFrame) -> None:
         chart_downloads(grid, f"score-position-grid-{report.run.run_id}")
 
 
-def show_permutation_vs_repeat(report: RubricReport) -> None:
+def show_metrics(metrics: Sequence[ShownMetric]) -> None:
+    for column, metric in zip(st.columns(max(len(metrics), 2)), metrics, strict=False):
+        column.metric(metric.label, metric.value, help=metric.help)
+        if metric.caption:
+            column.caption(metric.caption)
+
+
+def show_permutation_vs_repeat(view: RubricView) -> None:
+    report, words = view.report, view.correlation
     st.subheader("Permutation vs Repeat")
     explain("permutation_vs_repeat")
-    human = report.human
-    if human is None:
-        st.info("No human or reference-judge scores exist for these items under this rubric, so there is nothing "
-                "to correlate with.")
+    if report.human is None or words.intro is None:
+        st.info(words.no_labels or "")
     else:
-        against = ("human scores (mean of the raters)" if human.label_source == "human"
-                   else "a **reference judge** (GPT-4's scores, not human labels)")
-        st.markdown(f"Per-item mean score of each run against {against}, on {report.labelled_items} labelled items. "
-                    f"Intervals: percentile bootstrap over items, {human.resamples:,} resamples, seed {human.seed}.")
-        if report.run.simulated:
-            st.caption("The simulated judge scores from the human label plus noise where one exists, so its "
-                       "correlation with humans is high by construction.")
-        parts = [("Permutation", human.permutation), ("Repeat", human.repeat), ("Difference", human.difference)]
-        columns = st.columns(3)
-        for column, (name, estimate) in zip(columns, parts, strict=True):
-            if estimate is None:
-                column.metric(f"{name} Pearson r", "n/a", help="Choose a repeat run above.")
-                continue
-            column.metric(f"{name} Pearson r", f"{estimate.pearson:+.3f}" if name == "Difference"
-                          else f"{estimate.pearson:.3f}", help=ci_text(estimate, "pearson"))
-            column.caption(f"Pearson {ci_text(estimate, 'pearson')}; Spearman rho {estimate.spearman:.3f}, "
-                           f"{ci_text(estimate, 'spearman')}")
-        if human.repeat is None:
-            st.info("Choose a repeat run (the canonical ordering asked again and again) to compare against.")
-        figure = correlation_comparison_figure(human, judges=[report.run.judge])
+        st.markdown(words.intro)
+        if words.simulated_note is not None:
+            st.caption(words.simulated_note)
+        show_metrics(words.metrics)
+        if words.no_repeat is not None:
+            st.info(words.no_repeat)
+        figure = correlation_comparison_figure(report.human, judges=[report.run.judge])
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"permutation-vs-repeat-{report.run.run_id}")
-    perm = report.spread_permutation
-    st.markdown("**Within-item spread**: how many points one item's score moves when only the order of the options "
-                f"changes: the {perm.description()}.")
+    st.markdown(view.spread.intro)
     explain("within_item_spread")
-    spread = st.columns(2)
-    spread[0].metric("Permutation run", f"{perm.mean_sd:.3f}", help=perm.description())
-    spread[0].caption(f"{perm.items:,} items · {perm.calls_text()}")
-    if report.spread_repeat is not None:
-        rep = report.spread_repeat
-        spread[1].metric("Repeat run", f"{rep.mean_sd:.3f}", help=rep.description())
-        spread[1].caption(f"{rep.items:,} items · {rep.calls_text()}")
+    show_metrics(view.spread.metrics)
 
 
-def show_ordering_ranks(report: RubricReport) -> None:
+def show_ordering_ranks(view: RubricView) -> None:
+    report, words = view.report, view.ordering_rank
     st.subheader("Per-ordering correlation ranks")
     explain("ordering_rank")
     table = pd.DataFrame([
-        {"ordering": ordering_label(o.ordering), "canonical": o.canonical, "trials": o.trials, "parsed": o.parsed,
-         "items with labels (n)": o.n, "Pearson r": o.pearson, "Spearman rho": o.spearman, "rank": o.rank,
-         "Bias Cost": o.bias_cost}
-        for o in report.orderings
+        {"ordering": o.ordering, "canonical": o.canonical, "trials": o.trials, "parsed": o.parsed,
+         "items with labels (n)": o.labelled_items, "Pearson r": o.pearson, "Spearman rho": o.spearman,
+         "rank": o.rank, "Bias Cost": o.bias_cost}
+        for o in words.rows
     ])
-    if report.human is not None and table["rank"].notna().any():
-        against = "human scores" if report.human.label_source == "human" else "a reference judge"
-        figure = ordering_rank_figure(report.orderings, against, judges=[report.run.judge])
+    if words.against is not None:
+        figure = ordering_rank_figure(report.orderings, words.against, judges=[report.run.judge])
         st.plotly_chart(figure, width="stretch")
         chart_downloads(figure, f"ordering-ranks-{report.run.run_id}")
-        canonical = next((o for o in report.orderings if o.canonical), None)
-        if canonical is not None and canonical.rank is not None:
-            st.caption(f"The canonical ordering {ordering_label(canonical.ordering)} ranks **{canonical.rank} of "
-                       f"{len(report.orderings)}** by Pearson r against {against}.")
+        if words.sentence is not None:
+            st.caption(words.sentence)
     else:
         st.info("Ranks need labels (human or reference-judge scores) for the items.")
     show_table(table.sort_values("rank", na_position="last"), column_config=float_columns(table))
     table_downloads(table, f"orderings-{report.run.run_id}", judges=[report.run.judge])
 
 
-def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: int, seed: int) -> None:
+def show_probe_choice(choice: ProbeChoice, design: str) -> None:
+    """The probe's recommendation (only when stable), its interval words, chart and table, all from the view."""
+    if choice.empty is not None:
+        st.warning(escape_markdown(choice.empty))
+        return
+    if choice.recommended is None:
+        st.warning(escape_markdown(choice.sentence or ""))
+    else:
+        st.success(escape_markdown(choice.sentence or ""))
+    if choice.interval is not None:
+        st.caption(escape_markdown(choice.interval))
+    figure = bias_cost_figure(choice.result.ranking, intervals=choice.result.costs, judges=[choice.judge])
+    st.plotly_chart(figure, width="stretch")
+    chart_downloads(figure, f"bias-cost-{choice.probe_run_id}")
+    table = pd.DataFrame([{
+        "ordering": r.ordering, "Bias Cost": r.bias_cost, "rank": r.rank, "canonical": r.canonical, "low": r.low,
+        "high": r.high, "minus the lowest": r.minus_lowest, "difference low": r.difference_low,
+        "difference high": r.difference_high, "lowest in (share of resamples)": r.lowest_share,
+        "interval holds the cost": r.interval_holds_cost} for r in choice.rows])
+    if choice.interval_note is not None:
+        st.caption(escape_markdown(choice.interval_note))
+    show_table(table, column_config=float_columns(table))
+    table_downloads(table, f"bias-cost-{choice.probe_run_id}-{design}", judges=[choice.judge])
+
+
+def show_probe_then_choose(view: RubricView, runs: pd.DataFrame, resamples: int, seed: int) -> None:
+    report, own = view.report, view.own_cost
     st.subheader("Bias Cost: probe, then choose")
     explain("bias_cost")
-    own = report.recommended
-    if own is None:
-        st.info(f"No ordering is recommended from this run: {report.bias_cost.reason}.")
+    if own.lowest is None:
+        st.info(escape_markdown(own.sentence))
     else:
-        own_rank = report.correlation_rank(own.ordering)
-        st.markdown(
-            f"Under this run's own P(position | score), the lowest Bias Cost among its {len(report.orderings)} "
-            f"orderings is **{ordering_label(own.ordering)}** ({own.bias_cost:.3f})"
-            + (f", which ranks **{own_rank} of {len(report.orderings)}** by correlation with the labels."
-               if own_rank is not None and report.human is not None else "."))
-        st.caption(escape_markdown(cost_interval_words(report.bias_cost, own)))
+        st.markdown(own.sentence)
+        if own.interval is not None:
+            st.caption(escape_markdown(own.interval))
     st.markdown(
         "1. Launch a small **probing run** of your judge (a few items over a balanced set).  \n"
         "2. Pick it below: it estimates P(position | score).  \n"
@@ -246,55 +219,21 @@ def show_probe_then_choose(report: RubricReport, runs: pd.DataFrame, resamples: 
                                   format_func=DESIGN_NAMES.get,
                                   help="The analysed run's orderings have correlation ranks where labels exist; "
                                   "wider sets may recommend an ordering no run has tried yet.")
+    if probe_id is None or design is None:
+        return
+    # The ranking is the slow part: cached on its own, so changing the probe does not recompute the run's view.
     try:
         result = cached(probe_recommendation, probe_id, design, report.run.run_id, resamples, seed)
     except JudgebiasError as error:
         show_error(error)
         return
-    if result.probe.parsed == 0:
-        st.warning(f"The probe run {code_span(probe_id)} has no parsed trial, so it says nothing about position: "
-                   "pick another.")
-        return
-    choice = cost_choice(result.costs, f"under probe {probe_id}")
-    best = choice.recommended
-    if best is None:
-        st.warning(escape_markdown(choice.sentence))
-    else:
-        rank = report.correlation_rank(best.ordering)
-        rank_text = (f" Among this run's orderings it ranks {rank} of {len(report.orderings)} by correlation."
-                     if rank is not None else
-                     " It is not among this run's orderings, so it has no correlation rank here.")
-        st.success(escape_markdown(choice.sentence + (rank_text if report.human is not None else "")
-                                   + f" For the full run, enter {ordering_label(best.ordering)} under Orderings on "
-                                   "the New run page."))
-    if result.recommended is not None:
-        st.caption(escape_markdown(cost_interval_words(result.costs, result.recommended)))
-    figure = bias_cost_figure(result.ranking, intervals=result.costs, judges=[result.probe.run.judge])
-    st.plotly_chart(figure, width="stretch")
-    chart_downloads(figure, f"bias-cost-{probe_id}")
-    rows = []
-    for c in result.ranking:
-        bounds = result.costs.interval_of(c.ordering)
-        rows.append({"ordering": ordering_label(c.ordering), "Bias Cost": c.bias_cost, "rank": c.rank,
-                     "canonical": c.canonical, "low": bounds.low if bounds else None,
-                     "high": bounds.high if bounds else None,
-                     "minus the lowest": bounds.difference if bounds else None,
-                     "difference low": bounds.difference_low if bounds else None,
-                     "difference high": bounds.difference_high if bounds else None,
-                     "lowest in (share of resamples)": bounds.lowest_share if bounds else None})
-    table = pd.DataFrame(rows)
-    if result.costs.intervals:
-        st.caption(f"Intervals: 95% {result.costs.interval_kind}, {result.costs.items:,} probe items. Bias Cost is a "
-                   "sum of absolute deviations, so resampling noise adds to it: a small cost's interval sits above "
-                   "it. Read the differences and the stability to choose.")
-    show_table(table, column_config=float_columns(table))
-    table_downloads(table, f"bias-cost-{probe_id}-{design}", judges=[result.probe.run.judge])
+    show_probe_choice(probe_choice(report, result, probe_id), design)
 
 
-def show_geval_section(report: RubricReport) -> None:
+def show_geval_section(view: RubricView) -> None:
     st.subheader("G-Eval expected score")
     explain("g_eval_score")
-    show_geval(report.geval, report.run.run_id, report.run.judge)
+    show_geval(view.report.geval, view.geval, view.report.run.judge)
 
 
 st.title("Rubric bias")
@@ -339,16 +278,19 @@ with settings[2]:
     seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, BOOTSTRAP_SEED, key="rb_seed")
 permalink_hint()
 
-report = load_or_stop(rubric_report, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples), int(seed))
-
-verdict_block([rubric_verdict(report)])
+view = load_or_stop(rubric_view, run_id, None if repeat_id == "none" else repeat_id, None, int(resamples),
+                    int(seed))
+report = view.report
+if view.simulated_notice:
+    st.warning(escape_markdown(view.simulated_notice), icon=":material/science:")
+verdict_block([view.verdict])
 show_run_card(report)
-show_position_share(report)
-show_score_position(report, runs)
-show_permutation_vs_repeat(report)
-show_ordering_ranks(report)
-show_probe_then_choose(report, runs, int(resamples), int(seed))
-show_geval_section(report)
+show_position_share(view)
+show_score_position(report, view.never_chosen, runs)
+show_permutation_vs_repeat(view)
+show_ordering_ranks(view)
+show_probe_then_choose(view, runs, int(resamples), int(seed))
+show_geval_section(view)
 # Loaded only on request: on a large run this table is the page's slowest part.
 if st.toggle(f"Show every trial of this run ({report.trials:,})", key="rb_show_trials"):
     command = f"python -m judgebias_core export trials --run-id {run_id} --format csv --out trials.csv"

@@ -47,8 +47,9 @@ record = cached(run_record, run_id)
 row = runs[runs["run_id"] == run_id].iloc[0]
 params = run_parameters(record.get("params") if record else None)
 if row["simulated"]:
+    behaviour = str(params.get("judge_description", "")).removeprefix("simulated judge: ")
     st.warning("**Simulated judge**: these judgments were made by a simulated judge, not a language model. "
-               + escape_markdown(str(params.get("judge_description", "")).removeprefix("simulated judge: ")))
+               + escape_markdown(behaviour[:1].upper() + behaviour[1:]))
 
 st.markdown(f"**Status:** {escape_markdown(row['summary'])} · dataset {code_span(row['dataset'])} · protocol "
             f"{code_span(row['protocol'])} · judge "

@@ -77,8 +77,9 @@ def main() -> None:
         store = args.db or Path(folder) / "bench.duckdb"
         if args.db is None:
             from judgebias_core.bootstrap import ensure_store_ready
+            from judgebias_core.store.handle import Store
 
-            ensure_store_ready(store)
+            ensure_store_ready(Store.open(store))
         env = {**os.environ, "PYTHONPATH": str(ROOT), "JUDGEBIAS_DB": str(store)}
         cli = [sys.executable, "-m", "judgebias_core"]
         commands = {

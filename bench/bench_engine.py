@@ -34,6 +34,7 @@ from judgebias_core.judges.openai_client import OpenAIJudge  # noqa: E402
 from judgebias_core.protocols.plans import build_plan  # noqa: E402
 from judgebias_core.protocols.spec import RunSettings, RunSpec  # noqa: E402
 from judgebias_core.sources.bundled import import_bundled  # noqa: E402
+from judgebias_core.store.handle import Store  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ async def _raw(url: str, bodies: list[dict[str, Any]], concurrency: int, timeout
 
 def _engine_span(db: Path, run_id: str) -> tuple[float, int]:
     """First send to last reply, from the run's journal lines (``at`` is when the reply landed)."""
-    lines = [json.loads(line) for line in journal_path(db, run_id).read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in journal_path(Store(db), run_id).read_text(encoding="utf-8").splitlines()]
     first_sent = min(r["at"] - r["latency_ms"] / 1000 for r in lines)
     return max(r["at"] for r in lines) - first_sent, sum(r.get("text") is not None for r in lines)
 
@@ -73,12 +74,12 @@ def one_round(db: Path, url: str, args: argparse.Namespace, seed: int) -> tuple[
                    base_url=url, limit_items=args.calls // 10, max_tokens=50, seed=seed)
     settings = RunSettings(concurrency=args.concurrency, timeout_s=30)
     run_id = f"bench-{seed}"
-    plan = build_plan(db, spec, run_id)
+    plan = Store(db).read(build_plan, spec, run_id)
     judge = OpenAIJudge(spec, settings)
     raw = asyncio.run(_raw(url, [judge.request_params(c) for c in plan.calls], args.concurrency, 30))
     last: list[RunProgress] = []
     cpu = time.process_time()
-    outcome = start_run(db, spec, settings, run_id=run_id, on_progress=last.append)
+    outcome = start_run(Store.open(db), spec, settings, run_id=run_id, on_progress=last.append)
     cpu = time.process_time() - cpu
     span, replies = _engine_span(db, run_id)
     stored = last[-1].elapsed_s  # from the session's start to the last reply stored
@@ -102,7 +103,7 @@ def main() -> None:
         url = f"http://127.0.0.1:{int(server.stdout.readline())}/v1"  # type: ignore[union-attr]
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "bench.duckdb"
-            import_bundled(db, ("summeval",))
+            import_bundled(Store.open(db), ("summeval",))
             ideal = args.calls * args.latency / args.concurrency
             print(f"{args.calls} calls, {args.concurrency} in flight, judge latency {args.latency * 1000:.0f} ms: "
                   f"ideal span {ideal:.2f} s")

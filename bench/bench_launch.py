@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-READY_SCRIPT = "import sys; from judgebias_core.bootstrap import ensure_store_ready; ensure_store_ready(sys.argv[1])"
+READY_SCRIPT = "import sys; from judgebias_core.bootstrap import ensure_store_ready; from judgebias_core.store.handle import Store; ensure_store_ready(Store.open(sys.argv[1]))"
 
 
 def _project_without_snapshot(folder: Path) -> Path:

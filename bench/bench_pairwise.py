@@ -67,12 +67,12 @@ def build_store(path: Path) -> int:
     dataset = pd.DataFrame([{"dataset_id": "synthetic", "name": "synthetic benchmark (not real data)",
                              "kind": "pairwise", "source": "bench/bench_pairwise.py", "licence": "none",
                              "baseline_candidate": BASE}])
-    write_batch(path, StoreBatch(datasets=dataset, items=items))
+    write_batch(Store.open(path), StoreBatch(datasets=dataset, items=items))
     total = 0
     for study, candidates, repetitions in (("full", 40, 1), ("repetition", 20, 3)):
         calls = synthetic_calls(study, 5, 1000, candidates, repetitions, rng)
         started = time.perf_counter()
-        write_batch(path, StoreBatch(judge_calls=calls))
+        write_batch(Store.open(path), StoreBatch(judge_calls=calls))
         print(f"write + classify {len(calls):>9,} calls ({study}): {time.perf_counter() - started:6.2f} s")
         total += len(calls)
     return total

@@ -32,7 +32,7 @@ def main() -> None:
         path = args.db or Path(folder) / "bench.duckdb"
         if args.db is None:
             started = time.perf_counter()
-            ensure_store_ready(path)
+            ensure_store_ready(Store.open(path))
             print(f"first-launch store built in {time.perf_counter() - started:.1f} s")
         first_figure = None
         with Store(path).reader() as reader:

@@ -70,7 +70,7 @@ def build_store(path: Path, items: int) -> None:
                           "protocol": protocol, "provider": "synthetic", "judge": "synthetic-judge", "simulated": True,
                           "rubric_id": RUBRIC, "status": "complete"}
                          for run, protocol in (("perm", "rubric-permutation"), ("repeat", "rubric-repeat"))])
-    write_batch(path, StoreBatch(
+    write_batch(Store.open(path), StoreBatch(
         datasets=pd.DataFrame([{"dataset_id": "synthetic", "name": "synthetic benchmark (not real data)",
                                 "kind": "pointwise", "source": "bench/bench_rubric.py", "licence": "none"}]),
         rubrics=pd.DataFrame([{"rubric_id": RUBRIC, "criterion": "synthetic", "k": 5, "dataset_id": "synthetic"}]),

@@ -38,6 +38,7 @@ from bench.synthetic import (  # noqa: E402
     generate_store,
 )
 from judgebias_core.store.connection import connect, transaction  # noqa: E402
+from judgebias_core.store.handle import Store  # noqa: E402
 from judgebias_core.store.transfer import export_runs, import_runs  # noqa: E402
 from judgebias_core.store.writes import StoreBatch, refresh_pair_outcomes, write_batch  # noqa: E402
 
@@ -164,10 +165,10 @@ def time_import(path: str, store: SyntheticStore, work: Path, cap: int) -> list[
         calls += sizes.get(run_id, 0)
     target, copy = work / "export", work / "imported.duckdb"
     started = time.perf_counter()
-    export_runs(path, runs, target)
+    Store(path).read(export_runs, runs, target)
     exported = time.perf_counter() - started
     started = time.perf_counter()
-    import_runs(copy, target)
+    import_runs(Store.open(copy), target)
     imported = time.perf_counter() - started
     size_mb = sum(f.stat().st_size for f in target.glob("*.parquet")) / 1e6
     shutil.rmtree(target)
@@ -190,7 +191,7 @@ def time_incremental_write(path: str, store: SyntheticStore) -> list[Timing]:
     sample["call_id"] = "bench-extra-" + sample["call_id"]
     sample["repetition"] = 2
     started = time.perf_counter()
-    write_batch(path, StoreBatch(judge_calls=sample))
+    write_batch(Store.open(path), StoreBatch(judge_calls=sample))
     incremental = time.perf_counter() - started
     started = time.perf_counter()
     with transaction(path) as con:

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from judgebias_core.sources.bundled import BUNDLED_DATA_DIR, import_bundled
 from judgebias_core.sources.upload import prepare_upload, suggest_spec, write_upload
 from judgebias_core.sources.upload_read import read_table
+from judgebias_core.store.handle import Store
 
 
 def _timed(label: str, work: Callable[[], Any]) -> Any:
@@ -36,16 +37,16 @@ def _timed(label: str, work: Callable[[], Any]) -> Any:
 def _upload(store: Path, data: bytes, name: str, kind: str, dataset_id: str, **settings: Any) -> None:
     print(f"{name}: {len(data) / 1e6:.1f} MB")
     spec = suggest_spec(read_table(data, name), kind, dataset_id, **settings)  # type: ignore[arg-type]
-    preview = _timed("read + validate + check (preview)", lambda: prepare_upload(store, data, name, spec))
+    preview = _timed("read + validate + check (preview)", lambda: prepare_upload(Store.open(store), data, name, spec))
     assert preview.ok, preview.problems[:5]
-    result = _timed("write (one transaction)", lambda: write_upload(store, preview))
+    result = _timed("write (one transaction)", lambda: write_upload(Store.open(store), preview))
     print(f"  rows {preview.rows:,}; inserted {result.inserted}; already stored: {result.already_stored}")
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = Path(folder) / "bench.duckdb"
-        _timed("bundled import (mtbench, autoj)", lambda: import_bundled(store, ("mtbench", "autoj")))
+        _timed("bundled import (mtbench, autoj)", lambda: import_bundled(Store.open(store), ("mtbench", "autoj")))
         pairs = pd.read_json(BUNDLED_DATA_DIR / "autoj-pairwise" / "pairs.jsonl.gz", lines=True, dtype=False)
         _upload(store, pairs.to_json(orient="records", lines=True).encode(), "autoj_pairs.jsonl", "pairs",
                 "autoj-upload", baseline_candidate="response_1")

@@ -29,6 +29,7 @@ from judgebias_core.sources.upload import prepare_upload, suggest_spec, write_up
 from judgebias_core.sources.upload_kind import UPLOAD_KINDS
 from judgebias_core.sources.upload_read import MAX_UPLOAD_BYTES, read_table
 from judgebias_core.sources.upload_validate import validate_rows
+from judgebias_core.store.handle import Store
 from judgebias_core.store.schema import migrate
 
 ITEM_ROWS = 200_000
@@ -46,9 +47,9 @@ def _timed(label: str, work: Callable[[], Any]) -> Any:
 def _upload(store: Path, data: bytes, name: str, kind: str, dataset_id: str, **settings: Any) -> None:
     print(f"{name}: {len(data) / 1e6:.1f} MB")
     spec = suggest_spec(read_table(data, name), kind, dataset_id, **settings)  # type: ignore[arg-type]
-    preview = _timed("read + validate + check (preview)", lambda: prepare_upload(store, data, name, spec))
+    preview = _timed("read + validate + check (preview)", lambda: prepare_upload(Store.open(store), data, name, spec))
     assert preview.ok, preview.problems[:5]
-    result = _timed("write (one transaction)", lambda: write_upload(store, preview))
+    result = _timed("write (one transaction)", lambda: write_upload(Store.open(store), preview))
     print(f"  rows {preview.rows:,}; inserted {sum(result.inserted.values()):,} rows")
 
 
@@ -115,7 +116,7 @@ def main() -> None:
         _upload(store, log, "pairwise_log.csv", "pairwise-log", "bench-pairs")
         data = _rubrics_yaml()
         print(f"rubrics_500.yaml: {len(data) / 1e6:.2f} MB")
-        rubrics, result = _timed("read + validate + write", lambda: upload_rubrics(store, data, "rubrics_500.yaml"))
+        rubrics, result = _timed("read + validate + write", lambda: upload_rubrics(Store.open(store), data, "rubrics_500.yaml"))
         print(f"  rubrics {len(rubrics):,}; inserted {sum(result.inserted.values()):,} rows")
 
 

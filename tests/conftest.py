@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from judgebias_core.bootstrap import ensure_store_ready
+from judgebias_core.store.handle import Store
 from judgebias_core.store.schema import migrate
 
 # Generation speed and per-example time depend on how loaded the machine is (CI shares two cores): neither may
@@ -77,7 +78,7 @@ def _cached_first_launch_store() -> Path:
         if not target.exists():
             building = target.with_suffix(f".{os.getpid()}.building")
             building.unlink(missing_ok=True)
-            ensure_store_ready(building)
+            ensure_store_ready(Store.open(building))
             os.replace(building, target)
     return target
 

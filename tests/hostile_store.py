@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 SCRIPT = "<script>alert('xss-script')</script>"
@@ -72,7 +73,7 @@ def build_hostile_store(path: Path, names: HostileNames = HostileNames()) -> Pat
                             "simulated": False, "status": "complete"}]),
         judge_calls=pd.DataFrame(calls),
     )
-    write_batch(path, batch)
+    write_batch(Store.open(path), batch)
     return path
 
 

@@ -14,6 +14,7 @@ import os
 import pandas as pd
 
 from judgebias_core.protocols.orderings import balanced_orderings
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 DATASET = "toy-rubric"
@@ -66,7 +67,7 @@ def _run(run_id: str, protocol: str, when: str) -> dict:
 
 def write_toy_store(path: str | os.PathLike[str]) -> None:
     """Write the toy dataset, labels and the three runs into the store at ``path``."""
-    write_batch(path, StoreBatch(
+    write_batch(Store.open(path), StoreBatch(
         datasets=pd.DataFrame([{"dataset_id": DATASET, "name": "Toy rubric set", "kind": "pointwise",
                                 "source": "hand-made test case", "licence": "MIT", "origin": "upload"}]),
         rubrics=pd.DataFrame([{"rubric_id": RUBRIC, "criterion": "Toy criterion", "k": 3, "dataset_id": DATASET}]),

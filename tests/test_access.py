@@ -36,6 +36,7 @@ from judgebias_core.providers.endpoints import (
 from judgebias_core.providers.keys import api_key
 from judgebias_core.store.access_queries import actions_on, record_actions, running_runs_of
 from judgebias_core.store.connection import transaction
+from judgebias_core.store.handle import Store
 from judgebias_core.store.run_queries import set_run_status
 from tests.engine_helpers import SECRET
 
@@ -175,42 +176,42 @@ def test_the_plan_size_is_counted_exactly_before_the_plan_is_built(bundled_db_ma
     protocol = rubric if values["dataset_id"] == "summeval" else pairwise
     spec = RunSpec(protocol=protocol, provider="simulated", model="demo-judge", **values)  # type: ignore[arg-type]
     try:
-        built = len(build_plan(bundled_db_master, spec).calls)
+        built = len(Store(bundled_db_master).read(build_plan, spec).calls)
     except InvalidArgument:
         try:
-            counted = planned_call_count(bundled_db_master, spec)
+            counted = Store(bundled_db_master).read(planned_call_count, spec)
         except InvalidArgument:
             return  # refused by both, for the same reason
         assert counted == 0  # build_plan refuses a plan without a call
         return
-    assert planned_call_count(bundled_db_master, spec) == built
+    assert Store(bundled_db_master).read(planned_call_count, spec) == built
 
 
 def test_a_plan_of_3000_repetitions_is_counted_without_being_built(bundled_db_master: Path) -> None:
     spec = RunSpec(dataset_id="mtbench", protocol="repetition", provider="openai", model="gpt-4o-mini",
                    repeats=3000)
-    assert planned_call_count(bundled_db_master, spec) == 4_800 * 3000
+    assert Store(bundled_db_master).read(planned_call_count, spec) == 4_800 * 3000
 
 
 def test_operator_actions_are_recorded_with_who_did_them(bundled_db: Path) -> None:
-    record_actions(bundled_db, "ops@example.org", "launch", ["run-a", "run-b"])
-    record_actions(bundled_db, "ops@example.org", "cancel", ["run-a"])
-    record_actions(bundled_db, "other@example.org", "upload", ["my-dataset"], "items.csv")
-    assert actions_on(bundled_db, "run-a")[["actor", "action"]].values.tolist() == [
+    record_actions(Store.open(bundled_db), "ops@example.org", "launch", ["run-a", "run-b"])
+    record_actions(Store.open(bundled_db), "ops@example.org", "cancel", ["run-a"])
+    record_actions(Store.open(bundled_db), "other@example.org", "upload", ["my-dataset"], "items.csv")
+    assert Store(bundled_db).read(actions_on, "run-a")[["actor", "action"]].values.tolist() == [
         ["ops@example.org", "launch"], ["ops@example.org", "cancel"]]
-    assert actions_on(bundled_db, "my-dataset")["detail"].tolist() == ["items.csv"]
+    assert Store(bundled_db).read(actions_on, "my-dataset")["detail"].tolist() == ["items.csv"]
     # runs going at once: the store's running runs whose last launch or resume was this actor's, and launches
     # whose child has not written its run yet (two quick launches both count)
-    assert running_runs_of(bundled_db, "ops@example.org") == 2
+    assert Store(bundled_db).read(running_runs_of, "ops@example.org") == 2
     with transaction(bundled_db) as con:  # a launch whose run never appeared stops counting after a while
         con.execute("UPDATE operator_actions SET acted_at = acted_at - INTERVAL 11 MINUTE")
-    assert running_runs_of(bundled_db, "ops@example.org") == 0
+    assert Store(bundled_db).read(running_runs_of, "ops@example.org") == 0
     for run_id in ("run-a", "run-b"):
         with transaction(bundled_db) as con:
             con.execute("INSERT INTO runs (run_id, dataset_id, study, origin, protocol, provider, status) "
                         "VALUES (?, 'mtbench', ?, 'engine', 'pairwise-swap', 'openai', 'running')", [run_id, run_id])
-    assert running_runs_of(bundled_db, "ops@example.org") == 2
-    assert running_runs_of(bundled_db, "ops@example.org", finished=["run-b"]) == 1
-    set_run_status(bundled_db, "run-a", "complete", finished=True)
-    assert running_runs_of(bundled_db, "ops@example.org") == 1
-    assert running_runs_of(bundled_db, "other@example.org") == 0
+    assert Store(bundled_db).read(running_runs_of, "ops@example.org") == 2
+    assert Store(bundled_db).read(running_runs_of, "ops@example.org", finished=["run-b"]) == 1
+    set_run_status(Store.open(bundled_db), "run-a", "complete", finished=True)
+    assert Store(bundled_db).read(running_runs_of, "ops@example.org") == 1
+    assert Store(bundled_db).read(running_runs_of, "other@example.org") == 0

@@ -22,6 +22,7 @@ from judgebias_core.judges.prices import price_of
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.store.batch_queries import run_batches
 from judgebias_core.store.connection import transaction
+from judgebias_core.store.handle import Store
 from tests.engine_helpers import QUICK, SECRET, calls_of, query, rubric_spec
 from tests.fake_provider import Fault
 from tests.fake_provider_batch import BatchFakeProvider
@@ -59,7 +60,7 @@ def _paths(fake: BatchFakeProvider) -> list[str]:
 def test_openai_batch_run_maps_results_back_by_custom_id(batch_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL, seed=11)
     seen: list[str] = []
-    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-openai",
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-openai",
                               on_batches=lambda states: seen.append(describe_batches(states)))
     assert (outcome.status, outcome.planned, outcome.completed, outcome.failed) == ("complete", 20, 20, 0)
     [batch] = fake.created
@@ -73,46 +74,46 @@ def test_openai_batch_run_maps_results_back_by_custom_id(batch_db: Path, fake: B
     assert paths.count("POST /v1/files") == 1 and paths.count(f"GET /v1/batches/{batch.batch_id}") >= 3
     assert "POST /v1/chat/completions" not in paths
     assert f"1 batch(es), 10/20 requests done at the provider: {batch.batch_id} in_progress 10/20" in seen
-    assert [(b.batch_id, b.status, b.round) for b in run_batches(batch_db, "b-openai")] == [
+    assert [(b.batch_id, b.status, b.round) for b in Store(batch_db).read(run_batches, "b-openai")] == [
         (batch.batch_id, "collected", 1)]
 
 
 def test_anthropic_errored_requests_go_into_a_second_batch(batch_db: Path, fake: BatchFakeProvider) -> None:
     fake.fail_next("errored", 3)
     spec = rubric_spec(fake, ANTHROPIC_MODEL, provider="anthropic", seed=12)
-    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-anthropic")
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-anthropic")
     assert (outcome.status, outcome.completed, outcome.failed) == ("complete", 20, 0)
     first, second = fake.created
     assert [c for c, _ in second.requests] == [c for c, _ in first.requests[:3]]
     assert "temperature" in first.requests[0][1] and "extra_body" not in first.requests[0][1]
-    assert [b.round for b in run_batches(batch_db, "b-anthropic")] == [1, 2]
+    assert [b.round for b in Store(batch_db).read(run_batches, "b-anthropic")] == [1, 2]
 
 
 def test_expired_requests_without_retries_are_failures_a_resume_sends_again(batch_db: Path,
                                                                            fake: BatchFakeProvider) -> None:
     fake.fail_next("expired", 2)
     spec = rubric_spec(fake, OPENAI_MODEL, seed=13)
-    outcome = start_batch_run(batch_db, spec, QUICK, BatchSettings(poll_interval_s=0.01, retry_rounds=0),
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, BatchSettings(poll_interval_s=0.01, retry_rounds=0),
                               run_id="b-expired")
     assert (outcome.completed, outcome.failed) == (18, 2)
     calls = calls_of(batch_db, "b-expired")
     assert calls.loc[calls["parse_status"] == "no_reply", "error"].str.contains("batch_expired").all()
-    first_line = read_batch_line(batch_db, "b-expired")
+    first_line = read_batch_line(Store(batch_db), "b-expired")
     assert first_line is not None and first_line.startswith("1 batch(es), 20/20 requests done")
-    again = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-expired")
+    again = start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-expired")
     assert (again.completed, again.failed, again.sent_this_session) == (20, 0, 2)
     assert len(fake.created) == 2 and len(calls_of(batch_db, "b-expired")) == 20
     # The Runs page shows the resumed session's batch, not the first session's line.
-    assert read_batch_line(batch_db, "b-expired") == (
+    assert read_batch_line(Store(batch_db), "b-expired") == (
         f"1 batch(es), 2/2 requests done at the provider: {fake.created[1].batch_id} completed 2/2")
-    assert start_run(batch_db, spec, QUICK, run_id="b-expired").sent_this_session == 0  # a live session
-    assert read_batch_line(batch_db, "b-expired") is None
+    assert start_run(Store.open(batch_db), spec, QUICK, run_id="b-expired").sent_this_session == 0  # a live session
+    assert read_batch_line(Store(batch_db), "b-expired") is None
 
 
 def test_pairwise_batch_results_are_classified_into_pairs(batch_db: Path, fake: BatchFakeProvider) -> None:
     spec = RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="anthropic", model=ANTHROPIC_MODEL,
                    base_url=fake.anthropic_url, limit_items=1, max_tokens=50, seed=20)
-    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-pairs")
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-pairs")
     assert (outcome.completed, outcome.planned) == (60, 60)  # 30 candidates against the baseline, both orders
     classes = query(batch_db, "SELECT classification, count(*) FROM pair_outcomes WHERE study = 'b-pairs' GROUP BY ALL")
     assert classes == [("primacy", 30)]  # the fake always answers [[A]]
@@ -121,14 +122,14 @@ def test_pairwise_batch_results_are_classified_into_pairs(batch_db: Path, fake: 
 def test_a_poll_that_fails_in_transit_is_asked_again(batch_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL, seed=19)
     fake.inject(Fault("500"), Fault("500"))
-    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-poll-fault")
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-poll-fault")
     assert (outcome.status, outcome.completed) == ("complete", 20) and len(fake.created) == 1
 
 
 def test_retries_can_go_live(batch_db: Path, fake: BatchFakeProvider) -> None:
     fake.fail_next("errored", 2)
     spec = rubric_spec(fake, OPENAI_MODEL, seed=14)
-    outcome = start_batch_run(batch_db, spec, QUICK, BatchSettings(poll_interval_s=0.01, retry_rounds=0, retry_live=True),
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, BatchSettings(poll_interval_s=0.01, retry_rounds=0, retry_live=True),
                               run_id="b-live")
     assert (outcome.completed, outcome.failed) == (20, 0)
     assert _paths(fake).count("POST /v1/chat/completions") == 2 and len(fake.created) == 1
@@ -136,45 +137,46 @@ def test_retries_can_go_live(batch_db: Path, fake: BatchFakeProvider) -> None:
 
 def test_cached_replies_are_not_sent_again(batch_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL, seed=15)
-    start_run(batch_db, spec, QUICK, run_id="b-cache-live")
-    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-cache-batch")
+    start_run(Store.open(batch_db), spec, QUICK, run_id="b-cache-live")
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-cache-batch")
     assert (outcome.completed, outcome.sent_this_session) == (20, 0) and fake.created == []
     assert calls_of(batch_db, "b-cache-batch")["cached"].all()
 
 
 def test_batches_are_split_to_the_limit(batch_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL, seed=16)
-    start_batch_run(batch_db, spec, QUICK, BatchSettings(poll_interval_s=0.01, max_requests_per_batch=8),
+    start_batch_run(Store.open(batch_db), spec, QUICK, BatchSettings(poll_interval_s=0.01, max_requests_per_batch=8),
                     run_id="b-split")
     assert [len(b.requests) for b in fake.created] == [8, 8, 4]
 
 
 def test_plan_shows_the_batch_price_and_other_providers_are_refused(batch_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL, seed=17)
-    estimate = preview_run(batch_db, spec, QUICK).estimate
+    estimate = Store(batch_db).read(preview_run, spec, QUICK).estimate
     assert batch_cost(estimate) == pytest.approx(estimate.cost_usd / 2)
     with pytest.raises(InvalidArgument, match="batch mode"):
-        start_batch_run(batch_db, spec.model_copy(update={"provider": "simulated"}), QUICK, FAST)
+        start_batch_run(Store.open(batch_db), spec.model_copy(update={"provider": "simulated"}), QUICK, FAST)
 
 
 def test_a_batch_collected_just_before_a_crash_is_not_counted_twice(batch_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL, seed=21)
-    start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-recollect")
+    start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-recollect")
     with transaction(batch_db) as con:  # as if the process died between storing the replies and marking the batch
         con.execute("UPDATE run_batches SET status = 'submitted' WHERE run_id = 'b-recollect'")
-    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-recollect")
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-recollect")
     assert (outcome.completed, outcome.sent_this_session, len(fake.created)) == (20, 0, 1)
-    assert read_progress(batch_db, "b-recollect").completed == 20
-    assert [b.status for b in run_batches(batch_db, "b-recollect")] == ["collected"]
+    assert read_progress(Store(batch_db), "b-recollect").completed == 20
+    assert [b.status for b in Store(batch_db).read(run_batches, "b-recollect")] == ["collected"]
 
 
 KILLED_RUN = """
 import sys
 from judgebias_core.engine.batch import BatchSettings, start_batch_run
+from judgebias_core.store.handle import Store
 from tests.engine_helpers import QUICK
 from judgebias_core.protocols.spec import RunSpec
 spec = RunSpec.model_validate_json(sys.argv[2])
-start_batch_run(sys.argv[1], spec, QUICK, BatchSettings(poll_interval_s=0.05), run_id="b-killed")
+start_batch_run(Store.open(sys.argv[1]), spec, QUICK, BatchSettings(poll_interval_s=0.05), run_id="b-killed")
 """
 
 
@@ -192,9 +194,9 @@ def test_a_killed_process_resumes_its_batch_in_flight(batch_db: Path, fake: Batc
         child.send_signal(signal.SIGKILL)
         child.wait()
     [batch] = fake.created
-    assert [b.status for b in run_batches(batch_db, "b-killed")] == ["submitted"]
+    assert [b.status for b in Store(batch_db).read(run_batches, "b-killed")] == ["submitted"]
     batch.polls_left = 2
-    outcome = start_batch_run(batch_db, spec, QUICK, FAST, run_id="b-killed")
+    outcome = start_batch_run(Store.open(batch_db), spec, QUICK, FAST, run_id="b-killed")
     assert (outcome.status, outcome.completed, outcome.sent_this_session) == ("complete", 20, 0)
     assert len(fake.created) == 1 and _paths(fake).count("POST /v1/batches") == 1
     assert len(calls_of(batch_db, "b-killed")) == 20

@@ -22,6 +22,7 @@ from judgebias_core.errors import BatchAdoptionError
 from judgebias_core.protocols.plans import build_plan
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.store.batch_queries import BatchIntent, pending_intents, record_intent, run_batches
+from judgebias_core.store.handle import Store
 from tests.engine_helpers import QUICK, SECRET, calls_of, query, rubric_spec
 from tests.fake_provider_batch import BatchFakeProvider
 
@@ -34,6 +35,7 @@ import os, signal, sys
 from judgebias_core.engine import batch_anthropic, batch_openai
 from judgebias_core.engine.batch import BatchSettings, start_batch_run
 from judgebias_core.protocols.spec import RunSpec
+from judgebias_core.store.handle import Store
 from tests.engine_helpers import QUICK
 
 backend = batch_openai.OpenAIBatches if sys.argv[3] == "openai" else batch_anthropic.AnthropicBatches
@@ -44,7 +46,7 @@ async def create_then_die(self, *args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)  # the provider holds the batch; the store only its intent
 
 backend.create = create_then_die
-start_batch_run(sys.argv[1], RunSpec.model_validate_json(sys.argv[2]), QUICK, BatchSettings(poll_interval_s=0.05),
+start_batch_run(Store.open(sys.argv[1]), RunSpec.model_validate_json(sys.argv[2]), QUICK, BatchSettings(poll_interval_s=0.05),
                 run_id=sys.argv[4])
 """
 
@@ -99,13 +101,13 @@ def test_a_run_killed_after_create_adopts_its_batch_and_retries_until_every_judg
     [first] = fake.created
     assert len(first.requests) == 200 and first.metadata is not None
     assert first.metadata["judgebias_run"] == "adopt-openai"
-    assert run_batches(adopt_db, "adopt-openai") == []  # the kill came before the batch id was stored
-    [intent] = pending_intents(adopt_db, "adopt-openai")
+    assert Store(adopt_db).read(run_batches, "adopt-openai") == []  # the kill came before the batch id was stored
+    [intent] = Store(adopt_db).read(pending_intents, "adopt-openai")
     assert (intent.input_file_id, intent.intent_id) == (first.input_file_id, first.metadata["judgebias_intent"])
 
-    resumed = start_batch_run(adopt_db, openai_spec, QUICK, FAST, run_id="adopt-openai")
+    resumed = start_batch_run(Store.open(adopt_db), openai_spec, QUICK, FAST, run_id="adopt-openai")
     anthropic_spec = rubric_spec(fake, ANTHROPIC_MODEL, provider="anthropic", seed=32, limit_items=20)
-    beside = start_batch_run(adopt_db, anthropic_spec, QUICK, FAST, run_id="adopt-anthropic")
+    beside = start_batch_run(Store.open(adopt_db), anthropic_spec, QUICK, FAST, run_id="adopt-anthropic")
 
     for outcome in (resumed, beside):
         assert (outcome.status, outcome.planned, outcome.completed, outcome.failed) == ("complete", 200, 200, 0)
@@ -114,10 +116,10 @@ def test_a_run_killed_after_create_adopts_its_batch_and_retries_until_every_judg
     failed_entries = sum(o != "succeeded" for b in fake.created for o in b.outcomes)
     assert failed_entries > 20  # the 10% share really came back errored or expired, in both runs
     assert _resubmitted_without_failing(fake) == []
-    assert run_batches(adopt_db, "adopt-openai")[0].adopted_by == "metadata"
+    assert Store(adopt_db).read(run_batches, "adopt-openai")[0].adopted_by == "metadata"
     # after the kill, only retries of failed entries were submitted: no entry of the first batch twice for free
     assert resumed.sent_this_session == sum(len(b.requests) for b in fake.created[1:] if b.provider == "openai")
-    assert pending_intents(adopt_db, "adopt-openai") == []
+    assert Store(adopt_db).read(pending_intents, "adopt-openai") == []
 
 
 def test_an_anthropic_batch_is_adopted_by_its_window_and_request_count(adopt_db: Path,
@@ -126,10 +128,10 @@ def test_an_anthropic_batch_is_adopted_by_its_window_and_request_count(adopt_db:
     fake.plant("anthropic", [f"older-{i}" for i in range(20)]).created_at -= 3600  # same count, an hour earlier
     fake.plant("anthropic", [f"other-{i}" for i in range(7)])  # in the window, another count
     _kill_after_create(adopt_db, spec, "adopt-window")
-    outcome = start_batch_run(adopt_db, spec, QUICK, FAST, run_id="adopt-window")
+    outcome = start_batch_run(Store.open(adopt_db), spec, QUICK, FAST, run_id="adopt-window")
     assert (outcome.status, outcome.completed, outcome.sent_this_session) == ("complete", 20, 0)
     assert _creates(fake) == 1
-    [record] = run_batches(adopt_db, "adopt-window")
+    [record] = Store(adopt_db).read(run_batches, "adopt-window")
     assert (record.batch_id, record.adopted_by) == (fake.created[-1].batch_id, "window")
     listings = [r for r in fake.requests if (r.method, r.path) == ("GET", "/v1/messages/batches")]
     assert listings and listings[0].query.get("limit") == "100"
@@ -140,15 +142,15 @@ def test_an_ambiguous_adoption_stops_until_resubmit_is_asked_for(adopt_db: Path,
     _kill_after_create(adopt_db, spec, "adopt-ambiguous")
     fake.plant("anthropic", [f"twin-{i}" for i in range(20)])  # another 20-request batch in the same minutes
     with pytest.raises(BatchAdoptionError, match="--resubmit"):
-        start_batch_run(adopt_db, spec, QUICK, FAST, run_id="adopt-ambiguous")
-    assert _creates(fake) == 1 and len(pending_intents(adopt_db, "adopt-ambiguous")) == 1
-    outcome = start_batch_run(adopt_db, spec, QUICK, FAST, run_id="adopt-ambiguous", resubmit=True)
+        start_batch_run(Store.open(adopt_db), spec, QUICK, FAST, run_id="adopt-ambiguous")
+    assert _creates(fake) == 1 and len(Store(adopt_db).read(pending_intents, "adopt-ambiguous")) == 1
+    outcome = start_batch_run(Store.open(adopt_db), spec, QUICK, FAST, run_id="adopt-ambiguous", resubmit=True)
     assert (outcome.status, outcome.completed, outcome.sent_this_session) == ("complete", 20, 20)
-    assert _creates(fake) == 2 and pending_intents(adopt_db, "adopt-ambiguous") == []
+    assert _creates(fake) == 2 and Store(adopt_db).read(pending_intents, "adopt-ambiguous") == []
 
 
 def _intent_of(db: Path, spec: RunSpec, run_id: str, at: float) -> BatchIntent:
-    calls = build_plan(db, spec, run_id).calls
+    calls = Store(db).read(build_plan, spec, run_id).calls
     return BatchIntent(f"intent-{run_id}", run_id, spec.provider, 1, 0, tuple(c.call_id for c in calls), None, at)
 
 
@@ -156,22 +158,22 @@ def test_an_adopted_batch_holding_other_custom_ids_is_refused_then_submitted_ane
         adopt_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, ANTHROPIC_MODEL, provider="anthropic", seed=35)
     # a session that died after writing its intent; the only batch in the window with that count is a stranger's
-    record_intent(adopt_db, _intent_of(adopt_db, spec, "adopt-foreign", time.time()))
+    record_intent(Store.open(adopt_db), _intent_of(adopt_db, spec, "adopt-foreign", time.time()))
     foreign = fake.plant("anthropic", [f"stranger-{i}" for i in range(20)])
     with pytest.raises(BatchAdoptionError, match="holds other requests"):
-        start_batch_run(adopt_db, spec, QUICK, FAST, run_id="adopt-foreign")
-    assert [b.status for b in run_batches(adopt_db, "adopt-foreign", ("foreign",))] == ["foreign"]
+        start_batch_run(Store.open(adopt_db), spec, QUICK, FAST, run_id="adopt-foreign")
+    assert [b.status for b in Store(adopt_db).read(run_batches, "adopt-foreign", ("foreign",))] == ["foreign"]
     assert len(calls_of(adopt_db, "adopt-foreign")) == 0  # none of the stranger's replies were stored
-    outcome = start_batch_run(adopt_db, spec, QUICK, FAST, run_id="adopt-foreign")
+    outcome = start_batch_run(Store.open(adopt_db), spec, QUICK, FAST, run_id="adopt-foreign")
     assert (outcome.status, outcome.completed) == ("complete", 20)
     assert fake.created[-1].batch_id != foreign.batch_id and len(fake.created[-1].requests) == 20
 
 
 def test_an_intent_the_provider_never_received_is_submitted(adopt_db: Path, fake: BatchFakeProvider) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL, seed=36)
-    record_intent(adopt_db, _intent_of(adopt_db, spec, "adopt-never", time.time()))
+    record_intent(Store.open(adopt_db), _intent_of(adopt_db, spec, "adopt-never", time.time()))
     created_before = len(fake.created)
-    outcome = start_batch_run(adopt_db, spec, QUICK, FAST, run_id="adopt-never")
+    outcome = start_batch_run(Store.open(adopt_db), spec, QUICK, FAST, run_id="adopt-never")
     assert (outcome.status, outcome.completed, outcome.sent_this_session) == ("complete", 20, 20)
     assert len(fake.created) == created_before + 1
     assert query(adopt_db, "SELECT status FROM batch_intents WHERE intent_id = 'intent-adopt-never'") == [
@@ -183,8 +185,8 @@ def test_a_create_that_times_out_is_found_instead_of_made_twice(adopt_db: Path, 
                                                                 provider: str) -> None:
     spec = rubric_spec(fake, OPENAI_MODEL if provider == "openai" else ANTHROPIC_MODEL, provider=provider, seed=37)
     fake.slow_creates(1, delay_s=QUICK.timeout_s * 3)  # the provider makes the batch, the reply comes too late
-    outcome = start_batch_run(adopt_db, spec, QUICK, FAST, run_id=f"adopt-timeout-{provider}")
+    outcome = start_batch_run(Store.open(adopt_db), spec, QUICK, FAST, run_id=f"adopt-timeout-{provider}")
     assert (outcome.status, outcome.completed, outcome.sent_this_session) == ("complete", 20, 20)
     assert len(fake.created) == 1 and _creates(fake) == 1
-    [record] = run_batches(adopt_db, f"adopt-timeout-{provider}")
+    [record] = Store(adopt_db).read(run_batches, f"adopt-timeout-{provider}")
     assert record.adopted_by == ("metadata" if provider == "openai" else "window")

@@ -16,6 +16,7 @@ from judgebias_core.engine.batch import BATCH_PRICE_FACTOR, BatchSettings
 from judgebias_core.engine.progress import read_batch_line
 from judgebias_core.judges.prices import price_of
 from judgebias_core.store.batch_queries import BatchIntent, record_intent
+from judgebias_core.store.handle import Store
 from tests.app_helpers import open_page
 from tests.engine_helpers import QUICK, query, rubric_spec
 from tests.fake_provider_batch import BatchFakeProvider
@@ -75,16 +76,16 @@ def test_run_mode_batch_refuses_a_provider_without_a_batch_api(cli_db: Path,
 def test_background_launch_runs_the_batch_in_its_own_process(cli_db: Path,
                                                               batch_fake_provider: BatchFakeProvider) -> None:
     spec = rubric_spec(batch_fake_provider, MODELS["anthropic"], provider="anthropic", seed=5)
-    launch_background(cli_db, spec, QUICK, "bg-batch", batch=BatchSettings(poll_interval_s=0.05))
+    launch_background(Store.open(cli_db), spec, QUICK, "bg-batch", batch=BatchSettings(poll_interval_s=0.05))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        progress = read_progress(cli_db, "bg-batch")
+        progress = read_progress(Store(cli_db), "bg-batch")
         if progress is not None and progress.status != "running":
             break
         time.sleep(0.2)
     assert progress is not None and progress.status == "complete" and progress.completed == 20
     assert [b.provider for b in batch_fake_provider.created] == ["anthropic"]  # the batch API, not live calls
-    assert "20/20 requests done" in (read_batch_line(cli_db, "bg-batch") or "")
+    assert "20/20 requests done" in (read_batch_line(Store(cli_db), "bg-batch") or "")
     params = json.loads(str(query(cli_db, "SELECT params FROM runs WHERE run_id = 'bg-batch'")[0][0]))
     assert params["batch"]["poll_interval_s"] == 0.05  # kept, so a resume from the Runs page stays in batch mode
 
@@ -108,7 +109,7 @@ def test_an_ambiguous_resume_exits_2_until_resubmit(cli_db: Path, batch_fake_pro
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     fake = batch_fake_provider
     # a session that died after writing the intent of a 20-request batch; two such batches are at the provider
-    record_intent(cli_db, BatchIntent("cli-intent", "cli-ambiguous", "anthropic", 1, 0,
+    record_intent(Store.open(cli_db), BatchIntent("cli-intent", "cli-ambiguous", "anthropic", 1, 0,
                                       tuple(f"c{i}" for i in range(20)), None, time.time()))
     for twin in ("a", "b"):
         fake.plant("anthropic", [f"{twin}{i}" for i in range(20)])

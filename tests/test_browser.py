@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from judgebias_core.store.handle import Store
 from tests.app_helpers import PROJECT_ROOT
 from ui.navigation import PAGES
 
@@ -199,7 +200,7 @@ def test_report_in_short_speaks_plainly(bundled_db_master: Path, browser_page: A
     from judgebias_core.plain_words import first_sentences, terms_in
     from judgebias_core.report import ReportRequest, write_report
 
-    out = write_report(bundled_db_master, ReportRequest(dataset), tmp_path / f"{dataset}.html")
+    out = write_report(Store.open(bundled_db_master), ReportRequest(dataset), tmp_path / f"{dataset}.html")
     browser_page.goto(out.as_uri())
     browser_page.wait_for_selector("#summary")
     lines = browser_page.evaluate("""() => [...document.querySelectorAll(

@@ -25,6 +25,7 @@ from judgebias_core.engine import read_progress, request_cancel
 from judgebias_core.engine.background import launch_background
 from judgebias_core.engine.launch import start_run
 from judgebias_core.protocols.spec import RunSettings, RunSpec
+from judgebias_core.store.handle import Store
 from judgebias_core.store.run_queries import set_run_status
 from tests.engine_helpers import SECRET, query, rubric_spec
 from tests.fake_provider import FakeProvider
@@ -75,12 +76,12 @@ def test_an_anonymous_visitor_of_a_served_dashboard_reads_but_cannot_spend_write
 
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # the operator's key, in the served dashboard's environment
     # A cancelled run a visitor might resume, and a run still going (slow replies) a visitor might cancel.
-    cancelled = start_run(store, RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="simulated",
+    cancelled = start_run(Store.open(store), RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="simulated",
                                          model="demo-judge", limit_items=2), RunSettings(), run_id="cancelled-run")
-    set_run_status(store, cancelled.run_id, "cancelled", finished=True)
+    set_run_status(Store.open(store), cancelled.run_id, "cancelled", finished=True)
     with FakeProvider(latency_s=2.0) as operators_server, FakeProvider() as visitors_server:
         going = rubric_spec(operators_server, "gpt-4o-mini", limit_items=10)  # 100 calls, one at a time
-        launch_background(store, going, RunSettings(concurrency=1), "running-run", {"OPENAI_API_KEY": SECRET})
+        launch_background(Store.open(store), going, RunSettings(concurrency=1), "running-run", {"OPENAI_API_KEY": SECRET})
         try:
             with _streamlit_server(store, tmp_path_factory, address="0.0.0.0") as url, \
                     sync_playwright() as playwright:
@@ -103,7 +104,7 @@ def test_an_anonymous_visitor_of_a_served_dashboard_reads_but_cannot_spend_write
                 assert not page.get_by_role("button", name="Resume run").count()
                 _pick(page, "Open run", "running-run")
                 page.get_by_text("Cancelling a run is for operators.").wait_for(timeout=30_000)
-                assert read_progress(store, "running-run").status == "running"  # type: ignore[union-attr]
+                assert read_progress(Store(store), "running-run").status == "running"  # type: ignore[union-attr]
                 assert not page.get_by_role("button", name="Cancel run").count()
                 _shot(page, "2_runs_view_only")
 
@@ -128,9 +129,9 @@ def test_an_anonymous_visitor_of_a_served_dashboard_reads_but_cannot_spend_write
 
                 browser.close()
         finally:
-            request_cancel(store, "running-run")
+            request_cancel(Store(store), "running-run")
             deadline = time.monotonic() + 60
-            while (progress := read_progress(store, "running-run")) and progress.status == "running":
+            while (progress := read_progress(Store(store), "running-run")) and progress.status == "running":
                 assert time.monotonic() < deadline, "the background run did not stop"
                 time.sleep(0.5)
         # The visitor's server was never sent the operator's key (nor anything else); the run still going reached

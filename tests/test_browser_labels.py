@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from judgebias_core.report import ReportRequest, build_report_html
+from judgebias_core.store.handle import Store
 from tests.test_browser import ARTIFACTS, _wait_until_idle, browser_page, dashboard  # noqa: F401 - fixtures
 from tests.test_report_layout_browser import LABELS, LAYOUT_CHECK
 
@@ -82,7 +83,7 @@ def test_the_other_biases_log_axis_reads_whole_numbers(dashboard: str, browser_p
 
 def test_the_report_fits_1280_px(browser_page: Any, bundled_db_master: Path, tmp_path: Path) -> None:  # noqa: F811
     report = tmp_path / "mtbench.html"
-    report.write_text(build_report_html(str(bundled_db_master), ReportRequest("mtbench")), encoding="utf-8")
+    report.write_text(build_report_html(Store.open(str(bundled_db_master)), ReportRequest("mtbench")), encoding="utf-8")
     browser_page.set_viewport_size({"width": 1280, "height": 900})
     browser_page.goto(report.as_uri())
     browser_page.wait_for_timeout(1500)

@@ -18,6 +18,7 @@ import pytest
 
 from judgebias_core.cli import main
 from judgebias_core.plain_words import first_sentences, terms_in
+from judgebias_core.store.handle import Store
 from tests.test_browser import (  # noqa: F401 - browser_page is a fixture
     _VERDICT_LINES_JS,
     ARTIFACTS,
@@ -91,6 +92,9 @@ def test_every_page_on_an_uploaded_dataset_reads_plainly_and_uncut(uploaded_dash
     found += [f"chart title: {term} in {title!r}" for title in titles for term in terms_in(title)]
     assert not found, f"{name}:\n" + "\n".join(found)
     assert browser_page.evaluate(CUT_TEXT) == [], name
+    if name == "judges":  # one uploaded judge: a sentence saying what to choose, no chart of one judge
+        assert browser_page.get_by_text("Agreement needs two judges").count()
+        assert not browser_page.locator('[data-testid="stPlotlyChart"]').count()
     if name == "pairwise":  # the uploaded judge's swap results open on a verdict, its rule folded
         assert lines, "no verdict on the uploaded dataset's Pairwise bias page"
         assert browser_page.locator('[data-testid="stExpander"]').filter(has_text="How this was decided").count()
@@ -100,7 +104,7 @@ def test_the_uploaded_datasets_report_reads_plainly(uploaded_store: Path, browse
                                                     tmp_path: Path) -> None:
     from judgebias_core.report import ReportRequest, write_report
 
-    out = write_report(uploaded_store, ReportRequest(DATASET), tmp_path / "uploaded.html")
+    out = write_report(Store.open(uploaded_store), ReportRequest(DATASET), tmp_path / "uploaded.html")
     browser_page.goto(out.as_uri())
     browser_page.wait_for_selector("#summary")
     lines = browser_page.evaluate("""() => [...document.querySelectorAll(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from judgebias_core.sources.bundled import import_bundled
 from judgebias_core.store.connection import connect, scalar
+from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import call_detail, dataset_summaries, items_page, store_overview
 from tests.store_helpers import read
 
@@ -75,7 +76,7 @@ def test_items_keep_the_bundled_order(bundled_db_master: Path) -> None:
 
 def test_import_is_idempotent(bundled_db: Path) -> None:
     before = read(store_overview, bundled_db)
-    reports = import_bundled(bundled_db, force=True, datasets=("autoj", "summeval"))
+    reports = import_bundled(Store.open(bundled_db), force=True, datasets=("autoj", "summeval"))
     assert all(sum(r.inserted.values()) == 0 for r in reports)
     assert read(store_overview, bundled_db) == before
 

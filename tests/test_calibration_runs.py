@@ -150,8 +150,8 @@ def test_calibration_page_shows_the_prediction_powered_win_rate(app_env: Path) -
 
 def test_report_reads_the_human_ceiling_in_both_coefficients(bundled_db_master: Path) -> None:
     from judgebias_core.analyses.calibration import calibration
+    from judgebias_core.analyses.calibration_view import human_ceiling_sentences
     from judgebias_core.metrics.calibration import RubricCalibration
-    from judgebias_core.report.judges_section import human_ceiling_sentences
     from tests.store_helpers import read
 
     result = read(calibration, bundled_db_master, "summeval", "simulated:demo-judge")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from judgebias_core.engine.journal import journal_path, read_journal
+from judgebias_core.store.handle import Store
 from tests.engine_helpers import SECRET, calls_of, query
 from tests.fake_provider import FakeProvider
 from tests.upload_helpers import real_table
@@ -88,7 +89,7 @@ def test_a_cli_run_beside_lock_bursts_and_uploads_stores_every_judgment_once(bun
     assert requests == outcome["sent_this_session"] == 60  # nothing sent twice
     calls = calls_of(bundled_db, RUN_ID)
     assert len(calls) == 60 and calls["call_id"].is_unique and (calls["parse_status"] == "ok").all()
-    assert set(calls["call_id"]) == set(read_journal(journal_path(bundled_db, RUN_ID)))
+    assert set(calls["call_id"]) == set(read_journal(journal_path(Store(bundled_db), RUN_ID)))
     assert query(bundled_db, "SELECT status FROM runs WHERE run_id = ?", [RUN_ID]) == [("complete",)]
     for number, upload in enumerate(uploads):
         assert upload.returncode == 0, upload.stderr

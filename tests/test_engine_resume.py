@@ -14,6 +14,7 @@ import pytest
 
 from judgebias_core.cli import main
 from judgebias_core.engine.journal import journal_path, read_journal
+from judgebias_core.store.handle import Store
 from tests.engine_helpers import SECRET, calls_of
 from tests.fake_provider import FakeProvider
 
@@ -54,7 +55,7 @@ def _settled_request_count(fake: FakeProvider, quiet_s: float = 0.5) -> int:
 def test_sigkill_then_resume_loses_nothing_and_resends_nothing(bundled_db: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     with FakeProvider(latency_s=0.05) as fake:
-        journal = journal_path(bundled_db, RUN_ID)
+        journal = journal_path(Store(bundled_db), RUN_ID)
         first = subprocess.Popen(_command(bundled_db, fake.openai_url), env=_env(), cwd=PROJECT_ROOT,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _wait_for_journal_lines(journal, 12, first, timeout_s=120)

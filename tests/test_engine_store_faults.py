@@ -27,6 +27,7 @@ from judgebias_core.models import status_summary
 from judgebias_core.protocols.plans import build_plan
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.store import connection
+from judgebias_core.store.handle import Store
 from judgebias_core.store.run_queries import run_counts
 from judgebias_core.store.writes import StoreBatch
 from tests.engine_helpers import QUICK, SECRET, calls_of, query, rubric_spec
@@ -81,7 +82,7 @@ def test_refused_writes_are_retried_while_the_run_waits(store: Path, fake_provid
     schedule = {1: DAMAGED, 2: DISK_FULL, 3: DAMAGED}
     attempts = _inject(monkeypatch, lambda n: schedule.get(n))
     spec = rubric_spec(fake_provider, "fault-transient", limit_items=3)
-    outcome = start_run(store, spec, QUICK, run_id="fault-transient")
+    outcome = start_run(Store.open(store), spec, QUICK, run_id="fault-transient")
     assert (outcome.status, outcome.completed, outcome.failed, outcome.planned) == ("complete", 30, 0, 30)
     assert attempts[0] >= 4 and outcome.summary == "complete"  # three refusals, then the writes that took
     _stored_once(store, "fault-transient", 30)
@@ -96,18 +97,18 @@ def test_a_store_that_stays_full_stops_the_run_interrupted_and_a_resume_stores_e
     with FakeProvider(latency_s=0.02) as fake:
         spec = rubric_spec(fake, "fault-full", limit_items=6)
         with pytest.raises(StoreWriteError, match=r"refused to write .*No space left on device.*journal"):
-            start_run(store, spec, settings, run_id="fault-full")
+            start_run(Store.open(store), spec, settings, run_id="fault-full")
         assert attempts[0] > 2
         stored = len(calls_of(store, "fault-full"))
-        journaled = {cid for cid, r in read_journal(journal_path(store, "fault-full")).items() if r.text is not None}
+        journaled = {cid for cid, r in read_journal(journal_path(Store(store), "fault-full")).items() if r.text is not None}
         assert 0 < stored < len(journaled) < 60  # the run waited, then stopped instead of sending all 60
         assert _status(store, "fault-full") == "interrupted"
-        row = runs_overview(store).set_index("run_id").loc["fault-full"]
+        row = Store(store).read(runs_overview).set_index("run_id").loc["fault-full"]
         assert (row["status"], row["summary"], bool(row["resumable"])) == ("interrupted", "interrupted", True)
 
         monkeypatch.setattr(writer_module, "write_batch", real_write_batch)  # the disk has room again
         sent_before = fake.request_count
-        outcome = start_run(store, spec, settings, run_id="fault-full")
+        outcome = start_run(Store.open(store), spec, settings, run_id="fault-full")
         assert (outcome.status, outcome.completed, outcome.planned) == ("complete", 60, 60)
         assert outcome.replayed_from_journal == len(journaled) - stored
         assert outcome.sent_this_session == 60 - len(journaled) == fake.request_count - sent_before
@@ -130,12 +131,12 @@ def test_a_batch_lost_without_an_error_never_reads_complete(store: Path, fake_pr
 
     monkeypatch.setattr(writer_module.StoreWriter, "write", drop_first_batch)
     spec = rubric_spec(fake_provider, "fault-silent", limit_items=2)
-    outcome = start_run(store, spec, QUICK, run_id="fault-silent")
+    outcome = start_run(Store.open(store), spec, QUICK, run_id="fault-silent")
     assert outcome.status == "interrupted" and outcome.completed == 20 - len(dropped) and dropped
     assert _status(store, "fault-silent") == "interrupted"
     monkeypatch.setattr(writer_module.StoreWriter, "write", real_write)
     sent_before = fake_provider.request_count
-    outcome = start_run(store, spec, QUICK, run_id="fault-silent")
+    outcome = start_run(Store.open(store), spec, QUICK, run_id="fault-silent")
     assert (outcome.status, outcome.replayed_from_journal, outcome.sent_this_session) == ("complete", len(dropped), 0)
     assert fake_provider.request_count == sent_before
     _stored_once(store, "fault-silent", 20)
@@ -145,19 +146,19 @@ def test_a_run_marked_complete_short_of_its_plan_reads_incomplete_and_resumes(st
                                                                               fake_provider: FakeProvider) -> None:
     """A run an earlier version marked complete with a batch missing from the store (issue 27: 2,346 of 2,400)."""
     spec = rubric_spec(fake_provider, "fault-old", limit_items=2)
-    start_run(store, spec, QUICK, run_id="fault-old")
+    start_run(Store.open(store), spec, QUICK, run_id="fault-old")
     with duckdb.connect(str(store)) as con:
         con.execute("DELETE FROM judge_calls WHERE run_id = 'fault-old' AND call_id IN (SELECT call_id FROM "
                     "judge_calls WHERE run_id = 'fault-old' ORDER BY call_id LIMIT 7)")
-    row = runs_overview(store).set_index("run_id").loc["fault-old"]
+    row = Store(store).read(runs_overview).set_index("run_id").loc["fault-old"]
     assert (row["status"], row["summary"], bool(row["resumable"])) == ("complete", "incomplete, 7 of 20 not stored",
                                                                       True)
     sent_before = fake_provider.request_count
-    outcome = start_run(store, spec, QUICK, run_id="fault-old")
+    outcome = start_run(Store.open(store), spec, QUICK, run_id="fault-old")
     assert (outcome.status, outcome.replayed_from_journal, outcome.sent_this_session) == ("complete", 7, 0)
     assert fake_provider.request_count == sent_before
     _stored_once(store, "fault-old", 20)
-    row = runs_overview(store).set_index("run_id").loc["fault-old"]
+    row = Store(store).read(runs_overview).set_index("run_id").loc["fault-old"]
     assert (row["summary"], bool(row["resumable"])) == ("complete", False)
 
 
@@ -173,9 +174,9 @@ def test_sends_a_kill_cut_off_are_costed_as_an_estimate(store: Path, fake_provid
     """A ledger line with no journal line after it is a request that was paid for and never answered."""
     spec: RunSpec = rubric_spec(fake_provider, "gpt-4o-mini", limit_items=1)
     run_id = "fault-ledger"
-    plan = build_plan(store, spec, run_id)
+    plan = Store(store).read(build_plan, spec, run_id)
     first, second, third = (c.call_id for c in plan.calls[:3])
-    ledger = SendLedger(sent_path(store, run_id))
+    ledger = SendLedger(sent_path(Store(store), run_id))
     for call_id in (first, second, third):
         ledger.append(call_id)
     ledger.close()
@@ -185,19 +186,19 @@ def test_sends_a_kill_cut_off_are_costed_as_an_estimate(store: Path, fake_provid
     assert [c for c, _ in unanswered([(first, now), (second, now), (third, now)], journal)] == [second, third]
     price = Price(1.0, 2.0)
     calls = {c.call_id: c for c in plan.calls}
-    assert settle_unanswered_sends(store, run_id, calls, journal, price, spec.max_tokens) == 2
-    assert not sent_path(store, run_id).exists()
+    assert settle_unanswered_sends(Store.open(store), run_id, calls, journal, price, spec.max_tokens) == 2
+    assert not sent_path(Store(store), run_id).exists()
     rows = query(store, "SELECT call_id, output_tokens_estimate, cost_usd_estimate FROM unanswered_sends "
                         "WHERE run_id = ? ORDER BY call_id", [run_id])
     assert sorted(r[0] for r in rows) == sorted([second, third]) and {r[1] for r in rows} == {20}
-    counts = run_counts(store, run_id)
+    counts = Store(store).read(run_counts, run_id)
     assert counts["unanswered_sends"] == 2 and counts["cost_estimated_usd"] == pytest.approx(sum(r[2] for r in rows))
     assert counts["cost_usd"] == pytest.approx(counts["cost_estimated_usd"]) and counts["cost_usd"] > 0
     # The same ledger settled again (a kill between the store write and the unlink) stores nothing twice.
     sent_at = query(store, "SELECT call_id, sent_at FROM unanswered_sends WHERE run_id = ?", [run_id])
-    sent_path(store, run_id).write_text("".join(json.dumps({"call_id": c, "at": a}) + "\n" for c, a in sent_at))
-    settle_unanswered_sends(store, run_id, calls, journal, price, spec.max_tokens)
-    assert run_counts(store, run_id)["unanswered_sends"] == 2
+    sent_path(Store(store), run_id).write_text("".join(json.dumps({"call_id": c, "at": a}) + "\n" for c, a in sent_at))
+    settle_unanswered_sends(Store.open(store), run_id, calls, journal, price, spec.max_tokens)
+    assert Store(store).read(run_counts, run_id)["unanswered_sends"] == 2
 
 
 _HOLD = """

@@ -18,6 +18,7 @@ from judgebias_core.judges.simulated import simulated_reply
 from judgebias_core.parsing import parse_mtbench_verdict, parse_prometheus_score
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.run_types import PlannedCall
+from judgebias_core.store.handle import Store
 from tests.fake_provider import FakeProvider, FakeRequest, FakeResponse, Fault
 
 SECRET = "sk-test-SECRET0123456789abcdef"
@@ -103,7 +104,7 @@ def test_a_missing_key_names_the_variable(provider: str, variable: str, monkeypa
     monkeypatch.delenv(variable, raising=False)
     spec = RunSpec(dataset_id="d", protocol="rubric-repeat", provider=provider, model="m")
     with pytest.raises(MissingApiKey, match=variable):
-        make_client("unused.duckdb", spec, FAST)
+        make_client(Store.open("unused.duckdb"), spec, FAST)
 
 
 def test_simulated_judge_by_content_follows_the_human_score() -> None:
@@ -141,7 +142,7 @@ def test_simulated_pairwise_uses_the_human_label_and_ties() -> None:
 
 def test_replay_answers_by_keys_and_says_when_nothing_was_recorded(bundled_db_master: Path) -> None:
     spec = RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="replay", model="gpt-4-0613")
-    client = make_client(bundled_db_master, spec, FAST)
+    client = make_client(Store.open(bundled_db_master), spec, FAST)
     recorded = PlannedCall(call_id="x", run_id="r", dataset_id="mtbench", item_id="81", call_kind="pairwise",
                            repetition=1, system="", user="", slots=("vicuna-13b-v1.3", "alpaca-13b"), options=3)
     assert parse_mtbench_verdict(send(client, recorded).text).status == "ok"
@@ -150,7 +151,7 @@ def test_replay_answers_by_keys_and_says_when_nothing_was_recorded(bundled_db_ma
     with pytest.raises(JudgeCallError, match=NO_RECORDING):
         send(client, missing)
     with pytest.raises(InvalidArgument, match="no recorded replies"):
-        make_client(bundled_db_master, spec.model_copy(update={"model": "not-a-judge"}), FAST)
+        make_client(Store.open(bundled_db_master), spec.model_copy(update={"model": "not-a-judge"}), FAST)
 
 
 def test_price_table_override_and_estimates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

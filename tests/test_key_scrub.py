@@ -11,10 +11,10 @@ import pytest
 
 from judgebias_core.engine import start_run
 from judgebias_core.engine.batch import BatchSettings, start_batch_run
-from judgebias_core.engine.journal import run_folder
 from judgebias_core.exports import csv_bytes
 from judgebias_core.judges.redact import MARKER, remember_secret, scrub_record, scrub_text
 from judgebias_core.providers.endpoints import KEY_ENDPOINTS_VARIABLE
+from judgebias_core.store.handle import Store
 from judgebias_core.store.transfer import export_runs
 from tests.engine_helpers import QUICK, SECRET, calls_of, rubric_spec
 from tests.fake_provider_batch import BatchFakeProvider
@@ -53,9 +53,9 @@ def test_echoed_keys_reach_no_table_journal_cache_or_export(bundled_db: Path, ec
     for provider in ("openai", "anthropic"):
         key = SECRET if provider == "openai" else SETTINGS_KEY
         spec = rubric_spec(echo, MODELS[provider], provider=provider, seed=41)
-        runs.append(start_run(bundled_db, spec, QUICK, run_id=f"echo-live-{provider}", key=key))
+        runs.append(start_run(Store.open(bundled_db), spec, QUICK, run_id=f"echo-live-{provider}", key=key))
         batch_spec = spec.model_copy(update={"seed": 42})
-        runs.append(start_batch_run(bundled_db, batch_spec, QUICK, BatchSettings(poll_interval_s=0.01),
+        runs.append(start_batch_run(Store.open(bundled_db), batch_spec, QUICK, BatchSettings(poll_interval_s=0.01),
                                     run_id=f"echo-batch-{provider}", key=key))
     assert [(r.completed, r.failed) for r in runs] == [(20, 0)] * 4
     # the server did see both keys in its headers, and quoted them back
@@ -66,9 +66,9 @@ def test_echoed_keys_reach_no_table_journal_cache_or_export(bundled_db: Path, ec
         assert raw.str.startswith("Request headers:").all() and raw.str.contains(MARKER, regex=False).all()
         assert set(calls_of(bundled_db, run.run_id)["parse_status"]) == {"ok"}  # the verdict is still read
 
-    exported = export_runs(bundled_db, [r.run_id for r in runs], tmp_path / "export.parquet")
+    exported = Store(bundled_db).read(export_runs, [r.run_id for r in runs], tmp_path / "export.parquet")
     csv = b"".join(csv_bytes(calls_of(bundled_db, r.run_id)) for r in runs)
-    files = [p.read_bytes() for p in run_folder(bundled_db).iterdir() if p.is_file()]
+    files = [p.read_bytes() for p in Store(bundled_db).run_folder.iterdir() if p.is_file()]
     for secret in (SECRET, SETTINGS_KEY):
         assert _occurrences_in_store(bundled_db, secret) == {}
         assert not any(secret.encode() in content for content in files)  # journals, progress, logs

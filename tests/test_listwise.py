@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest
 
 from judgebias_core.analyses.pairwise import listwise_metrics
+from judgebias_core.store.handle import Store
 from judgebias_core.store.pairwise_queries import listwise_groups
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.store_helpers import read
@@ -50,7 +51,7 @@ HAND_MADE = [
 @pytest.fixture(scope="module")
 def listwise_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("lw") / "lw.duckdb"
-    write_batch(path, StoreBatch(judge_calls=listwise_calls(HAND_MADE)))
+    write_batch(Store.open(path), StoreBatch(judge_calls=listwise_calls(HAND_MADE)))
     return path
 
 
@@ -90,7 +91,7 @@ def test_same_candidate_is_consistent_and_same_slot_is_not(listwise_db: Path, p:
     loyal = [chr(65 + order.index(favourite_name)) for order in orders]
     positional = [chr(65 + slot)] * p
     study = f"prop-{p}-{favourite % p}-{slot}"  # its own study in the shared store; rewriting it changes nothing
-    write_batch(listwise_db, StoreBatch(judge_calls=listwise_calls([("loyal", "i", orders, loyal),
+    write_batch(Store.open(listwise_db), StoreBatch(judge_calls=listwise_calls([("loyal", "i", orders, loyal),
                                                                     ("positional", "i", orders, positional)],
                                                                    study=study)))
     results = {r.judge: r for r in read(listwise_metrics, listwise_db, study=study)}

@@ -23,6 +23,7 @@ from judgebias_core.protocols.plan_size import planned_call_count
 from judgebias_core.protocols.plans import build_plan
 from judgebias_core.protocols.spec import LOCAL_TIMEOUT_S, RunSettings, RunSpec, run_spec
 from judgebias_core.providers.endpoints import endpoint_label
+from judgebias_core.store.handle import Store
 from tests.app_helpers import open_page
 from tests.engine_helpers import QUICK, calls_of, rubric_spec
 from tests.fake_provider import FakeProvider, Fault
@@ -49,7 +50,7 @@ def test_llamacpp_run_sends_the_grammar_and_extra_body_on_every_request(local_db
                                                                         fake_provider: FakeProvider) -> None:
     spec = local_spec(fake_provider, "smollm2", provider="llamacpp", constrain_reply=True,
                        extra_body='{"top_k": 1, "cache_prompt": false}')
-    outcome = start_run(local_db, spec, QUICK, run_id="t-grammar")
+    outcome = start_run(Store.open(local_db), spec, QUICK, run_id="t-grammar")
     assert (outcome.planned, outcome.completed, outcome.parse_failures) == (20, 20, 0)
     bodies = chat_bodies(fake_provider)
     assert len(bodies) == 20
@@ -109,10 +110,10 @@ def test_vllm_swap_run_sends_guided_choice_and_limit_candidates_keeps_it_small(l
                                                                                 fake_provider: FakeProvider) -> None:
     spec = RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="vllm", model="qwen",
                    base_url=fake_provider.openai_url, limit_items=2, limit_candidates=1, constrain_reply=True)
-    assert planned_call_count(local_db, spec) == 4 == len(build_plan(local_db, spec).calls)
+    assert Store(local_db).read(planned_call_count, spec) == 4 == len(Store(local_db).read(build_plan, spec).calls)
     unlimited = spec.model_copy(update={"limit_candidates": None})
-    assert planned_call_count(local_db, unlimited) == len(build_plan(local_db, unlimited).calls) > 4
-    outcome = start_run(local_db, spec, QUICK, run_id="t-guided")
+    assert Store(local_db).read(planned_call_count, unlimited) == len(Store(local_db).read(build_plan, unlimited).calls) > 4
+    outcome = start_run(Store.open(local_db), spec, QUICK, run_id="t-guided")
     assert (outcome.completed, outcome.parse_failures) == (4, 0)
     assert [b["guided_choice"] for b in chat_bodies(fake_provider)] == [["[[A]]", "[[B]]", "[[C]]"]] * 4
     calls = calls_of(local_db, "t-guided")
@@ -122,7 +123,7 @@ def test_vllm_swap_run_sends_guided_choice_and_limit_candidates_keeps_it_small(l
 def test_ollama_constraint_is_a_json_schema_with_the_score_first(local_db: Path, fake_provider: FakeProvider) -> None:
     fake_provider.reply_with(lambda prompt, body: '{"score": 3, "feedback": "fine"}')
     spec = local_spec(fake_provider, "llama3.1:8b", provider="ollama", constrain_reply=True, limit_items=1)
-    outcome = start_run(local_db, spec, QUICK, run_id="t-ollama")
+    outcome = start_run(Store.open(local_db), spec, QUICK, run_id="t-ollama")
     assert (outcome.completed, outcome.parse_failures) == (10, 0)
     body = chat_bodies(fake_provider)[0]
     schema = body["response_format"]["json_schema"]["schema"]  # type: ignore[index]
@@ -132,12 +133,12 @@ def test_ollama_constraint_is_a_json_schema_with_the_score_first(local_db: Path,
 
 def test_constraints_refused_where_the_server_kind_is_unknown(local_db: Path, fake_provider: FakeProvider) -> None:
     with pytest.raises(InvalidArgument, match="--constrain-reply is offered for the providers vllm, ollama"):
-        build_plan(local_db, rubric_spec(fake_provider, "gpt-4o-mini", constrain_reply=True))
+        Store(local_db).read(build_plan, rubric_spec(fake_provider, "gpt-4o-mini", constrain_reply=True))
     with pytest.raises(InvalidArgument, match="custom --template"):
-        build_plan(local_db, local_spec(fake_provider, "m", provider="llamacpp", constrain_reply=True,
+        Store(local_db).read(build_plan, local_spec(fake_provider, "m", provider="llamacpp", constrain_reply=True,
                                          template_text="Score it. {{response}}"))
     with pytest.raises(InvalidArgument, match="for pairwise runs"):
-        build_plan(local_db, local_spec(fake_provider, "m", provider="llamacpp", limit_candidates=1))
+        Store(local_db).read(build_plan, local_spec(fake_provider, "m", provider="llamacpp", limit_candidates=1))
 
 
 @pytest.mark.parametrize(("text", "message"), [("{not json", "not JSON"), ("[1, 2]", "must be a JSON object"),
@@ -172,7 +173,7 @@ def test_a_timed_out_request_to_a_local_server_is_not_sent_again(local_db: Path,
     fake_provider.inject(Fault("timeout", delay_s=1.5))
     settings = RunSettings.for_provider("llamacpp", timeout_s=0.4, backoff_base_s=0.01, flush_interval_s=0.2)
     spec = local_spec(fake_provider, "m-timeout", provider="llamacpp", limit_items=1)
-    outcome = start_run(local_db, spec, settings, run_id="t-local-timeout")
+    outcome = start_run(Store.open(local_db), spec, settings, run_id="t-local-timeout")
     assert (outcome.planned, outcome.failed, fake_provider.request_count) == (10, 1, 10)
     assert "Timeout" in calls_of(local_db, "t-local-timeout")["error"].dropna().iloc[0]
 
@@ -180,7 +181,7 @@ def test_a_timed_out_request_to_a_local_server_is_not_sent_again(local_db: Path,
 def test_latency_is_one_attempts_not_the_retries_before_it(local_db: Path, fake_provider: FakeProvider) -> None:
     fake_provider.inject(Fault("500"))
     settings = QUICK.model_copy(update={"concurrency": 1, "backoff_base_s": 0.6})  # >= 0.3 s between attempts
-    outcome = start_run(local_db, local_spec(fake_provider, "m-latency", provider="llamacpp", limit_items=1),
+    outcome = start_run(Store.open(local_db), local_spec(fake_provider, "m-latency", provider="llamacpp", limit_items=1),
                         settings, run_id="t-latency")
     assert outcome.completed == 10 and fake_provider.request_count == 11
     assert calls_of(local_db, "t-latency")["latency_ms"].max() < 250

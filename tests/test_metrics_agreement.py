@@ -132,3 +132,17 @@ def test_cli_agreement_contract_with_repeatable_study(bundled_db_master: Path,
     assert "gpt-4-0613 [full]" in both["judges"]
 
 
+
+
+def test_the_agreement_heatmap_shows_no_rate_without_calls_behind_it(bundled_db_master: Path) -> None:
+    """A judge against itself has no shared call: its cell stays blank instead of reading "1.00 (0)"."""
+    from judgebias_core.charts.judges import agreement_heatmap
+
+    result = read(agreement_report, bundled_db_master, "mtbench", ["full"])
+    for kappa in (False, True):
+        heatmap = agreement_heatmap(result, kappa=kappa).data[0]
+        cells = [(z, text) for z_row, text_row in zip(heatmap.z, heatmap.text, strict=True)
+                 for z, text in zip(z_row, text_row, strict=True)]
+        assert not any(str(text).endswith("(0)") for _, text in cells)
+        assert sum(text == "" for _, text in cells) >= len(heatmap.z)  # at least the diagonal is blank
+        assert all(text.startswith(f"{z:.2f}") for z, text in cells if text)

@@ -22,6 +22,7 @@ from judgebias_core.metrics.calibration import (
     agreement_table,
 )
 from judgebias_core.store.calibration_queries import calibration_targets
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.store_helpers import read
 
@@ -51,7 +52,7 @@ def write_rubric_case(path: Path, label_source: str = "human") -> None:
          "rubric_id": "hand-k5", "score": score, "parse_status": "ok" if score else "failed", "parser": "prometheus"}
         for item, scores in SCORES.items() for rep, score in enumerate(scores, start=1)
     ])
-    write_batch(path, StoreBatch(
+    write_batch(Store.open(path), StoreBatch(
         datasets=pd.DataFrame([{"dataset_id": "hand", "name": "hand", "kind": "pointwise", "source": "test",
                                 "licence": "MIT", "origin": "upload"}]),
         rubrics=pd.DataFrame([{"rubric_id": "hand-k5", "criterion": "quality", "k": 5, "dataset_id": "hand"}]),
@@ -80,7 +81,7 @@ def write_pair_case(path: Path, judges: tuple[str, ...] = ("hand-judge",), names
                          "repetition": 1, "options": 3, "slots": [first, second], "first_candidate": first,
                          "second_candidate": second, "order_label": order, "verdict": verdict,
                          "parse_status": "ok" if verdict else "failed", "parser": "mtbench"})
-    write_batch(path, StoreBatch(
+    write_batch(Store.open(path), StoreBatch(
         datasets=pd.DataFrame([{"dataset_id": "hand-pairs", "name": "hand pairs", "kind": "pairwise",
                                 "source": "test", "licence": "MIT", "origin": "upload", "baseline_candidate": "r1"}]),
         items=pd.DataFrame([{"dataset_id": "hand-pairs", "item_id": item, "seq": i, "question": f"q {item}"}

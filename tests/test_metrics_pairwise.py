@@ -21,6 +21,7 @@ from judgebias_core.cli import main
 from judgebias_core.metrics.pairwise import ranking_safety, task_breakdown, unit_rates
 from judgebias_core.metrics.pairwise_intervals import item_bootstrap_rate
 from judgebias_core.stats.clustered import clustered_rate
+from judgebias_core.store.handle import Store
 from judgebias_core.store.pairwise_queries import pair_details
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.store_helpers import read
@@ -64,7 +65,7 @@ def toy_batch(pairs: list[tuple], dataset: str = "toy", study: str = "full", wit
 @pytest.fixture(scope="module")
 def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("toy") / "toy.duckdb"
-    write_batch(path, toy_batch(TOY_PAIRS))
+    write_batch(Store.open(path), toy_batch(TOY_PAIRS))
     return path
 
 
@@ -171,7 +172,7 @@ def test_hand_built_counts(toy_db: Path) -> None:
 def test_mirrored_verdicts_exchange_primacy_and_recency(toy_db: Path, tmp_path: Path) -> None:
     mirror = {"A": "B", "B": "A", "C": "C", None: None}
     path = tmp_path / "mirror.duckdb"
-    write_batch(path, toy_batch([(j, i, c, r, mirror[o], mirror[s]) for j, i, c, r, o, s in TOY_PAIRS]))
+    write_batch(Store.open(path), toy_batch([(j, i, c, r, mirror[o], mirror[s]) for j, i, c, r, o, s in TOY_PAIRS]))
     [original], [mirrored] = read(pairwise_metrics, toy_db, "toy"), read(pairwise_metrics, path, "toy")
     assert (mirrored.primacy, mirrored.recency) == (original.recency, original.primacy)
     assert mirrored.consistent == original.consistent
@@ -211,7 +212,7 @@ def test_repetition_stability_hand_built(fresh_db: Path) -> None:
         ("J", "i1", "c1", 1, "A", "B"), ("J", "i1", "c1", 2, "A", None), ("J", "i1", "c1", 3, "B", "B"),
         ("J", "i2", "c1", 1, "C", None), ("J", "i2", "c1", 2, "B", None), ("J", "i2", "c1", 3, None, None),
     ]
-    write_batch(fresh_db, toy_batch(pairs, study="repetition"))
+    write_batch(Store.open(fresh_db), toy_batch(pairs, study="repetition"))
     [r] = read(repetition_metrics, fresh_db, "toy")
     # prompts: i1 original 2/3, i1 swapped 2/3 (failed stays in R), i2 original 1/3, i2 swapped never parsed
     assert (r.prompts, r.prompts_unparsed, r.repetitions) == (4, 1, 3)
@@ -228,7 +229,7 @@ def test_repetition_stability_with_uneven_repetitions(fresh_db: Path) -> None:
         ("J", "i1", "c1", 1, "A", "B"), ("J", "i1", "c1", 2, "A", "B"), ("J", "i1", "c1", 3, "B", "B"),
         ("J", "i2", "c1", 1, "C", "A"), ("J", "i2", "c1", 2, "B", "A"),
     ]
-    write_batch(fresh_db, toy_batch(pairs, study="repetition"))
+    write_batch(Store.open(fresh_db), toy_batch(pairs, study="repetition"))
     [r] = read(repetition_metrics, fresh_db, "toy")
     # i1 original 2/3, i1 swapped 3/3, i2 original 1/2, i2 swapped 2/2: (2/3 + 1 + 1/2 + 1) / 4 = 19/24
     assert (r.prompts, r.repetitions) == (4, 3)

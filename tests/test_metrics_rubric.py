@@ -29,6 +29,7 @@ from judgebias_core.metrics.rubric_correlation import correlation_estimate, row_
 from judgebias_core.protocols.orderings import balanced_orderings, is_balanced, latin_square_orderings
 from judgebias_core.sources.bundled import import_bundled
 from judgebias_core.stats import resampling
+from judgebias_core.store.handle import Store
 from judgebias_core.store.rubric_queries import (
     analysable_run_ids,
     comparable_run_ids,
@@ -221,7 +222,7 @@ def test_unknown_run_and_mismatched_probe(toy_db: Path, tmp_path: Path) -> None:
     path = tmp_path / "other.duckdb"
     path.write_bytes(toy_db.read_bytes())
     calls = pd.DataFrame(repeat_calls())
-    write_batch(path, StoreBatch(
+    write_batch(Store.open(path), StoreBatch(
         runs=pd.DataFrame([{"run_id": "elsewhere", "dataset_id": "other-set", "study": "elsewhere", "origin": "upload",
                             "protocol": "rubric-repeat", "provider": "upload", "status": "complete",
                             "rubric_id": "toy-k3"}]),
@@ -321,7 +322,7 @@ def test_cli_export_trials(toy_db: Path, tmp_path: Path, capsys: pytest.CaptureF
 def real_labels_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Only the two bundled rubric datasets this test needs (the full first-launch store is slower to build)."""
     path = tmp_path_factory.mktemp("rubric-real") / "real.duckdb"
-    import_bundled(path, ("summeval", "prometheus-vicuna"))
+    import_bundled(Store.open(path), ("summeval", "prometheus-vicuna"))
     return path
 
 
@@ -336,7 +337,7 @@ def test_labels_on_bundled_data(real_labels_db: Path) -> None:
         for dataset, items in (("summeval", experts["item_id"]), ("prometheus-vicuna", gpt4["item_id"]))
         for item in items for o, ordering in enumerate(designs)])
     # The SummEval run names its rubric on the run; the Prometheus calls fall back to each item's own rubric.
-    write_batch(real_labels_db, StoreBatch(
+    write_batch(Store.open(real_labels_db), StoreBatch(
         runs=pd.DataFrame([{"run_id": f"real-{d}", "dataset_id": d, "study": "real", "origin": "upload",
                             "protocol": "rubric-permutation", "provider": "upload", "judge": "hand", "status": "done",
                             "rubric_id": rubric}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from judgebias_core.engine import read_progress
+from judgebias_core.store.handle import Store
 from tests.app_helpers import open_page
 from tests.engine_helpers import SECRET, query
 from tests.fake_provider import FakeProvider
@@ -32,7 +33,7 @@ def _launch_against(fake: FakeProvider, secrets: dict[str, object], typed_key: s
     assert not at.exception and not at.error, [e.value for e in at.error]
     run_id = str(at.session_state["active_runs"][0])
     deadline = time.monotonic() + 120
-    while (progress := read_progress(_db(), run_id)) is None or progress.status == "running":
+    while (progress := read_progress(Store(_db()), run_id)) is None or progress.status == "running":
         assert time.monotonic() < deadline, "the run did not finish"
         time.sleep(0.3)
     assert progress.status == "complete" and progress.completed == 10, progress

@@ -15,16 +15,16 @@ from streamlit.testing.v1 import AppTest
 
 from judgebias_core import bootstrap
 from judgebias_core.registry import Registry
-from judgebias_core.store.connection import transaction
+from judgebias_core.store.handle import Store
 from judgebias_core.store.prebuilt import PrebuiltStatus
 from tests.app_helpers import APP_FILE
 
 IMPORT_SECONDS = 4.0
 
 
-def _slow_import(path: str | Path) -> None:
+def _slow_import(store: Store) -> None:
     """Stands in for the bundled import: one dataset written inside a write transaction held for a while."""
-    with transaction(path) as con:
+    with store.writer() as con:
         con.execute("INSERT INTO datasets (dataset_id, name, kind, source, licence) "
                     "VALUES ('slow', 'Slow import', 'pairwise', 'test', 'test')")
         time.sleep(IMPORT_SECONDS)

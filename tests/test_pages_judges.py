@@ -108,4 +108,4 @@ def test_leaderboard_page_flags_positional_orders(app_env: Path) -> None:
     assert any("What the flag fires on" in c.value for c in at.caption)
     texts = " ".join(m.value for m in at.markdown)
     assert "Leaderboard by" in texts  # the verdict block opens the page
-    assert "neighbour orders are unsure" in texts
+    assert "orders between neighbours are unsure, on 80 questions" in texts

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.app_helpers import open_page
 from tests.test_listwise import HAND_MADE, listwise_calls
@@ -49,7 +50,7 @@ def test_pairwise_page_repetition_filter(app_env: Path) -> None:
 
 
 def test_pairwise_page_shows_listwise_only_study(bundled_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_batch(bundled_db, StoreBatch(judge_calls=listwise_calls(HAND_MADE, study="lw-run")))
+    write_batch(Store.open(bundled_db), StoreBatch(judge_calls=listwise_calls(HAND_MADE, study="lw-run")))
     monkeypatch.setenv("JUDGEBIAS_DB", str(bundled_db))
     at = open_page("pairwise_bias.py")
     _box(at, "Dataset").set_value("lw").run()
@@ -102,8 +103,11 @@ def test_pairwise_page_corrects_its_tests_and_compares_two_judges(app_env: Path)
     _box(at, "First judge").set_value("gpt-4-0613").run()
     _box(at, "Second judge").set_value("gemini-pro").run()
     assert not at.exception
-    sentence = next(s.value for s in at.success if "pairs both classified" in s.value).replace("\\", "")
-    assert "2,387 pairs both classified (80 items)" in sentence and "cluster-robust-t" in sentence
+    # Plain words first (issue 24); the method's sentence, with its interval method, sits in the fold.
+    sentence = next(s.value for s in at.success if "pairs both judged" in s.value).replace("\\", "")
+    assert "2,387 pairs both judged (80 questions)" in sentence and "cluster-robust" not in sentence
+    fold = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "2,387 pairs both classified (80 items)" in fold and "cluster-robust-t" in fold
 
 
 def test_pairwise_page_shows_the_excess_over_the_floor_with_its_interval(app_env: Path) -> None:

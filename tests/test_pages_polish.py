@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.app_helpers import open_page
 from ui.share import escape_markdown
@@ -51,7 +52,7 @@ def write_hostile_dataset(path: Path) -> None:
                         "order_label": label, "raw_output": f"{IMG} [[{verdict}]]", "verdict": verdict,
                         "parse_status": "ok", "parser": "mtbench",
                     })
-    write_batch(path, StoreBatch(
+    write_batch(Store.open(path), StoreBatch(
         datasets=pd.DataFrame([{"dataset_id": DATASET, "name": f"Hostile {MARKDOWN}", "kind": "pairwise",
                                 "source": IMG, "licence": MARKDOWN, "description": IMG,
                                 "baseline_candidate": BASELINE, "origin": "upload"}]),

@@ -33,7 +33,7 @@ def test_report_page_builds_from_a_permalink(app_env: Path) -> None:
     assert not at.exception
     assert [s.value for s in at.subheader] == ["In short"]
     summary = " ".join(m.value.replace("\\", "") for m in at.markdown)
-    assert "gpt-4-0613 changes its verdict on about 1 pair in 6 (17.2% of 1,120 pairs)" in summary
+    assert "gpt-4-0613 changes its verdict on about 1 pair in 6 (17.2% of 1,120 pairs, 95% interval" in summary
     assert "claude-3-haiku" not in summary  # only the chosen judges
     assert any("charts" in c.value and "MB" in c.value for c in at.caption)
     # The verdict blocks of the report, from the same objects the analysis pages draw.

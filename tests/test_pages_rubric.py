@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from judgebias_core.cli import main
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 from tests.app_helpers import open_page
 from tests.rubric_toy_store import permutation_calls, write_toy_store
@@ -92,7 +93,7 @@ def test_other_judges_side_by_side(toy_db: Path, tmp_path: Path, monkeypatch: py
     calls = pd.DataFrame(permutation_calls())
     calls = calls.assign(call_id="other:" + calls["call_id"], run_id="toy-perm-other", study="toy-perm-other",
                          judge="other-judge")
-    write_batch(path, StoreBatch(
+    write_batch(Store.open(path), StoreBatch(
         runs=pd.DataFrame([{"run_id": "toy-perm-other", "dataset_id": "toy-rubric", "study": "toy-perm-other",
                             "origin": "upload", "protocol": "rubric-permutation", "provider": "upload",
                             "judge": "other-judge", "rubric_id": "toy-k3", "status": "complete",
@@ -118,7 +119,7 @@ def test_unbalanced_run_is_flagged(toy_db: Path, monkeypatch: pytest.MonkeyPatch
 
 def test_store_without_rubric_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "empty.duckdb"
-    write_batch(path, StoreBatch(datasets=pd.DataFrame([{"dataset_id": "x", "name": "x", "kind": "pointwise",
+    write_batch(Store.open(path), StoreBatch(datasets=pd.DataFrame([{"dataset_id": "x", "name": "x", "kind": "pointwise",
                                                          "source": "test", "licence": "MIT"}])))
     monkeypatch.setenv("JUDGEBIAS_DB", str(path))
     at = open_rubric_page()

@@ -11,6 +11,7 @@ import pytest
 from judgebias_core.engine import read_progress, start_run
 from judgebias_core.engine.journal import run_file
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
+from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import list_runs
 from tests.app_helpers import open_page
 from tests.upload_helpers import rows
@@ -74,12 +75,12 @@ def test_launch_runs_in_the_background_and_lands_in_the_store(bundled_db: Path,
     (run_id,) = at.session_state["active_runs"]
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
-        progress = read_progress(bundled_db, run_id)
+        progress = read_progress(Store(bundled_db), run_id)
         if progress is not None and progress.status != "running":
             break
         time.sleep(0.5)
     assert progress is not None and progress.status == "complete" and progress.completed == 20
-    row = list_runs(bundled_db).set_index("run_id").loc[run_id]
+    row = Store(bundled_db).read(list_runs).set_index("run_id").loc[run_id]
     assert (row["completed"], row["simulated"], row["status"]) == (20, True, "complete")
     at.run()  # the finished run links to its analysis
     assert (f"Open `{run_id}` in Rubric bias", f"rb_dataset=summeval&rb_run={run_id}") in [
@@ -155,7 +156,7 @@ def test_a_run_short_of_its_plan_reads_incomplete_and_resume_stores_it(bundled_d
     journal; a run's cost counts requests a kill cut off, as an estimate."""
     spec = RunSpec(dataset_id="summeval", protocol="rubric-permutation", provider="simulated", model="short-judge",
                    limit_items=2, simulated=SimulatedParams(seed=5), seed=5)
-    start_run(bundled_db, spec, RunSettings(), run_id="short-run")
+    start_run(Store.open(bundled_db), spec, RunSettings(), run_id="short-run")
     with duckdb.connect(str(bundled_db)) as con:
         con.execute("DELETE FROM judge_calls WHERE run_id = 'short-run' AND call_id IN (SELECT call_id FROM "
                     "judge_calls WHERE run_id = 'short-run' ORDER BY call_id LIMIT 3)")
@@ -172,12 +173,12 @@ def test_a_run_short_of_its_plan_reads_incomplete_and_resume_stores_it(bundled_d
     assert {m.label: m.value for m in at.metric}["Cost"] == "$0.2500"
     next(b for b in at.button if b.label == "Resume run").click().run()
     assert not at.exception and "launch_error" not in at.session_state
-    log = run_file(bundled_db, "short-run", ".log")
+    log = run_file(Store(bundled_db), "short-run", ".log")
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and "run short-run:" not in log.read_text(encoding="utf-8"):
         time.sleep(0.5)  # the resume runs in its own process, which says how it ended last
     assert "run short-run: complete" in log.read_text(encoding="utf-8")
-    row = list_runs(bundled_db).set_index("run_id").loc["short-run"]
+    row = Store(bundled_db).read(list_runs).set_index("run_id").loc["short-run"]
     assert (row["completed"], row["failed"], row["status"]) == (20, 0, "complete")
     assert rows(bundled_db, "SELECT count(*), count(DISTINCT call_id) FROM judge_calls WHERE run_id = ?",
                 ["short-run"]) == [(20, 20)]

@@ -30,7 +30,7 @@ def _log(reverse: bool) -> bytes:
 
 def _upload(path: Path, data: bytes, name: str) -> str:
     spec = suggest_spec(read_table(data, name), "pairwise-log", "mtbench")
-    result = upload_file(path, data, name, spec)
+    result = upload_file(Store.open(path), data, name, spec)
     assert result.run_id is not None
     return result.run_id
 
@@ -55,7 +55,7 @@ def test_the_same_upload_in_two_file_orders_gives_identical_metrics(upload_db: P
 def test_a_declared_reference_is_the_opponent_of_its_pairs(upload_db: Path) -> None:
     data = _log(True)
     spec = suggest_spec(read_table(data, "ref.csv"), "pairwise-log", "mtbench", original_first="dolly-v2-12b")
-    run = upload_file(upload_db, data, "ref.csv", spec).run_id
+    run = upload_file(Store.open(upload_db), data, "ref.csv", spec).run_id
     opponents = rows(upload_db, "SELECT candidate, opponent FROM pair_outcomes WHERE study = ? AND "
                                 "'dolly-v2-12b' IN (candidate, opponent) GROUP BY ALL ORDER BY ALL", [run])
     assert {opponent for _, opponent in opponents} == {"dolly-v2-12b"} and len(opponents) == 3

@@ -45,7 +45,7 @@ def _item_flips(db: Path, dataset: str, study: str, judge: str) -> tuple[np.ndar
 
 
 def _preview_cost(db: Path, limit: int, model: str) -> tuple[int, float | None]:
-    preview = preview_run(db, RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="openai",
+    preview = Store(db).read(preview_run, RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="openai",
                                       model=model, limit_items=limit), RunSettings())
     return preview.calls, preview.estimate.cost_usd
 
@@ -97,7 +97,7 @@ def test_pairs_per_item_and_calls_follow_the_run_plan(bundled_db_master: Path) -
     with Store(bundled_db_master).reader() as reader:
         design = dataset_design(reader, "devbench")
         all_pairs = dataset_design(reader, "mtbench", "all")
-    preview = preview_run(bundled_db_master, RunSpec(dataset_id="devbench", protocol="pairwise-swap",
+    preview = Store(bundled_db_master).read(preview_run, RunSpec(dataset_id="devbench", protocol="pairwise-swap",
                                                      provider="simulated", model="x"), RunSettings())
     assert (preview.calls, preview.items) == (2 * design.total_pairs, design.items)
     assert design.pairs_per_item == round(design.total_pairs / design.items)

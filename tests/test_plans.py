@@ -15,6 +15,7 @@ from judgebias_core.protocols.orderings import balanced_orderings, canonical, is
 from judgebias_core.protocols.plans import build_plan, cyclic_slot_orders, rubric_trials, swap_orders
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.providers import all_providers
+from judgebias_core.store.handle import Store
 
 names = st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=2, max_size=8, unique=True)
 
@@ -59,7 +60,7 @@ def test_rubric_trials_permutation_and_repeat() -> None:
 def test_mtbench_swap_plan_pairs_every_candidate_with_the_baseline(bundled_db_master: Path) -> None:
     spec = RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="replay", model="gpt-4-0613",
                    limit_items=2)
-    plan = build_plan(bundled_db_master, spec, "plan-test")
+    plan = Store(bundled_db_master).read(build_plan, spec, "plan-test")
     assert len(plan.calls) == 2 * 30 * 2 and len({c.call_id for c in plan.calls}) == len(plan.calls)
     originals = [c for c in plan.calls if c.order_label == "original"]
     assert {c.slots[0] for c in originals} == {"vicuna-13b-v1.3"}
@@ -68,8 +69,8 @@ def test_mtbench_swap_plan_pairs_every_candidate_with_the_baseline(bundled_db_ma
 
 
 def test_demo_plans_have_the_stated_shape(bundled_db_master: Path) -> None:
-    permutation = build_plan(bundled_db_master, demo_spec("rubric-permutation"), "p")
-    repeat = build_plan(bundled_db_master, demo_spec("rubric-repeat"), "r")
+    permutation = Store(bundled_db_master).read(build_plan, demo_spec("rubric-permutation"), "p")
+    repeat = Store(bundled_db_master).read(build_plan, demo_spec("rubric-repeat"), "r")
     assert len(permutation.calls) == len(repeat.calls) == 400
     items = {c.item_id for c in permutation.calls}
     assert len(items) == 40 and {i.split(":")[-1] for i in items} == {"M8", "M9", "M10", "M11"}
@@ -80,7 +81,7 @@ def test_demo_plans_have_the_stated_shape(bundled_db_master: Path) -> None:
 
 def test_devbench_defaults_to_two_options_and_repetition_repeats(bundled_db_master: Path) -> None:
     spec = RunSpec(dataset_id="devbench", protocol="repetition", provider="simulated", model="m", limit_items=1)
-    plan = build_plan(bundled_db_master, spec, "rep")
+    plan = Store(bundled_db_master).read(build_plan, spec, "rep")
     assert {c.options for c in plan.calls} == {2}
     per_order = Counter((c.item_id, c.slots) for c in plan.calls)
     assert set(per_order.values()) == {3}
@@ -89,7 +90,7 @@ def test_devbench_defaults_to_two_options_and_repetition_repeats(bundled_db_mast
 def test_listwise_plan_rotates_the_candidates(bundled_db_master: Path) -> None:
     spec = RunSpec(dataset_id="mtbench", protocol="listwise", provider="simulated", model="m", limit_items=1,
                    listwise_size=4)
-    plan = build_plan(bundled_db_master, spec, "lw")
+    plan = Store(bundled_db_master).read(build_plan, spec, "lw")
     assert len(plan.calls) == 4 and plan.calls[0].slots[0] == "vicuna-13b-v1.3"
     assert {c.slots for c in plan.calls} == set(cyclic_slot_orders(plan.calls[0].slots))
 
@@ -100,6 +101,6 @@ def test_logprobs_refusal_names_the_providers_that_declare_them(bundled_db_maste
     spec = RunSpec(dataset_id="mtbench", protocol="pairwise-swap", provider="anthropic", model="m", limit_items=1,
                    logprobs=True)
     with pytest.raises(InvalidArgument) as refused:
-        build_plan(bundled_db_master, spec)
+        Store(bundled_db_master).read(build_plan, spec)
     named = str(refused.value).rsplit("providers ", 1)[1].split(", ")
     assert set(named) == declaring

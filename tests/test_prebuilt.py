@@ -10,6 +10,7 @@ import pytest
 
 from judgebias_core.bootstrap import build_from_sources
 from judgebias_core.sources.bundled import BUNDLED_DATA_DIR
+from judgebias_core.store.handle import Store
 from judgebias_core.store.prebuilt import (
     PREBUILT_DIR,
     load_prebuilt,
@@ -60,23 +61,23 @@ def test_committed_snapshot_matches_the_sources() -> None:
 
 def test_snapshot_store_equals_a_store_built_from_the_sources(tmp_path: Path) -> None:
     from_sources = tmp_path / "from-sources.duckdb"
-    build_from_sources(from_sources)
+    build_from_sources(Store.open(from_sources))
     from_snapshot = tmp_path / "from-snapshot.duckdb"
-    assert load_prebuilt(from_snapshot)
+    assert load_prebuilt(Store.open(from_snapshot))
     assert _differences(from_sources, from_snapshot) == {}
     # and the snapshot written from this fresh build loads into the same store again
     rebuilt = tmp_path / "rebuilt"
     write_prebuilt(from_sources, rebuilt, BUNDLED_DATA_DIR)
     assert prebuilt_status(rebuilt, BUNDLED_DATA_DIR).usable
     again = tmp_path / "again.duckdb"
-    assert load_prebuilt(again, rebuilt)
+    assert load_prebuilt(Store.open(again), rebuilt)
     assert _differences(from_sources, again) == {}
-    assert not load_prebuilt(again, rebuilt), "a store holding data is never loaded into twice"
+    assert not load_prebuilt(Store.open(again), rebuilt), "a store holding data is never loaded into twice"
 
 
 def test_loaded_timestamps_end_at_the_load_time(tmp_path: Path) -> None:
     store = tmp_path / "s.duckdb"
-    load_prebuilt(store)
+    load_prebuilt(Store.open(store))
     con = duckdb.connect(str(store), read_only=True)
     latest, now = con.execute("SELECT max(created_at), current_timestamp::TIMESTAMP FROM runs").fetchall()[0]
     assert 0 <= (now - latest).total_seconds() < 600

@@ -36,6 +36,7 @@ from judgebias_core.providers import (
 )
 from judgebias_core.providers.keys import api_key
 from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
+from judgebias_core.store.handle import Store
 from tests.app_helpers import open_page
 from tests.engine_helpers import QUICK, query
 from tests.fake_provider import FakeProvider
@@ -167,9 +168,9 @@ def test_a_registered_provider_reaches_the_cli_the_preview_the_plan_and_a_run(
 
     spec = RunSpec(dataset_id="summeval", protocol="rubric-repeat", provider=FAKE, model="echo-1", limit_items=2,
                    repeats=2)
-    plan = build_plan(bundled_db, spec, None)
+    plan = Store(bundled_db).read(build_plan, spec, None)
     assert len(plan.calls) == 4
-    preview = preview_run(bundled_db, spec, RunSettings(concurrency=2))
+    preview = Store(bundled_db).read(preview_run, spec, RunSettings(concurrency=2))
     assert preview.calls == 4 and preview.judge_description == "echo echo-1" and preview.price_known
     assert preview.estimate.cost_usd == 0.0 and preview.estimate.seconds == pytest.approx(4 * 0.5 / 2)
 
@@ -188,15 +189,15 @@ def test_batch_mode_and_keys_follow_the_declared_capabilities(echo_provider: Pro
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     spec = RunSpec(dataset_id="summeval", protocol="rubric-repeat", provider=FAKE, model="echo-1", limit_items=1)
     with pytest.raises(InvalidArgument, match="batch mode needs provider openai or anthropic, not 'echo-judge'"):
-        start_batch_run(bundled_db, spec)
+        start_batch_run(Store.open(bundled_db), spec)
     with pytest.raises(InvalidArgument, match="batch mode needs provider"):
         make_backend(spec, RunSettings())
     with pytest.raises(InvalidArgument, match="takes no API key"):
         api_key(FAKE)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(MissingApiKey, match="ANTHROPIC_API_KEY"):
-        make_client(bundled_db, spec.model_copy(update={"provider": "anthropic"}), RunSettings())
-    assert isinstance(make_client(bundled_db, spec, RunSettings()), EchoJudge)
+        make_client(Store.open(bundled_db), spec.model_copy(update={"provider": "anthropic"}), RunSettings())
+    assert isinstance(make_client(Store.open(bundled_db), spec, RunSettings()), EchoJudge)
 
 
 def test_a_local_server_preset_needs_no_key_and_defaults_its_endpoint(
@@ -204,12 +205,12 @@ def test_a_local_server_preset_needs_no_key_and_defaults_its_endpoint(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     spec = RunSpec(dataset_id="summeval", protocol="rubric-repeat", provider="vllm", model="Qwen/Qwen2.5-7B-Instruct",
                    limit_items=1, repeats=2, max_tokens=50)
-    assert preview_run(bundled_db, spec, RunSettings()).judge_description == (
+    assert Store(bundled_db).read(preview_run, spec, RunSettings()).judge_description == (
         "vllm Qwen/Qwen2.5-7B-Instruct at http://localhost:8000/v1")
-    assert make_client(bundled_db, spec, RunSettings()).describe() == (
+    assert make_client(Store.open(bundled_db), spec, RunSettings()).describe() == (
         "OpenAI-compatible chat completions (vLLM server (OpenAI-compatible)), model Qwen/Qwen2.5-7B-Instruct at "
         "http://localhost:8000/v1")
-    outcome = start_run(bundled_db, spec.model_copy(update={"base_url": fake_provider.openai_url}), QUICK)
+    outcome = start_run(Store.open(bundled_db), spec.model_copy(update={"base_url": fake_provider.openai_url}), QUICK)
     assert (outcome.status, outcome.completed, outcome.failed, outcome.cost_usd) == ("complete", 2, 0, 0.0)
     assert fake_provider.requests[-1].headers["authorization"] == "Bearer no-key"
     # served from another endpoint than the preset's, the judge's name carries it (providers/endpoints.py)

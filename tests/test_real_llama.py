@@ -26,6 +26,7 @@ import pytest
 
 from judgebias_core.engine.journal import journal_path
 from judgebias_core.engine.records import ReplyRecord
+from judgebias_core.store.handle import Store
 from tests.engine_helpers import calls_of
 
 SERVER_VARIABLE = "JUDGEBIAS_LLAMA_SERVER"
@@ -105,7 +106,7 @@ def _run(db: Path, *args: str) -> dict[str, object]:
 
 def _answered_in_journal(db: Path, run_id: str) -> set[str]:
     answered = set()
-    for line in journal_path(db, run_id).read_text(encoding="utf-8").splitlines():
+    for line in journal_path(Store(db), run_id).read_text(encoding="utf-8").splitlines():
         try:
             record = ReplyRecord.from_json(line)
         except ValueError:  # the line the kill cut short
@@ -125,7 +126,7 @@ def test_a_rubric_run_on_a_real_model_parses_every_reply_and_resumes_after_sigki
     started = time.monotonic()
     first = subprocess.Popen(_cli(llama_db, "run", *args), cwd=ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
-    journal = journal_path(llama_db, run_id)
+    journal = journal_path(Store(llama_db), run_id)
     deadline = time.monotonic() + 300
     while not (journal.exists() and len(_answered_in_journal(llama_db, run_id)) >= 4):
         assert first.poll() is None, "the run ended before it could be killed"

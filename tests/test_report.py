@@ -47,7 +47,9 @@ def test_mtbench_summary_matches_the_published_counts(mtbench_report: Report) ->
     # The lean is read from the item-clustered position test corrected over every test of the section (the
     # binomial test on the pairs, p = 0.029, used to call gpt-4-0613's lean to the second slot).
     assert ("When the two answers swap places, gpt-4-0613 changes its verdict on about 1 pair in 5 "
-            "(18.5% of 2,400 pairs); those changes do not clearly favour either place.") in pairwise.headline
+            "(18.5% of 2,400 pairs, 95% interval 16.2% to 21.0%); those changes do not clearly favour either place.") \
+        in pairwise.headline
+    assert pairwise.headline[-1].startswith("What to do: use gpt-4-0613 only with both orders judged")
     assert any("almost all of those changes favour the answer shown second" in h and "gemini-pro" in h
                for h in pairwise.headline)
     assert any("Holm correction over 57 tests" in note for note in pairwise.notes)
@@ -116,8 +118,8 @@ def test_unknown_scope_is_a_named_error(bundled_db_master: Path, request_: Repor
 def test_autoj_calibration_is_against_people(bundled_db_master: Path) -> None:
     report = _report(bundled_db_master, ReportRequest("autoj"))
     calibration = _section(report, "calibration")
-    assert calibration.headline[0].startswith("auto-j-13b (its verdict taken over both orders: a changed verdict "
-                                              "counts as a tie) agrees with people's labels: moderate agreement")
+    assert calibration.headline[0].startswith("auto-j-13b, over both orders, agrees with people's labels: moderate "
+                                              "agreement beyond chance (a score of 0.42 on 1,392 pairs")
     assert calibration.sentences[0].startswith("Against people's labels on 1,392 pairs, the verdict of auto-j-13b")
     assert "leaderboard" not in {s.key for s in report.sections}  # response_1 vs response_2 is no ranking
     ppi = next(s for s in calibration.sentences if s.startswith("What the verdicts of auto-j-13b are worth"))
@@ -154,13 +156,20 @@ def test_rubric_section_on_the_hand_made_store(fresh_db: Path) -> None:
     assert rubric.headline == ("toy-judge (a simulated judge) chose the option at place 1 in 69.4% of 23 readable "
                                "scores, where a judge blind to the order would choose each place 33.3% of the time. "
                                "Changing only the order moves one item's score by 0.41 points on average.",)
-    assert ("chose the option shown at place 1 in 69.4% of 23 readable scores (95% item-clustered interval 15.8% to "
-            "98.6%)") in rubric.sentences[0]
+    # The page's words (analyses.rubric_view): plain first, then the rule.
+    assert ("No position stands out from chance: the shares of the 23 readable scores run from 12.5% to 69.4%"
+            in rubric.sentences[0])
+    assert "Holm correction over the 3 positions shown" in rubric.sentences[0]
     # One failed reply unbalanced the parsed trials: the shares are exposure-weighted (69.4%, not the raw 16 of 23),
     # and the report says so.
-    assert "Parse failures unbalanced run toy-perm" in rubric.sentences[0]
+    assert "In run toy-perm: Parse failures unbalanced this run" in rubric.sentences[0]
     assert "population standard deviation (ddof = 0) over 5 to 6 calls per item" in rubric.sentences[0]
-    assert "The lowest Bias Cost among the run's orderings is 321, 0.711" in rubric.sentences[0]
+    assert ("the lowest Bias Cost among its 6 orderings is 321 (0.711), which ranks 5 of 6 by correlation with the "
+            "labels. It is the lowest in 54% of the resamples, so it is the one recommended") in rubric.sentences[0]
+    assert "The canonical ordering 123 ranks 1 of 6" in rubric.sentences[0]
+    positions = rubric.tables[1].frame  # the page's position table, formatted
+    assert positions["share"].tolist() == ["69.4%", "18.1%", "12.5%"]
+    assert positions["after Holm correction (3 tests)"].tolist() == ["p = 0.304", "p = 0.304", "p = 0.249"]
     assert "asking the canonical order again and again gives r = 0.96" in rubric.sentences[0]
     assert rubric.tables[0].frame.iloc[0]["repeat run"] == "toy-repeat"
 

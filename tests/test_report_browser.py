@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from judgebias_core.report import ReportRequest, write_report
+from judgebias_core.store.handle import Store
 from tests.hostile_store import DATASET_ID, IMG, SCRIPT, build_hostile_store
 
 pytestmark = pytest.mark.browser
@@ -87,7 +88,7 @@ def _open(browser: object, report: Path, screenshot: str) -> OpenedReport:
 ])
 def test_bundled_report_renders_offline(browser: object, bundled_db_master: Path, tmp_path: Path, dataset: str,
                                         expected: str) -> None:
-    report = write_report(bundled_db_master, ReportRequest(dataset), tmp_path / f"{dataset}.html")
+    report = write_report(Store.open(bundled_db_master), ReportRequest(dataset), tmp_path / f"{dataset}.html")
     opened = _open(browser, report, f"report_{dataset}.png")
     assert opened.charts >= 4
     assert opened.charts_with_marks == opened.charts
@@ -98,7 +99,7 @@ def test_bundled_report_renders_offline(browser: object, bundled_db_master: Path
 
 def test_hostile_data_is_shown_not_run(browser: object, fresh_db: Path, tmp_path: Path) -> None:
     store = build_hostile_store(fresh_db)
-    report = write_report(store, ReportRequest(DATASET_ID), tmp_path / "hostile.html")
+    report = write_report(Store.open(store), ReportRequest(DATASET_ID), tmp_path / "hostile.html")
     opened = _open(browser, report, "report_hostile.png")
     assert opened.dialogs == []
     assert opened.injected_images == 0

@@ -66,7 +66,7 @@ from judgebias_core.analyses.pairwise import pairwise_metrics
 from judgebias_core.store.handle import Store
 from judgebias_core.report import ReportRequest, build_report_html
 store, out = sys.argv[1], Path(sys.argv[2])
-(out / "dashboard.html").write_text(build_report_html(store, ReportRequest("mtbench")), encoding="utf-8")
+(out / "dashboard.html").write_text(build_report_html(Store.open(store), ReportRequest("mtbench")), encoding="utf-8")
 with Store(store).reader() as reader:
     forest = flip_rate_forest(pairwise_metrics(reader, "mtbench", None, "repetition"))
 (out / "forest.png").write_bytes(figure_image_bytes(forest, "png"))

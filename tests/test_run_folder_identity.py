@@ -16,9 +16,10 @@ from judgebias_core.cli import main
 from judgebias_core.demo import ensure_demo_runs
 from judgebias_core.engine import start_run
 from judgebias_core.engine.folder_identity import claim_run_folder, identity_path, recorded_store_id
-from judgebias_core.engine.journal import journal_path, run_folder
+from judgebias_core.engine.journal import journal_path
 from judgebias_core.errors import ForeignRunFolder
 from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
+from judgebias_core.store.handle import Store
 from judgebias_core.store.run_queries import store_id
 from tests.engine_helpers import query
 
@@ -37,14 +38,14 @@ def _another_store_at(path: Path, master: Path) -> None:
 
 def test_a_new_store_of_the_same_name_refuses_the_old_folder_until_adopted(
         bundled_db: Path, bundled_db_master: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    first = start_run(bundled_db, SPEC, RunSettings(), run_id=RUN_ID)
+    first = start_run(Store.open(bundled_db), SPEC, RunSettings(), run_id=RUN_ID)
     assert first.status == "complete" and first.planned == 20
-    assert recorded_store_id(bundled_db) == store_id(bundled_db)
-    assert journal_path(bundled_db, RUN_ID).exists()
+    assert recorded_store_id(Store(bundled_db)) == Store(bundled_db).read(store_id)
+    assert journal_path(Store(bundled_db), RUN_ID).exists()
 
     _another_store_at(bundled_db, bundled_db_master)
     with pytest.raises(ForeignRunFolder, match="written for another store.*adopt-run-folder"):
-        start_run(bundled_db, SPEC, RunSettings(), run_id=RUN_ID)
+        start_run(Store.open(bundled_db), SPEC, RunSettings(), run_id=RUN_ID)
     assert query(bundled_db, "SELECT count(*) FROM runs WHERE run_id = ?", [RUN_ID]) == [(0,)]
     assert main(["--db", str(bundled_db), "run", "--dataset", "summeval", "--protocol", "rubric-permutation",
                  "--provider", "simulated", "--model", "identity-judge", "--limit-items", "2", "--seed", "3",
@@ -54,31 +55,31 @@ def test_a_new_store_of_the_same_name_refuses_the_old_folder_until_adopted(
 
     assert main(["--db", str(bundled_db), "adopt-run-folder", "--json"]) == 0
     adopted = json.loads(capsys.readouterr().out)
-    assert adopted == {"run_folder": str(run_folder(bundled_db)), "journals": 1}
-    assert recorded_store_id(bundled_db) == store_id(bundled_db)
-    again = start_run(bundled_db, SPEC, RunSettings(), run_id=RUN_ID)  # the deliberate import: replayed, not sent
+    assert adopted == {"run_folder": str(Store(bundled_db).run_folder), "journals": 1}
+    assert recorded_store_id(Store(bundled_db)) == Store(bundled_db).read(store_id)
+    again = start_run(Store.open(bundled_db), SPEC, RunSettings(), run_id=RUN_ID)  # the deliberate import: replayed, not sent
     assert (again.status, again.replayed_from_journal, again.sent_this_session) == ("complete", 20, 0)
 
 
 def test_a_folder_from_before_store_ids_is_claimed_only_when_its_runs_are_this_stores(
         bundled_db: Path, bundled_db_master: Path) -> None:
-    start_run(bundled_db, SPEC, RunSettings(), run_id=RUN_ID)
-    identity_path(bundled_db).unlink()  # as an earlier version left it
-    assert claim_run_folder(bundled_db) == store_id(bundled_db)  # the store has the run: this store's folder
-    identity_path(bundled_db).unlink()
+    start_run(Store.open(bundled_db), SPEC, RunSettings(), run_id=RUN_ID)
+    identity_path(Store(bundled_db)).unlink()  # as an earlier version left it
+    assert claim_run_folder(Store.open(bundled_db)) == Store(bundled_db).read(store_id)  # the store has the run: this store's folder
+    identity_path(Store(bundled_db)).unlink()
     _another_store_at(bundled_db, bundled_db_master)
     with pytest.raises(ForeignRunFolder, match="1 journal of runs this store never had \\(identity-run\\)"):
-        claim_run_folder(bundled_db)
+        claim_run_folder(Store.open(bundled_db))
 
 
 def test_the_first_launch_sets_an_earlier_stores_folder_aside(bundled_db: Path, bundled_db_master: Path) -> None:
     """The demo runs of a new store must not be blocked (or fed) by a folder an earlier store left behind."""
-    start_run(bundled_db, SPEC, RunSettings(), run_id=RUN_ID)
+    start_run(Store.open(bundled_db), SPEC, RunSettings(), run_id=RUN_ID)
     _another_store_at(bundled_db, bundled_db_master)
     with duckdb.connect(str(bundled_db)) as con:
         con.execute("DELETE FROM judge_calls WHERE run_id LIKE 'demo-%'")
         con.execute("DELETE FROM runs WHERE run_id LIKE 'demo-%'")
-    assert len(ensure_demo_runs(bundled_db)) == 2
-    aside = [p for p in run_folder(bundled_db).parent.iterdir() if ".set-aside-" in p.name]
-    assert len(aside) == 1 and (aside[0] / journal_path(bundled_db, RUN_ID).name).exists()
-    assert recorded_store_id(bundled_db) == store_id(bundled_db)
+    assert len(ensure_demo_runs(Store.open(bundled_db))) == 2
+    aside = [p for p in Store(bundled_db).run_folder.parent.iterdir() if ".set-aside-" in p.name]
+    assert len(aside) == 1 and (aside[0] / journal_path(Store(bundled_db), RUN_ID).name).exists()
+    assert recorded_store_id(Store(bundled_db)) == Store(bundled_db).read(store_id)

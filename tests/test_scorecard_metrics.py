@@ -101,7 +101,7 @@ def test_a_clearly_worse_row_is_flagged_and_the_cheapest_good_row_named() -> Non
     assert differences[("poor", "s", "pairwise-swap")].clearly_worse
     assert not differences[("cheap", "s", "pairwise-swap")].clearly_worse
     assert differences[("poor", "s", "pairwise-swap")].shared_pairs == 60
-    assert rec.judge == "cheap" and "Use cheap [s]" in rec.sentence and "1 of the 2" in rec.sentence
+    assert rec.judge == "cheap" and "Why cheap [s]" in rec.sentence and "1 of the 2" in rec.sentence
 
 
 def test_nothing_clearly_better_names_no_winner() -> None:

@@ -36,6 +36,7 @@ from judgebias_core.simulated import (
     simulated_notice,
     table_judges,
 )
+from judgebias_core.store.handle import Store
 from tests.app_helpers import open_page
 
 SIM_A, SIM_B = "simulated:demo-judge", "simulated:other-judge"
@@ -52,7 +53,7 @@ def simulated_db(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFacto
                                    ("autoj", "demo-judge", STUDY_LABELLED)):
         spec = RunSpec(dataset_id=dataset, protocol="pairwise-swap", provider="simulated", model=model,
                        limit_items=12, seed=1)
-        start_run(path, spec, settings, run_id=run_id)
+        start_run(Store.open(path), spec, settings, run_id=run_id)
     return path
 
 
@@ -168,7 +169,7 @@ def test_the_words_and_names_come_from_one_place() -> None:
 
 
 def test_the_report_says_simulated_in_its_summary_and_its_charts(simulated_db: Path) -> None:
-    html = build_report_html(str(simulated_db), ReportRequest(dataset_id="summeval"))
+    html = build_report_html(Store.open(str(simulated_db)), ReportRequest(dataset_id="summeval"))
     assert "simulated judge, not a real model" in html
     assert html.count("Simulated judge, not a real model: simulated:demo-judge") >= 2  # chart notes
 

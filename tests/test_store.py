@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from judgebias_core.errors import SchemaError
 from judgebias_core.store.connection import connect, resolve_db_path, scalar
+from judgebias_core.store.handle import Store
 from judgebias_core.store.schema import SCHEMA_VERSION, migrate
 from judgebias_core.store.writes import StoreBatch, write_batch
 
@@ -78,7 +79,7 @@ def test_pairs_are_classified_by_their_two_verdicts(fresh_db: Path, verdicts: tu
         _call("o", "i0", "base", "x", "original", verdicts[0]),
         _call("s", "i0", "x", "base", "swapped", verdicts[1]),
     ])
-    write_batch(fresh_db, batch)
+    write_batch(Store.open(fresh_db), batch)
     with connect(fresh_db, read_only=True) as con:
         rows = con.execute("SELECT classification, winner, candidate, opponent FROM pair_outcomes").fetchall()
     assert len(rows) == 1
@@ -94,7 +95,7 @@ def test_a_failed_parse_on_either_side_makes_a_failed_pair(fresh_db: Path) -> No
         _call("o", "i0", "base", "x", "original", None, status="failed"),
         _call("s", "i0", "x", "base", "swapped", "A"),
     ])
-    write_batch(fresh_db, batch)
+    write_batch(Store.open(fresh_db), batch)
     with connect(fresh_db, read_only=True) as con:
         assert con.execute("SELECT classification FROM pair_outcomes").fetchall() == [("failed",)]
         assert scalar(con, "SELECT count(*) FROM judge_calls WHERE raw_output = '??'") == 1
@@ -106,7 +107,7 @@ def test_a_failing_batch_writes_nothing(fresh_db: Path) -> None:
     bad["parse_status"] = "not-a-status"  # violates the CHECK constraint after the other tables were written
     batch.judge_calls = pd.DataFrame([bad])
     with pytest.raises(duckdb.Error):
-        write_batch(fresh_db, batch)
+        write_batch(Store.open(fresh_db), batch)
     with connect(fresh_db, read_only=True) as con:
         assert scalar(con, "SELECT count(*) FROM datasets") == 0
         assert scalar(con, "SELECT count(*) FROM items") == 0
@@ -123,8 +124,8 @@ def test_write_read_round_trip_and_idempotence(tmp_path_factory: pytest.TempPath
         rows.append(_call(f"o{n}", f"i{n}", "base", "x", "original", first))
         rows.append(_call(f"s{n}", f"i{n}", "x", "base", "swapped", second))
     batch.judge_calls = pd.DataFrame(rows)
-    first_write = write_batch(path, batch)
-    second_write = write_batch(path, batch)
+    first_write = write_batch(Store.open(path), batch)
+    second_write = write_batch(Store.open(path), batch)
     assert first_write.inserted["judge_calls"] == len(rows)
     assert second_write.total == 0
     with connect(path, read_only=True) as con:

@@ -102,7 +102,7 @@ def test_scorecard_page_and_report_show_the_same_figures(app_env: Path) -> None:
     assert section is not None
     report = _section_text(section)
     assert section.headline == (view.lead,) and view.lead in page
-    assert view.recommended == (view.lead.startswith("Use ")) and len(view.lead) < 120
+    assert view.recommended == (view.lead.startswith("Use ")) and len(view.lead) < 170
     figures = [view.detail]
     for column in ("accuracy (swap-averaged)", "flip rate", "vs best", "parse failures"):
         figures += [str(cell) for cell in view.table[column]]
@@ -143,3 +143,23 @@ def test_leaderboard_page_and_report_show_the_same_figures(app_env: Path) -> Non
         assert f"{table.loc[row.candidate, 'pairs (n)']:,}" == row.pairs
     bounds = {percent(v) for v in table["win rate low"]} | {percent(v) for v in table["win rate high"]}
     assert all(cell.split("(")[1].split("–")[0] in bounds for cell in view.table["win rate (95% item bootstrap)"])
+
+
+def test_rubric_page_and_report_show_the_same_verdict(app_env: Path) -> None:
+    from judgebias_core.analyses.rubric_view import rubric_view
+    from judgebias_core.report.rubric_section import rubric_section_from_views
+
+    at = open_page("rubric_bias.py")
+    assert not at.exception
+    run_id = next(box for box in at.selectbox if box.label == "Run").value
+    repeat = next(box for box in at.selectbox if box.label == "Repeat run (baseline)").value
+    view = _read(app_env, rubric_view, run_id, None if repeat == "none" else repeat)
+    page = _page_text(at)
+    section = rubric_section_from_views([view])
+    assert section is not None
+    report = _section_text(section)
+    figures = [line.text for line in view.verdict.lines] + [line.rule for line in view.verdict.lines]
+    assert figures
+    assert _missing(figures, page) == []
+    assert _missing(figures, report) == []
+    assert view.simulated_notice is not None and view.simulated_notice in page  # the demo runs are simulated

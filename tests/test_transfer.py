@@ -15,6 +15,7 @@ from judgebias_core.cli import build_parser, main
 from judgebias_core.cli.transfer_commands import import_runs_with_bundled_data, load_bundled_datasets
 from judgebias_core.errors import NotFoundError, ValidationFailed
 from judgebias_core.store.connection import connect, transaction
+from judgebias_core.store.handle import Store
 from judgebias_core.store.schema import migrate
 from judgebias_core.store.transfer import export_runs, import_runs
 from judgebias_core.store.writes import StoreBatch, refresh_pair_outcomes, write_batch
@@ -43,7 +44,7 @@ def _outcomes(path: Path) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def mtbench_export(bundled_db_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("export") / "mtbench.parquet"
-    files = export_runs(bundled_db_master, [MTBENCH_FULL], target)
+    files = Store(bundled_db_master).read(export_runs, [MTBENCH_FULL], target)
     assert [f.judge_calls for f in files] == [14_400]
     return target
 
@@ -64,7 +65,7 @@ def test_real_calls_moved_to_another_run_keep_the_known_answer(mtbench_export: P
     frame["run_id"] = frame["study"] = "moved:mtbench"
     moved = tmp_path / "moved.parquet"
     frame.to_parquet(moved)
-    result = import_runs_with_bundled_data(bundled_db, moved)
+    result = import_runs_with_bundled_data(Store.open(bundled_db), moved)
     assert result.inserted["judge_calls"] == 14_400 and result.inserted["runs"] == 1
     assert result.datasets_without_items == ()
     known = _frame(bundled_db, "SELECT count(*) FILTER (WHERE classification = 'consistent') AS consistent, "
@@ -72,37 +73,37 @@ def test_real_calls_moved_to_another_run_keep_the_known_answer(mtbench_export: P
                                "count(*) FILTER (WHERE task IS NULL) AS no_task FROM pair_outcomes "
                                "WHERE judge = 'gpt-4-0613' AND study = 'moved:mtbench'")
     assert known.iloc[0].tolist() == [1_957, 2_400, 0]
-    again = import_runs_with_bundled_data(bundled_db, moved)
+    again = import_runs_with_bundled_data(Store.open(bundled_db), moved)
     assert sum(again.inserted.values()) == 0
 
 
 def test_a_bundled_dataset_missing_from_the_store_is_loaded_with_its_items(bundled_db_master: Path,
                                                                            tmp_path: Path, fresh_db: Path) -> None:
-    export_runs(bundled_db_master, [AUTOJ_FULL], tmp_path / "autoj.parquet")
-    result = import_runs(fresh_db, tmp_path / "autoj.parquet", load_bundled=load_bundled_datasets)
+    Store(bundled_db_master).read(export_runs, [AUTOJ_FULL], tmp_path / "autoj.parquet")
+    result = import_runs(Store.open(fresh_db), tmp_path / "autoj.parquet", load_bundled=load_bundled_datasets)
     assert result.datasets_without_items == () and result.runs == (AUTOJ_FULL,)
     pd.testing.assert_frame_equal(_calls(fresh_db, AUTOJ_FULL), _calls(bundled_db_master, AUTOJ_FULL))
 
 
 def test_items_arriving_after_the_calls_give_pairs_their_task(fresh_db: Path) -> None:
     calls = _calls_frame([(0, 1, True, "A", 1, 0), (0, 1, False, "A", 1, 0)]).drop(columns="batch")
-    write_batch(fresh_db, StoreBatch(judge_calls=calls))
+    write_batch(Store.open(fresh_db), StoreBatch(judge_calls=calls))
     assert _outcomes(fresh_db)["task"].isna().all()
     items = pd.DataFrame([{"dataset_id": "toy", "item_id": "0", "seq": 0, "task": "coding", "question": "q"}])
-    write_batch(fresh_db, StoreBatch(items=items))
+    write_batch(Store.open(fresh_db), StoreBatch(items=items))
     assert _outcomes(fresh_db)[["classification", "task"]].values.tolist() == [["primacy", "coding"]]
 
 
 def test_export_of_an_unknown_run_names_it(bundled_db_master: Path, tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match="no-such-run"):
-        export_runs(bundled_db_master, ["no-such-run"], tmp_path / "x.parquet")
+        Store(bundled_db_master).read(export_runs, ["no-such-run"], tmp_path / "x.parquet")
 
 
 def test_folder_export_writes_one_file_per_run(bundled_db: Path, tmp_path: Path) -> None:
-    files = export_runs(bundled_db, [AUTOJ_FULL, "bundled:devbench:repetition"], tmp_path / "out")
+    files = Store(bundled_db).read(export_runs, [AUTOJ_FULL, "bundled:devbench:repetition"], tmp_path / "out")
     assert sorted(Path(f.path).name for f in files) == ["bundled_autoj_full.parquet",
                                                          "bundled_devbench_repetition.parquet"]
-    result = import_runs_with_bundled_data(bundled_db, tmp_path / "out")
+    result = import_runs_with_bundled_data(Store.open(bundled_db), tmp_path / "out")
     assert result.rows_read == 2_784 + 3_888 and len(result.files) == 2 and sum(result.inserted.values()) == 0
 
 
@@ -110,8 +111,8 @@ def test_run_ids_that_clean_to_the_same_name_get_their_own_files(fresh_db: Path,
     runs = pd.DataFrame([{"run_id": run_id, "dataset_id": "toy", "study": "s", "origin": "engine",
                           "protocol": "pairwise-swap", "provider": "simulated", "status": "complete"}
                          for run_id in ("a:b", "a_b")])
-    write_batch(fresh_db, StoreBatch(runs=runs))
-    files = export_runs(fresh_db, ["a:b", "a_b"], tmp_path / "out")
+    write_batch(Store.open(fresh_db), StoreBatch(runs=runs))
+    files = Store(fresh_db).read(export_runs, ["a:b", "a_b"], tmp_path / "out")
     assert len({f.path for f in files}) == 2 and [f.judge_calls for f in files] == [0, 0]
 
 
@@ -119,7 +120,7 @@ def test_a_file_that_is_not_an_export_lists_every_problem(tmp_path: Path, fresh_
     path = tmp_path / "other.parquet"
     pd.DataFrame({"call_id": ["a"], "kind": ["pairwise"]}).to_parquet(path)
     with pytest.raises(ValidationFailed) as caught:
-        import_runs(fresh_db, path)
+        import_runs(Store.open(fresh_db), path)
     assert {p.column for p in caught.value.problems} >= {"run_id", "dataset_id", "parse_status", "run_protocol"}
 
 
@@ -131,7 +132,7 @@ def test_bad_rows_are_reported_by_row_and_nothing_is_written(mtbench_export: Pat
     path = tmp_path / "bad.parquet"
     frame.to_parquet(path)
     with pytest.raises(ValidationFailed) as caught:
-        import_runs(fresh_db, path)
+        import_runs(Store.open(fresh_db), path)
     assert {(p.row, p.column) for p in caught.value.problems} == {(2, "kind"), (4, "judge")}
     assert _frame(fresh_db, "SELECT count(*) AS n FROM judge_calls")["n"].iloc[0] == 0
 
@@ -164,18 +165,18 @@ def test_batches_in_any_split_classify_like_one_full_refresh(rows: list) -> None
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "toy.duckdb"
         migrate(path)
-        write_batch(path, StoreBatch(runs=pd.DataFrame([{"run_id": "toy-run", "dataset_id": "toy", "study": "s",
+        write_batch(Store.open(path), StoreBatch(runs=pd.DataFrame([{"run_id": "toy-run", "dataset_id": "toy", "study": "s",
                                                          "origin": "engine", "protocol": "pairwise-swap",
                                                          "provider": "simulated", "status": "complete"}])))
         for _, part in calls.groupby("batch"):
-            write_batch(path, StoreBatch(judge_calls=part.drop(columns="batch")))
+            write_batch(Store.open(path), StoreBatch(judge_calls=part.drop(columns="batch")))
         incremental = _outcomes(path)
         with transaction(path) as con:
             refresh_pair_outcomes(con, "toy", "s")
         pd.testing.assert_frame_equal(incremental, _outcomes(path))
-        export_runs(path, ["toy-run"], Path(folder) / "toy.parquet")
+        Store(path).read(export_runs, ["toy-run"], Path(folder) / "toy.parquet")
         copy = Path(folder) / "copy.duckdb"
-        result = import_runs(copy, Path(folder) / "toy.parquet")
+        result = import_runs(Store.open(copy), Path(folder) / "toy.parquet")
         assert result.datasets_without_items == ("toy",)
         pd.testing.assert_frame_equal(_calls(copy, "toy-run"), _calls(path, "toy-run"))
         pd.testing.assert_frame_equal(_outcomes(copy), incremental)
@@ -185,12 +186,12 @@ def test_a_no_reply_call_replaced_by_a_reply_reclassifies_its_pair(fresh_db: Pat
     """The engine deletes a stored 'no reply' row and writes the reply under the same call id."""
     calls = _calls_frame([(0, 1, True, "A", 1, 0), (0, 1, False, None, 1, 0)]).drop(columns="batch")
     calls.loc[1, "parse_status"] = "no_reply"
-    write_batch(fresh_db, StoreBatch(judge_calls=calls))
+    write_batch(Store.open(fresh_db), StoreBatch(judge_calls=calls))
     assert _outcomes(fresh_db)["classification"].tolist() == ["failed"]
     with transaction(fresh_db) as con:
         con.execute("DELETE FROM judge_calls WHERE parse_status = 'no_reply'")
     calls.loc[1, ["verdict", "parse_status"]] = ["B", "ok"]
-    write_batch(fresh_db, StoreBatch(judge_calls=calls.iloc[[1]]))
+    write_batch(Store.open(fresh_db), StoreBatch(judge_calls=calls.iloc[[1]]))
     assert _outcomes(fresh_db)["classification"].tolist() == ["consistent"]
 
 

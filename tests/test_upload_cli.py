@@ -10,6 +10,7 @@ import pytest
 from judgebias_core.cli import build_parser, main
 from judgebias_core.errors import ValidationFailed
 from judgebias_core.sources.rubric_files import read_rubrics, upload_rubrics
+from judgebias_core.store.handle import Store
 from tests.upload_helpers import fingerprint, rows
 
 UPLOAD_KINDS = ("items", "pairs", "pairwise-log", "rubric-log", "listwise-log", "rubric")
@@ -120,9 +121,9 @@ def test_rubric_upload_then_scores_on_it(upload_db: Path, tmp_path: Path, capsys
     path.write_bytes(RUBRIC_YAML)
     status, out, _ = _run(upload_db, capsys, "upload", "rubric", "--file", str(path), "--json")
     assert status == 0 and json.loads(out)["inserted"] == {"rubrics": 2, "rubric_levels": 7}
-    assert sum(upload_rubrics(upload_db, RUBRIC_YAML, "rubrics.yaml")[1].inserted.values()) == 0
+    assert sum(upload_rubrics(Store.open(upload_db), RUBRIC_YAML, "rubrics.yaml")[1].inserted.values()) == 0
     with pytest.raises(ValidationFailed, match="already stored with another criterion"):
-        upload_rubrics(upload_db, RUBRIC_YAML.replace(b"Not helpful.", b"Useless."), "rubrics.yaml")
+        upload_rubrics(Store.open(upload_db), RUBRIC_YAML.replace(b"Not helpful.", b"Useless."), "rubrics.yaml")
     items = tmp_path / "items.csv"
     items.write_text("instruction,response,rater_a\nQ1,R1,3\nQ2,R2,4\n")
     status, _, err = _run(upload_db, capsys, "upload", "items", "--file", str(items), "--dataset", "cli-items",

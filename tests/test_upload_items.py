@@ -11,6 +11,7 @@ from judgebias_core.errors import ValidationFailed
 from judgebias_core.sources.upload import prepare_upload, suggest_spec, upload_file
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_spec import UploadSpec
+from judgebias_core.store.handle import Store
 from tests.upload_helpers import as_bytes, fingerprint, real_table, rows
 
 
@@ -28,7 +29,7 @@ def test_real_autoj_pairs_round_trip_and_second_upload_changes_nothing(upload_db
     spec = _spec(data, "pairs.jsonl", "pairs", "autoj-upload", baseline_candidate="response_1")
     assert spec.candidate_columns == {"response_1": "response_1", "response_2": "response_2"}
     assert spec.columns == {"item_id": "pair_id", "prompt": "prompt", "task": "scenario", "preference": "human_label"}
-    result = upload_file(upload_db, data, "pairs.jsonl", spec)
+    result = upload_file(Store.open(upload_db), data, "pairs.jsonl", spec)
     assert result.inserted == {"datasets": 1, "items": 1392, "answers": 2784, "human_labels": 1392}
     # The same labels as the bundled import of the same file (one answer there is an empty string: kept).
     counts = "SELECT preference, count(*) FROM human_labels WHERE dataset_id = ? GROUP BY 1 ORDER BY 1"
@@ -37,7 +38,7 @@ def test_real_autoj_pairs_round_trip_and_second_upload_changes_nothing(upload_db
     assert rows(upload_db, "SELECT baseline_candidate, origin, content_hash FROM datasets WHERE dataset_id = ?",
                 ["autoj-upload"]) == [("response_1", "upload", spec.content_hash(data))]
     before = fingerprint(upload_db)
-    again = upload_file(upload_db, data, "pairs.jsonl", spec)
+    again = upload_file(Store.open(upload_db), data, "pairs.jsonl", spec)
     assert again.already_stored and sum(again.inserted.values()) == 0
     assert fingerprint(upload_db) == before
 
@@ -52,7 +53,7 @@ def test_real_summeval_scores_from_a_list_column_match_the_experts(upload_db: Pa
     spec = spec.model_copy(update={"columns": {**spec.columns, "scores": "coherence"}})
     assert spec.columns["instruction"] == "article" and spec.columns["response"] == "summary"
     assert spec.columns["candidate"] == "system"
-    result = upload_file(upload_db, data, "summeval.xlsx", spec)
+    result = upload_file(Store.open(upload_db), data, "summeval.xlsx", spec)
     assert result.inserted["items"] == 60 and result.inserted["human_labels"] == 180
     means = ("SELECT item_id, avg(score) FROM human_labels WHERE dataset_id = ? AND rubric_id = "
              "'summeval-coherence' GROUP BY 1 ORDER BY 1")
@@ -77,7 +78,7 @@ def test_every_item_problem_is_reported_and_nothing_is_written(upload_db: Path) 
                  rater_columns={"alice": "alice", "bob": "bob"})
     before = fingerprint(upload_db)
     with pytest.raises(ValidationFailed) as caught:
-        upload_file(upload_db, ITEMS_CSV, "items.csv", spec)
+        upload_file(Store.open(upload_db), ITEMS_CSV, "items.csv", spec)
     assert _problems(caught.value) == {
         (2, "alice", "score 6 is not a level of rubric 'summeval-coherence' (1, 2, 3, 4, 5)"),
         (3, "instruction", "missing value (this field is required)"),
@@ -90,7 +91,7 @@ def test_every_item_problem_is_reported_and_nothing_is_written(upload_db: Path) 
 def test_scores_without_a_rubric_and_a_taken_dataset_id_are_file_problems(upload_db: Path) -> None:
     good = b"instruction,response,score\nQ,R,3\n"
     spec = _spec(good, "x.csv", "items", "mtbench", rater_columns={"score": "r1"})
-    preview = prepare_upload(upload_db, good, "x.csv", spec)
+    preview = prepare_upload(Store.open(upload_db), good, "x.csv", spec)
     reasons = {p.reason for p in preview.problems}
     assert "the file holds human scores: choose the rubric they are levels of" in reasons
     assert any("already used by another bundled dataset" in r for r in reasons)
@@ -106,7 +107,7 @@ def test_pairs_problems_row_column_reason(upload_db: Path) -> None:
             b"1,Again,x,y,tie\n")
     spec = _spec(data, "p.csv", "pairs", "bad-pairs")
     assert spec.preference_map == {"CHATGPT": "ChatGPT", "TIE": "tie", "Claude": "Claude", "tie": "tie"}
-    preview = prepare_upload(upload_db, data, "p.csv", spec)
+    preview = prepare_upload(Store.open(upload_db), data, "p.csv", spec)
     assert {(p.row, p.column, p.reason) for p in preview.problems} == {
         (2, "prompt", "missing value (this field is required)"),
         (3, None, "fewer than two candidate answers in this row"),
@@ -123,7 +124,7 @@ def test_candidate_names_from_name_columns_and_slot_preferences(upload_db: Path)
             b"q4,P4,gpt-4,llama,A4,B4,llama\n")
     spec = _spec(data, "arena.csv", "pairs", "arena-sample")
     assert spec.name_columns == {"response_a": "model_a", "response_b": "model_b"}
-    upload_file(upload_db, data, "arena.csv", spec)
+    upload_file(Store.open(upload_db), data, "arena.csv", spec)
     assert rows(upload_db, "SELECT item_id, preference FROM human_labels WHERE dataset_id = ? ORDER BY 1",
                 ["arena-sample"]) == [("q1", "gpt-4"), ("q2", "llama"), ("q3", "tie"), ("q4", "llama")]
     assert rows(upload_db, "SELECT candidate, answer FROM answers WHERE dataset_id = ? AND item_id = 'q2' "
@@ -136,12 +137,12 @@ def test_preference_mapped_to_a_candidate_absent_from_the_row(upload_db: Path) -
     assert list(spec.candidate_columns.values()) == ["A1", "B1", "C1"]
     # A value equal to a candidate's name needs no mapping.
     spec = spec.model_copy(update={"columns": {**spec.columns, "preference": "pick"}})
-    preview = prepare_upload(upload_db, data, "three.csv", spec)
+    preview = prepare_upload(Store.open(upload_db), data, "three.csv", spec)
     assert [(p.row, p.reason) for p in preview.problems] == [
         (1, "preference 'C1' means 'C1', which has no answer in this row")]
     # Without an item id column, rows are numbered in file order.
     fixed = b"prompt,Response (A1),Response (B1),Response (C1),pick\nP,x,y,,B1\nP2,x,y,z,C1\n"
-    upload_file(upload_db, fixed, "three.csv", spec)
+    upload_file(Store.open(upload_db), fixed, "three.csv", spec)
     assert rows(upload_db, "SELECT item_id, count(*) FROM answers WHERE dataset_id = ? GROUP BY 1 ORDER BY 1",
                 ["three-candidates"]) == [("1", 2), ("2", 3)]
 
@@ -150,7 +151,7 @@ def test_user_names_that_look_like_key_columns(upload_db: Path) -> None:
     data = b"item_id,instruction,response,row\nk1,Q,R,4\n"
     spec = _spec(data, "keys.csv", "items", "key-names", rubric_id="summeval-coherence",
                  rater_columns={"row": "row"})
-    upload_file(upload_db, data, "keys.csv", spec)
+    upload_file(Store.open(upload_db), data, "keys.csv", spec)
     stored = rows(upload_db, "SELECT rater, score FROM human_labels WHERE dataset_id = ?", ["key-names"])
     assert stored == [("row", 4.0)]
 
@@ -160,7 +161,7 @@ def test_a_row_with_several_problems_gets_them_all(upload_db: Path) -> None:
     spec = _spec(data, "many.csv", "items", "many-problems", rubric_id="summeval-coherence",
                  rater_columns={"ann": "ann"}, columns={"item_id": "item_id", "instruction": "instruction",
                                                        "response": "response", "scores": "all"})
-    preview = prepare_upload(upload_db, data, "many.csv", spec)
+    preview = prepare_upload(Store.open(upload_db), data, "many.csv", spec)
     assert {(p.row, p.column, p.reason) for p in preview.problems} == {
         (1, "instruction", "missing value (this field is required)"),
         (1, "ann", "score 7 is not a level of rubric 'summeval-coherence' (1, 2, 3, 4, 5)"),

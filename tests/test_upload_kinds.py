@@ -16,6 +16,7 @@ from judgebias_core.sources.upload_kind import UPLOAD_KINDS, UploadKind, UploadO
 from judgebias_core.sources.upload_mapping import FieldSpec
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_validate import Ident, Text, UploadRow
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch
 from tests.app_helpers import open_page
 from tests.upload_helpers import fingerprint, rows
@@ -54,12 +55,12 @@ def test_a_registered_kind_uploads_through_the_core(upload_db: Path) -> None:
     with UPLOAD_KINDS.registered(NOTES_KIND):
         spec = suggest_spec(read_table(NOTES, "notes.csv"), "notes", "fake-notes")
         assert spec.columns == {"item_id": "id", "question": "Question"}
-        preview = prepare_upload(upload_db, NOTES, "notes.csv", spec)
+        preview = prepare_upload(Store.open(upload_db), NOTES, "notes.csv", spec)
         assert preview.ok and preview.counts == {"datasets": 1, "items": 2} and preview.stored_table == "items"
-        assert write_upload(upload_db, preview).inserted == {"datasets": 1, "items": 2}
+        assert write_upload(Store.open(upload_db), preview).inserted == {"datasets": 1, "items": 2}
 
         before = fingerprint(upload_db)
-        bad = prepare_upload(upload_db, BAD_NOTES, "bad.csv", spec.model_copy(update={"dataset_id": "fake-bad"}))
+        bad = prepare_upload(Store.open(upload_db), BAD_NOTES, "bad.csv", spec.model_copy(update={"dataset_id": "fake-bad"}))
         assert [(p.row, p.column, p.reason) for p in bad.problems] == [
             (2, "Question", "missing value (this field is required)"),
             (3, "id", "duplicate item id 'n1' (first on row 1)")]

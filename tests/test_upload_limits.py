@@ -24,6 +24,7 @@ from judgebias_core.errors import InvalidArgument, UploadLimitExceeded
 from judgebias_core.sources.upload import suggest_spec, upload_file
 from judgebias_core.sources.upload_limits import UploadLimits
 from judgebias_core.sources.upload_read import read_table
+from judgebias_core.store.handle import Store
 from judgebias_core.store.integrity import table_digests
 from tests.app_helpers import open_page
 
@@ -61,7 +62,7 @@ def test_hostile_file_is_refused_by_name_in_the_library(case: str, fresh_db: Pat
     before = table_digests(fresh_db)
     spec = suggest_spec(pd.DataFrame({"instruction": ["q"], "response": ["r"]}), "items", "bomb")
     with pytest.raises(UploadLimitExceeded):  # the write path refuses it too, before previewing
-        upload_file(fresh_db, data, file_name, spec)
+        upload_file(Store.open(fresh_db), data, file_name, spec)
     assert table_digests(fresh_db) == before
 
 

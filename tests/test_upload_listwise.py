@@ -17,6 +17,7 @@ from judgebias_core.sources.upload import UploadResult, prepare_upload, suggest_
 from judgebias_core.sources.upload_listwise_checks import pick_verdict
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_spec import UploadSpec
+from judgebias_core.store.handle import Store
 from judgebias_core.store.pairwise_queries import pairwise_scope
 from judgebias_core.store.queries import list_runs
 from tests.store_helpers import read
@@ -68,7 +69,7 @@ def _spec(data: bytes, name: str, **settings: object) -> UploadSpec:
 
 @pytest.fixture(scope="module")
 def uploaded(upload_db: Path) -> UploadResult:
-    return upload_file(upload_db, LOG, "listwise.csv", _spec(LOG, "listwise.csv"))
+    return upload_file(Store.open(upload_db), LOG, "listwise.csv", _spec(LOG, "listwise.csv"))
 
 
 def _wilson(successes: int, trials: int) -> tuple[float, float]:
@@ -100,7 +101,7 @@ def test_calls_are_stored_as_the_engine_stores_list_wise_calls(upload_db: Path, 
         ("81", "original", "A"), ("81", "rotation-1", "A"), ("81", "rotation-2", "A")]
     assert rows(upload_db, "SELECT DISTINCT kind, rubric_id, ordering, score, chosen_position FROM judge_calls "
                            "WHERE run_id = ?", [uploaded.run_id]) == [("listwise", None, None, None, None)]
-    run = list_runs(upload_db).set_index("run_id").loc[uploaded.run_id]
+    run = Store(upload_db).read(list_runs).set_index("run_id").loc[uploaded.run_id]
     assert (run["origin"], run["protocol"], run["study"], run["judge"]) == (
         "upload", "listwise", uploaded.run_id, "lw-judge")
     scope = read(pairwise_scope, upload_db)
@@ -137,7 +138,7 @@ def test_unparseable_replies_and_bad_picks_are_kept_as_failed(upload_db: Path, u
             f"81,{_slots(GCL[2], False)},j,,D\n"
             f"82,{_slots(GCL[0], False)},j,,{A}\n"
             f"82,{_slots(GCL[1], False)},j,,none\n").encode()
-    result = upload_file(upload_db, data, "fails.csv", _spec(data, "fails.csv"))
+    result = upload_file(Store.open(upload_db), data, "fails.csv", _spec(data, "fails.csv"))
     wanted = "a pick (a slot letter A-C, a slot number 1-3, a candidate in the slots; 'no clear winner' is not " \
              "allowed here)"
     assert rows(upload_db, "SELECT item_id, raw_output, verdict, parse_status, parser, error FROM judge_calls "
@@ -148,7 +149,7 @@ def test_unparseable_replies_and_bad_picks_are_kept_as_failed(upload_db: Path, u
         ("82", None, None, "failed", "pre-parsed", f"'{A}' is not {wanted}"),
         ("82", None, None, "failed", "pre-parsed", f"'none' is not {wanted}"),
     ]
-    allowed = upload_file(upload_db, data, "fails.csv", _spec(data, "fails.csv", allow_none=True))
+    allowed = upload_file(Store.open(upload_db), data, "fails.csv", _spec(data, "fails.csv", allow_none=True))
     assert allowed.run_id != result.run_id
     assert rows(upload_db, "SELECT verdict, parser FROM judge_calls WHERE run_id = ? AND parse_status = 'ok' "
                            "ORDER BY parser", [allowed.run_id]) == [("none", "listwise"), ("none", "pre-parsed")]
@@ -179,7 +180,7 @@ def test_every_problem_is_listed_and_nothing_written(upload_db: Path) -> None:
     data = "\n".join(json.dumps(line) for line in lines).encode()
     before = fingerprint(upload_db)
     with pytest.raises(ValidationFailed) as caught:
-        upload_file(upload_db, data, "bad.jsonl", _spec(data, "bad.jsonl"))
+        upload_file(Store.open(upload_db), data, "bad.jsonl", _spec(data, "bad.jsonl"))
     assert {(p.row, p.column, p.reason) for p in caught.value.problems} == {
         (1, "item_id", "item 'nope' is not in dataset 'mtbench'"),
         (2, "slots", "candidate 'gpt-5' has no answer to item '81' in 'mtbench'"),
@@ -192,7 +193,7 @@ def test_every_problem_is_listed_and_nothing_written(upload_db: Path) -> None:
                   "(first on row 8)"),
     }
     assert fingerprint(upload_db) == before
-    pointwise = prepare_upload(upload_db, data, "bad.jsonl", _spec(data, "bad.jsonl").model_copy(
+    pointwise = prepare_upload(Store.open(upload_db), data, "bad.jsonl", _spec(data, "bad.jsonl").model_copy(
         update={"dataset_id": "summeval"}))
     assert (pointwise.problems[0].row, pointwise.problems[0].reason) == (
         None, "dataset 'summeval' is pointwise; this log needs a pairwise dataset")
@@ -200,7 +201,7 @@ def test_every_problem_is_listed_and_nothing_written(upload_db: Path) -> None:
 
 def test_the_same_file_again_changes_nothing(upload_db: Path, uploaded: UploadResult) -> None:
     before = fingerprint(upload_db)
-    again = upload_file(upload_db, LOG, "listwise.csv", _spec(LOG, "listwise.csv"))
+    again = upload_file(Store.open(upload_db), LOG, "listwise.csv", _spec(LOG, "listwise.csv"))
     assert again.run_id == uploaded.run_id and again.already_stored
     assert sum(again.inserted.values()) == 0 and fingerprint(upload_db) == before
 

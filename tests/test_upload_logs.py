@@ -11,6 +11,7 @@ from judgebias_core.errors import ValidationFailed
 from judgebias_core.sources.upload import prepare_upload, suggest_spec, upload_file
 from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_spec import UploadSpec
+from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import list_runs
 from tests.upload_helpers import as_bytes, fingerprint, real_table, rows
 
@@ -29,7 +30,7 @@ def test_real_mtbench_log_reproduces_the_published_consistency(upload_db: Path) 
     spec = _spec(data, "gpt4.csv", "pairwise-log", "mtbench")
     assert spec.columns == {"item_id": "item_id", "first_candidate": "first", "second_candidate": "second",
                             "judge": "judge", "raw_output": "raw_output"}
-    result = upload_file(upload_db, data, "gpt4.csv", spec)
+    result = upload_file(Store.open(upload_db), data, "gpt4.csv", spec)
     assert result.inserted["judge_calls"] == 4800 and result.run_id is not None
     uploaded = rows(upload_db, CLASSES, ["mtbench", result.run_id, "gpt-4-0613"])
     # 1,957 consistent pairs of 2,400 (METHODS.md), the same split as the bundled import of the same calls.
@@ -39,11 +40,11 @@ def test_real_mtbench_log_reproduces_the_published_consistency(upload_db: Path) 
     bundled_failed = rows(upload_db, "SELECT count(*) FROM judge_calls WHERE dataset_id = 'mtbench' AND study = 'full' "
                                      "AND judge = 'gpt-4-0613' AND parse_status = 'failed'")
     assert rows(upload_db, failed, [result.run_id]) == bundled_failed
-    run = list_runs(upload_db).set_index("run_id").loc[result.run_id]
+    run = Store(upload_db).read(list_runs).set_index("run_id").loc[result.run_id]
     assert (run["origin"], run["protocol"], run["study"], run["judge"]) == (
         "upload", "pairwise-swap", result.run_id, "gpt-4-0613")
     before = fingerprint(upload_db)
-    assert sum(upload_file(upload_db, data, "gpt4.csv", spec).inserted.values()) == 0
+    assert sum(upload_file(Store.open(upload_db), data, "gpt4.csv", spec).inserted.values()) == 0
     assert fingerprint(upload_db) == before
 
 
@@ -52,7 +53,7 @@ def test_real_autoj_verdicts_as_a_parquet_log(upload_db: Path) -> None:
     data = as_bytes(verdicts, "parquet")
     spec = _spec(data, "autoj.parquet", "pairwise-log", "autoj")
     assert spec.columns["verdict"] == "verdict" and "raw_output" not in spec.columns
-    result = upload_file(upload_db, data, "autoj.parquet", spec)
+    result = upload_file(Store.open(upload_db), data, "autoj.parquet", spec)
     assert rows(upload_db, CLASSES, ["autoj", result.run_id, "auto-j-13b"]) == [
         ("consistent", 1161), ("primacy", 76), ("recency", 155)]
     assert rows(upload_db, "SELECT DISTINCT parser FROM judge_calls WHERE run_id = ?", [result.run_id]) == [
@@ -66,7 +67,7 @@ def test_order_labels_baseline_first_else_first_seen(upload_db: Path) -> None:
             b"81,gpt-4,claude-v1,j,A\n"  # no baseline: the first-seen order is original
             b"81,claude-v1,gpt-4,j,A\n")
     spec = _spec(data, "order.csv", "pairwise-log", "mtbench")
-    result = upload_file(upload_db, data, "order.csv", spec)
+    result = upload_file(Store.open(upload_db), data, "order.csv", spec)
     labels = rows(upload_db, "SELECT first_candidate, order_label FROM judge_calls WHERE run_id = ? ORDER BY 1",
                   [result.run_id])
     assert labels == [("alpaca-13b", "swapped"), ("claude-v1", "swapped"), ("gpt-4", "original"),
@@ -85,7 +86,7 @@ def test_unparseable_replies_are_kept_and_bad_verdicts_fail(upload_db: Path) -> 
             b"83,gpt-4,claude-v1,j2,,maybe\n"
             b"83,claude-v1,gpt-4,j2,,second\n")
     spec = _spec(data, "fail.csv", "pairwise-log", "mtbench", parser="devbench", options=2)
-    result = upload_file(upload_db, data, "fail.csv", spec)
+    result = upload_file(Store.open(upload_db), data, "fail.csv", spec)
     stored = rows(upload_db, "SELECT item_id, first_candidate, raw_output, verdict, parse_status, parser, error "
                              "FROM judge_calls WHERE run_id = ? ORDER BY 1, 2", [result.run_id])
     assert stored == [
@@ -109,7 +110,7 @@ def test_pairwise_log_problems_name_row_and_column(upload_db: Path) -> None:
     spec = _spec(data, "bad.csv", "pairwise-log", "mtbench")
     before = fingerprint(upload_db)
     with pytest.raises(ValidationFailed) as caught:
-        upload_file(upload_db, data, "bad.csv", spec)
+        upload_file(Store.open(upload_db), data, "bad.csv", spec)
     assert {(p.row, p.column, p.reason) for p in caught.value.problems} == {
         (1, "item_id", "item 'nope' is not in dataset 'mtbench'"),
         (2, "second", "candidate 'nobody' has no answer to item '81' in 'mtbench'"),
@@ -127,10 +128,10 @@ def test_pairwise_log_problems_name_row_and_column(upload_db: Path) -> None:
 def test_logs_need_an_existing_dataset_of_the_right_kind(upload_db: Path) -> None:
     data = b"item_id,judge,ordering,score\n1,j,\"1,2,3,4,5\",3\n"
     for dataset, reason in (("absent", "is not in the store"), ("mtbench", "this log needs a pointwise dataset")):
-        preview = prepare_upload(upload_db, data, "t.csv", _spec(data, "t.csv", "rubric-log", dataset))
+        preview = prepare_upload(Store.open(upload_db), data, "t.csv", _spec(data, "t.csv", "rubric-log", dataset))
         assert len(preview.problems) == 1 and reason in preview.problems[0].reason
     no_judge = b"item_id,ordering,reply\n1,12345,[RESULT] 3\n"
-    preview = prepare_upload(upload_db, no_judge, "t.csv", _spec(no_judge, "t.csv", "rubric-log", "summeval"))
+    preview = prepare_upload(Store.open(upload_db), no_judge, "t.csv", _spec(no_judge, "t.csv", "rubric-log", "summeval"))
     assert [p.reason for p in preview.problems] == [
         "no column is mapped to the required field 'Judge' (or give one judge name)"]
 
@@ -150,7 +151,7 @@ RUBRIC_LOG = (
 def test_rubric_trials_store_ordering_score_and_position(upload_db: Path) -> None:
     data = RUBRIC_LOG.encode()
     spec = _spec(data, "trials.csv", "rubric-log", "summeval", parser="prometheus")
-    result = upload_file(upload_db, data, "trials.csv", spec)
+    result = upload_file(Store.open(upload_db), data, "trials.csv", spec)
     stored = rows(upload_db, "SELECT item_id, ordering, score, chosen_position, parse_status, parser, rubric_id "
                              "FROM judge_calls WHERE run_id = ? ORDER BY item_id, ordering", [result.run_id])
     assert stored == [
@@ -160,7 +161,7 @@ def test_rubric_trials_store_ordering_score_and_position(upload_db: Path) -> Non
         (M9, [1, 2, 3, 4, 5], None, None, "failed", "pre-parsed", "summeval-coherence"),
         (M9, [2, 3, 4, 5, 1], None, None, "failed", "prometheus", "summeval-coherence"),
     ]
-    run = list_runs(upload_db).set_index("run_id").loc[result.run_id]
+    run = Store(upload_db).read(list_runs).set_index("run_id").loc[result.run_id]
     assert (run["protocol"], run["parse_failures"], run["completed"]) == ("rubric-permutation", 3, 5)
 
 
@@ -171,7 +172,7 @@ def test_rubric_trial_problems(upload_db: Path) -> None:
             f"{M8},j,\"1,2,3,4,5\",2\n"
             f"{M8},j,\"1,2,3,4,5\",3\n"
             "missing,j,\"1,2,3,4,5\",3\n").encode()
-    preview = prepare_upload(upload_db, data, "t.csv", _spec(data, "t.csv", "rubric-log", "summeval"))
+    preview = prepare_upload(Store.open(upload_db), data, "t.csv", _spec(data, "t.csv", "rubric-log", "summeval"))
     assert {(p.row, p.column, p.reason) for p in preview.problems} == {
         (1, "ordering", "ordering [1, 2, 3, 4] is not an ordering of the rubric's levels [1, 2, 3, 4, 5]"),
         (2, "ordering", "'[1, 2, x]' is not a JSON list"),
@@ -187,7 +188,7 @@ def test_orderings_as_list_columns_in_parquet_and_json_lines(upload_db: Path) ->
     for kind in ("parquet", "jsonl"):
         data = as_bytes(frame, kind)
         spec = _spec(data, f"trials.{kind}", "rubric-log", "summeval")
-        result = upload_file(upload_db, data, f"trials.{kind}", spec)
+        result = upload_file(Store.open(upload_db), data, f"trials.{kind}", spec)
         stored = rows(upload_db, "SELECT ordering, score, chosen_position FROM judge_calls WHERE run_id = ? "
                                  "ORDER BY item_id", [result.run_id])
         assert stored == [([5, 4, 3, 2, 1], 4, 2), ([1, 2, 3, 4, 5], 5, 5)]

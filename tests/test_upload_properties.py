@@ -15,6 +15,7 @@ from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import prepare_upload, upload_file
 from judgebias_core.sources.upload_kind import UPLOAD_KINDS
 from judgebias_core.sources.upload_spec import UploadSpec
+from judgebias_core.store.handle import Store
 from tests.upload_helpers import fingerprint
 
 SUFFIXES = ("csv", "tsv", "jsonl", "json", "parquet", "xlsx")
@@ -29,7 +30,7 @@ TARGETS = {"items": "prop-items", "pairs": "prop-pairs", "pairwise-log": "mtbenc
 def _refused_without_writing(path: Path, data: bytes, name: str, spec: UploadSpec) -> None:
     before = fingerprint(path)
     try:
-        upload_file(path, data, name, spec)
+        upload_file(Store.open(path), data, name, spec)
     except ValidationFailed as error:
         assert error.problems, "a refusal lists at least one problem"
         assert all(p.reason for p in error.problems)
@@ -44,7 +45,7 @@ def test_random_bytes_never_crash_and_never_write(upload_db: Path, data: bytes, 
     spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind], columns=required)
     before = fingerprint(upload_db)
     try:
-        upload_file(upload_db, data, f"random.{suffix}", spec)
+        upload_file(Store.open(upload_db), data, f"random.{suffix}", spec)
     except ValidationFailed as error:
         assert error.problems
     assert fingerprint(upload_db) == before
@@ -55,7 +56,7 @@ def test_random_bytes_never_crash_and_never_write(upload_db: Path, data: bytes, 
 def test_random_rubric_files_never_crash_and_never_write(upload_db: Path, data: bytes, suffix: str) -> None:
     before = fingerprint(upload_db)
     try:
-        upload_rubrics(upload_db, data, f"random.{suffix}")
+        upload_rubrics(Store.open(upload_db), data, f"random.{suffix}")
     except ValidationFailed as error:
         assert error.problems
         assert fingerprint(upload_db) == before
@@ -76,7 +77,7 @@ def test_wrong_columns_are_problems_not_crashes(upload_db: Path, kind: str, colu
     fields = list(UPLOAD_KINDS.get(kind).field_names)
     spec = UploadSpec(kind=kind, dataset_id=TARGETS[kind],
                       columns={fields[i % len(fields)]: name for i, name in enumerate(mapped)})
-    preview = prepare_upload(upload_db, out.getvalue().encode(), "wrong.csv", spec)
+    preview = prepare_upload(Store.open(upload_db), out.getvalue().encode(), "wrong.csv", spec)
     missing = set(spec.columns.values()) - set(columns)
     if missing:
         assert {p.column for p in preview.problems} >= missing

@@ -13,6 +13,7 @@ from judgebias_core.engine.records import ReplyRecord, RunContext
 from judgebias_core.engine.writer import StoreWriter
 from judgebias_core.errors import StoreBusyError, StoreError, StoreWriteError
 from judgebias_core.store import writes
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 RACE = "Catalog Error: Table Function with name pandas_scan does not exist!"
@@ -20,7 +21,7 @@ RACE = "Catalog Error: Table Function with name pandas_scan does not exist!"
 
 class _FlakyWriter(StoreWriter):
     def __init__(self, failures: list[Exception]) -> None:
-        super().__init__("unused.duckdb", {}, RunContext("r", "j", "t", "prometheus"), "openai", "m", set())
+        super().__init__(Store("unused.duckdb"), {}, RunContext("r", "j", "t", "prometheus"), "openai", "m", set())
         self.failures = failures
         self.stored: list[ReplyRecord] = []
 
@@ -70,11 +71,11 @@ def test_the_store_says_the_instance_race_is_busy_and_passes_other_catalog_error
 
     monkeypatch.setattr(writes, "_write_batch", racing)
     with pytest.raises(StoreBusyError, match="another thread"):
-        write_batch(fresh_db, StoreBatch())
+        write_batch(Store.open(fresh_db), StoreBatch())
 
     def missing(path: object, batch: object) -> None:
         raise duckdb.CatalogException("Catalog Error: Table with name nope does not exist!")
 
     monkeypatch.setattr(writes, "_write_batch", missing)
     with pytest.raises(duckdb.CatalogException, match="nope"):
-        write_batch(fresh_db, StoreBatch())
+        write_batch(Store.open(fresh_db), StoreBatch())

@@ -11,7 +11,7 @@ import streamlit as st
 from judgebias_core.access import CONFIG_SECTION, Access, ServingConfig, decide_access, serving_config
 from judgebias_core.analyses.runs import OperatorAction, record_actions
 from judgebias_core.errors import InvalidArgument
-from ui.state import db_path
+from ui.state import current_store
 from ui.text import code_span, escape_markdown
 
 # What the sidebar of a dashboard served without login shows: the lines of .streamlit/secrets.toml that let
@@ -101,7 +101,7 @@ def operator_gate(what: str) -> bool:
 
 def record_operator_action(action: OperatorAction, targets: Sequence[str], detail: str | None = None) -> None:
     """Keep who did ``action`` on ``targets`` (the logged-in operator, or ``local``)."""
-    record_actions(db_path(), current_access().actor, action, targets, detail)
+    record_actions(current_store(), current_access().actor, action, targets, detail)
 
 
 def show_access_in_sidebar() -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 import streamlit as st
 
 from judgebias_core import bootstrap
+from judgebias_core.store.handle import Store
 
 _IMPORT_LOCK = threading.Lock()
 _WAIT_STEP_S = 0.5
@@ -47,7 +48,7 @@ def begin_store_ready(path: Path) -> None:
 def _prepare(path: Path) -> None:
     with _IMPORT_LOCK:
         try:
-            if path not in _READY and bootstrap.ensure_store_ready(path):
+            if path not in _READY and bootstrap.ensure_store_ready(Store.open(path)):
                 _POPULATED.add(path)
             _READY.add(path)
         except BaseException as error:  # noqa: BLE001 - handed to the script, which shows it
@@ -73,7 +74,7 @@ def ensure_store_ready_once(path: Path) -> None:
     try:
         _raise_background_failure(path)
         with st.spinner("First launch: loading the bundled real datasets into the store…"):
-            if path not in _READY and bootstrap.ensure_store_ready(path):
+            if path not in _READY and bootstrap.ensure_store_ready(Store.open(path)):
                 st.cache_data.clear()
         _READY.add(path)
         _clear_after_background_fill(path)

@@ -1,67 +1,65 @@
-"""The prediction-powered mean score block of the Calibration page (rubric runs; issue 14): what the judge's
-scores are worth as a stand-in for human labels. It reads through ``analyses.calibration.prediction_powered_score``
-and draws only; the pairwise win-rate block stays on the page."""
+"""The judge-assisted estimate blocks of the Calibration page (a candidate's human win rate on pairwise runs, the
+human mean score on rubric runs; issue 14): what the judge's verdicts or scores are worth as a stand-in for people's
+labels. Every sentence comes from the view (``analyses.ppi_view``: the report and ``metrics ppi --json`` read the
+same one); this module draws the widgets, the reading, the chart, the table and the fold."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from judgebias_core.analyses.calibration import (
-    FEW_LABELS,
-    PredictionPoweredMeanScore,
-    PredictionPoweredWinRate,
-    default_label_fraction,
-    labels_worth_sentence,
-    prediction_powered_score,
-)
+from judgebias_core.analyses.calibration import FEW_LABELS, PredictionPoweredMeanScore, default_label_fraction
+from judgebias_core.analyses.ppi_view import PPIView, ppi_view
 from judgebias_core.charts.calibration import ppi_forest
+from judgebias_core.wording.verdict import DECIDED
 from ui.share import chart_downloads, escape_markdown
 from ui.state import load_or_stop
 from ui.tables import show_table
 
 
+def ppi_win_rate_block(dataset: str, judge: str, scope: str | None, candidates: list[str]) -> None:
+    """Candidate, share and seed, then the estimate of the candidate's human win rate for the judge's runs in
+    ``scope`` (None: every run)."""
+    st.subheader("What the judge's verdicts are worth: prediction-powered win rate")
+    left, middle, right = st.columns(3)
+    chosen = left.selectbox("Candidate", candidates, key="cal_ppi_candidate")
+    share = middle.slider("Share of items with a human label kept", 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
+    seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_seed")
+    view = load_or_stop(ppi_view, dataset, judge, chosen, None, scope, float(share), int(seed))
+    ppi_reading(view, f"ppi-{dataset}-{judge}", "cal-ppi")
+
+
 def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> None:
-    """Share slider and seed, the three estimates with intervals and counts, and a reading of their widths for
-    the judge's runs in ``scope`` (None: every run) on ``items`` labelled items."""
+    """Share slider and seed, then the estimate of the human mean score for the judge's runs in ``scope`` (None:
+    every run) on ``items`` labelled items."""
     st.subheader("What the judge's scores are worth: prediction-powered mean score")
-    st.caption("Suppose only a random share of the items had a human score. Prediction-powered inference "
-               "(Angelopoulos et al. 2023, power-tuned as PPI++) combines the judge's scores on every item with those "
-               "labels into an estimate of the human mean score whose interval stays valid however biased the judge "
-               "is; it is shown next to the labels alone (human-only) and the judge's own mean (not an estimate of "
-               "the human one). This dataset is labelled throughout, so the dotted line shows what every label "
-               "gives.")
     left, right = st.columns(2)
     share = left.slider("Share of items with a human score kept", 0.05, 0.5, default_label_fraction(items), 0.01,
                         key="cal_ppi_score_share",
                         help=f"Below {FEW_LABELS} labelled items the result carries a caution: its interval rests on few "
                         "independent units and can cover less often than 95%.")
     seed = right.number_input("Seed of the labelled sample", min_value=0, value=0, step=1, key="cal_ppi_score_seed")
-    ppi = load_or_stop(prediction_powered_score, dataset, judge, None, scope, float(share), int(seed))
-    ppi_estimates(ppi, f"ppi-score-{dataset}-{judge}", "cal-ppi-score", judge)
-    e = ppi.estimate
-    if ppi.caveat:
-        st.warning(f"Caution: {ppi.caveat}.")
-    st.info(labels_worth_sentence(e))
-    raters = str(ppi.raters_min) if ppi.raters_min == ppi.raters_max else f"{ppi.raters_min} to {ppi.raters_max}"
-    st.caption(f"Rubric {escape_markdown(ppi.rubric_id)} · runs {escape_markdown(', '.join(ppi.runs))}. "
-               f"{ppi.labelled:,} of {ppi.items:,} items keep their {ppi.label_source} score ({ppi.sampling}). "
-               f"Units are items: the judge's {ppi.calls:,} parsed calls are averaged per item"
-               f"{f' ({ppi.unparsed_calls:,} unparsed left out)' if ppi.unparsed_calls else ''}, and the "
-               f"{raters} raters' scores of an item are averaged into its label. PPI++ tuning {e.tuning:.2f} (0: the "
-               f"judge adds nothing, 1: full trust in its rectified scores); interval: {e.interval}. All labels give "
-               f"{ppi.all_labels_human_mean:.3f}.")
+    view = load_or_stop(ppi_view, dataset, judge, None, None, scope, float(share), int(seed))
+    ppi_reading(view, f"ppi-score-{dataset}-{judge}", "cal-ppi-score")
 
 
-def ppi_estimates(ppi: PredictionPoweredWinRate | PredictionPoweredMeanScore, name: str, key: str,
-                  judge: str) -> None:
-    """The forest of the three estimates (with its downloads) and their table: value, 95% bounds, items, meaning."""
-    figure = ppi_forest(ppi, judges=[judge])
+def ppi_reading(view: PPIView, name: str, key: str) -> None:
+    """The plain reading (what it says, how sure, what to do), the caution, the three estimates as a chart and a
+    table, and the method in the fold "How this was decided"."""
+    if view.simulated_note:
+        st.warning(escape_markdown(view.simulated_note), icon=":material/science:")
+    st.info(escape_markdown(view.sentence))
+    if view.result.caveat:
+        st.warning(f"Caution: {view.result.caveat}.")  # core text without markdown, shown as the CLI prints it
+    figure = ppi_forest(view.result, judges=[view.judge])
     st.plotly_chart(figure, width="stretch", key=key)
     chart_downloads(figure, name, key=key)
-    value = "mean score" if isinstance(ppi, PredictionPoweredMeanScore) else "win rate"
-    e = ppi.estimate
+    value = "mean score" if isinstance(view.result, PredictionPoweredMeanScore) else "win rate"
+    e = view.result.estimate
     show_table([{"estimate": label, value: row.estimate, "95% low": row.low, "95% high": row.high,
                  "items (n)": row.n, "what it is": row.label}
                 for label, row in (("prediction-powered", e.ppi), ("human labels only", e.human_only),
                                    ("judge only", e.judge_only))],
                column_config={c: st.column_config.NumberColumn(format="%.3f") for c in (value, "95% low", "95% high")})
+    with st.expander(DECIDED):
+        for line in view.verdict.lines:
+            st.caption(f"**{escape_markdown(line.heading)}:** {escape_markdown(line.rule)}")

@@ -26,7 +26,7 @@ from judgebias_core.providers.endpoints import stored_key_allowed
 from ui.access import current_access, record_operator_action, serving
 from ui.navigation import link_run_analysis
 from ui.share import code_span
-from ui.state import db_path
+from ui.state import current_store
 from ui.text import counted, escape_markdown
 
 # Query parameter of the New run page that preselects a dataset.
@@ -119,13 +119,16 @@ def check_launch(specs: Sequence[RunSpec], settings: RunSettings, planned: Seque
                                     max_cost_usd=settings.max_cost_usd, paid=get_provider(spec.provider).paid),
                          limits, access.served)
     if access.served:
-        going = running_runs_of(db_path(), access.actor, finished_run_ids())
+        finished = finished_run_ids()
+        with current_store().reader() as reader:
+            going = running_runs_of(reader, access.actor, finished)
         check_runs_at_once(access.actor, going, len(specs), limits, access.served)
 
 
 def finished_run_ids() -> list[str]:
     """Runs the store still marks running whose process has ended (their progress file says so)."""
-    runs = runs_overview(db_path())
+    with current_store().reader() as reader:  # not cached: the progress files change without the store
+        runs = runs_overview(reader)
     stale = runs[(runs["origin"] == "engine") & (runs["status"] != RunStatus.RUNNING)]
     return stale["run_id"].tolist()
 
@@ -150,15 +153,18 @@ def launch_runs(provider: str, specs: Sequence[RunSpec], settings: RunSettings, 
     # as a run going until its child writes the run (store/access_queries.py).
     with _LAUNCH_LOCK:
         try:
-            claim_run_folder(db_path())  # a run folder written for another store is refused here, not in the child
-            check_launch(specs, settings, [planned_call_count(db_path(), spec) for spec in specs], access)
+            store = current_store()
+            claim_run_folder(store)  # a run folder written for another store is refused here, not in the child
+            with store.reader() as reader:
+                planned = [planned_call_count(reader, spec) for spec in specs]
+            check_launch(specs, settings, planned, access)
         except JudgebiasError as error:
             st.session_state["launch_error"] = error
             return
         record_operator_action(action, run_ids)
     keys = provider_keys()
     for spec, run_id in zip(specs, run_ids, strict=True):
-        launch_background(db_path(), spec, settings, run_id, keys, batch, typed_key or None,
+        launch_background(current_store(), spec, settings, run_id, keys, batch, typed_key or None,
                           access.config.key_endpoints)
     st.session_state["active_runs"] = list(run_ids)
     st.session_state[RUN_SCOPES_KEY] = {run_id: (spec.dataset_id, spec.protocol)
@@ -172,7 +178,7 @@ def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
 
     @st.fragment(run_every=1.0)
     def _panel() -> None:
-        progress = read_progress(db_path(), run_id)
+        progress = read_progress(current_store(), run_id)
         if progress is None:
             st.info(f"Run {code_span(run_id)} is starting…")
             return
@@ -192,7 +198,7 @@ def show_progress(run_id: str, scope: tuple[str, str] | None = None) -> None:
         cols[4].metric("Time left", "—" if left is None else f"{left:,.0f} s", help="At the rate so far.")
         if scope is not None and progress.status != "running" and progress.completed:
             link_run_analysis(run_id, *scope)
-        batches = read_batch_line(db_path(), run_id)
+        batches = read_batch_line(current_store(), run_id)
         if batches:
             st.caption(f"Batch mode: {escape_markdown(batches)}")
         if progress.status == "running" and current_access().is_operator:
@@ -210,4 +216,4 @@ def cancel_run(run_id: str) -> None:
     if not access.is_operator:
         return
     record_operator_action("cancel", [run_id])
-    request_cancel(db_path(), run_id)
+    request_cancel(current_store(), run_id)

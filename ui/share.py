@@ -19,7 +19,7 @@ from judgebias_core.exports import chrome_path, figure_image_bytes, parquet_byte
 from judgebias_core.names import slug
 from judgebias_core.report import ReportRequest, build_report_html
 from judgebias_core.simulated import marked_file_stem, simulated_notice, table_judges
-from ui.state import db_path
+from ui.state import current_store
 from ui.text import code_span as code_span  # re-exported: the pages import it from here
 from ui.text import escape_markdown
 
@@ -117,8 +117,8 @@ def report_button(dataset_id: str, judges: Sequence[str] = (), runs: Sequence[st
                   key: str | None = None) -> None:
     """A button that builds the self-contained HTML report of this dataset, judges and runs on click."""
     request = ReportRequest(dataset_id=dataset_id, judges=tuple(judges), runs=tuple(runs))
-    path = str(db_path())
-    build: Callable[[], str] = lambda: build_report_html(path, request)  # noqa: E731
+    store = current_store()
+    build: Callable[[], str] = lambda: build_report_html(store, request)  # noqa: E731
     st.download_button("Report (HTML)", data=build, file_name=f"judgebias-report-{_slug(dataset_id)}.html",
                        mime="text/html", key=key or f"share-report-{_slug(dataset_id)}", on_click="ignore",
                        icon=":material/description:",

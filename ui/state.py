@@ -1,9 +1,8 @@
-"""Store location, cached reads, error display and the load-or-stop scaffold of the dashboard pages."""
+"""The store handle, cached reads, error display and the load-or-stop scaffold of the dashboard pages."""
 
 from __future__ import annotations
 
-import functools
-import inspect
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +14,7 @@ import streamlit as st
 from judgebias_core.errors import JudgebiasError, RowProblem, StoreBusyError, UploadLimitExceeded, ValidationFailed
 from judgebias_core.store.connection import resolve_db_path
 from judgebias_core.store.failures import store_failure
-from judgebias_core.store.handle import Store
+from judgebias_core.store.handle import Store, StoreReader
 from ui.tables import show_table
 from ui.text import counted, escape_markdown, gui_words
 
@@ -27,6 +26,22 @@ MAX_LISTED_ROWS = 10
 def db_path() -> Path:
     """The store file: $JUDGEBIAS_DB or data/judgebias.duckdb (secrets may set JUDGEBIAS_DB too)."""
     return resolve_db_path(None)
+
+
+# The store opened (migrated) once per file in this process: Streamlit runs every session in a thread of it.
+_OPENED: dict[Path, Store] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def current_store() -> Store:
+    """The dashboard's store, what the core functions receive: opened once per file (again if the file was
+    removed, so a new one is made at the latest schema)."""
+    path = db_path()
+    with _OPEN_LOCK:
+        opened = _OPENED.get(path)
+        if opened is None or not path.exists():
+            opened = _OPENED[path] = Store.open(path)
+    return opened
 
 
 def store_stamp(path: Path | None = None) -> tuple[float, int]:
@@ -41,27 +56,19 @@ def store_stamp(path: Path | None = None) -> tuple[float, int]:
     return stamp_time, stamp_size
 
 
-@functools.cache
-def _takes_reader(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn``'s first parameter is a ``StoreReader`` (named ``reader``) rather than the store path."""
-    return next(iter(inspect.signature(fn).parameters), None) == "reader"
-
-
 @st.cache_data(show_spinner=False, max_entries=256)
 def _cached_call(_fn: Callable[..., Any], fn_key: str, path: str, stamp: tuple[float, int], args: tuple[Any, ...],
                  kwargs_items: tuple[tuple[str, Any], ...]) -> Any:
-    if _takes_reader(_fn):
-        with Store(path).reader() as reader:  # one snapshot for the whole call, closed when it returns
-            return _fn(reader, *args, **dict(kwargs_items))
-    return _fn(path, *args, **dict(kwargs_items))
+    with Store(path).reader() as reader:  # one snapshot for the whole call, closed when it returns
+        return _fn(reader, *args, **dict(kwargs_items))
 
 
-def cached(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Call a core read function, cached until the store changes: an analysis or query that takes a ``reader``
-    gets one read-only snapshot of the store, any other core function the store path, as first argument."""
-    path = db_path()
+def cached(fn: Callable[[StoreReader], T] | Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call a core read function (an analysis, a query, a preview: each takes a ``StoreReader`` first), cached
+    until the store changes, with one read-only snapshot of the store as its first argument."""
+    store = current_store()
     key = f"{fn.__module__}.{fn.__qualname__}"
-    return _cached_call(fn, key, str(path), store_stamp(path), args, tuple(sorted(kwargs.items())))
+    return _cached_call(fn, key, str(store.path), store_stamp(store.path), args, tuple(sorted(kwargs.items())))
 
 
 def problems_frame(problems: Sequence[RowProblem]) -> pd.DataFrame:

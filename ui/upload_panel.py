@@ -24,11 +24,12 @@ from judgebias_core.sources.upload_kind import UPLOAD_KINDS, UploadKind
 from judgebias_core.sources.upload_limits import MIB, UploadLimits
 from judgebias_core.sources.upload_read import TABLE_SUFFIXES, read_table
 from judgebias_core.sources.upload_spec import UploadSpec
+from judgebias_core.store.handle import Store
 from ui.access import operator_gate, record_operator_action
 from ui.navigation import link_page, link_run_analysis
 from ui.run_panel import NEW_RUN_DATASET_PARAM
 from ui.share import escape_markdown
-from ui.state import cached, db_path, problems_count, show_error, show_problems, store_stamp
+from ui.state import cached, current_store, problems_count, show_error, show_problems, store_stamp
 from ui.tables import show_table
 from ui.text import counted
 from ui.upload_widgets import NONE, kind_settings
@@ -59,7 +60,7 @@ def _read_cached(data: bytes, file_name: str) -> pd.DataFrame:
 def _preview_cached(path: str, stamp: tuple[float, int], data: bytes, file_name: str,
                     spec: UploadSpec) -> UploadPreview:
     """The upload's preview (counts, first rows, problems) without its batch, until the store changes."""
-    return dataclasses.replace(prepare_upload(path, data, file_name, spec), batch=None)
+    return dataclasses.replace(prepare_upload(Store(path), data, file_name, spec), batch=None)
 
 
 def _readable(rows: pd.DataFrame, table: str) -> pd.DataFrame:
@@ -143,8 +144,9 @@ def _write(data: bytes, file_name: str, spec: UploadSpec) -> None:
     if not operator_gate("Uploading"):
         return
     try:  # prepared again: the store may have changed since the preview, and previews are cached without batches
-        preview = prepare_upload(db_path(), data, file_name, spec)
-        result = write_upload(db_path(), preview)
+        store = current_store()
+        preview = prepare_upload(store, data, file_name, spec)
+        result = write_upload(store, preview)
     except JudgebiasError as error:
         show_error(error)
         return
@@ -204,7 +206,7 @@ def _table_upload(kind: UploadKind) -> None:
     except ValidationError as error:
         show_error(invalid_argument(error, "Settings"))
         return
-    path = db_path()
+    path = current_store().path
     preview = _preview_cached(str(path), store_stamp(path), data, file.name, spec)
     _show_preview(preview)
     if st.button("Write to the store", type="primary", disabled=not preview.ok, key=f"{key}:write"):
@@ -233,7 +235,7 @@ def _rubric_upload() -> None:
         if not operator_gate("Uploading"):
             return
         try:
-            _, result = upload_rubrics(db_path(), data, file.name, None if dataset == NONE else dataset)
+            _, result = upload_rubrics(current_store(), data, file.name, None if dataset == NONE else dataset)
         except JudgebiasError as error:
             show_error(error)
             return

@@ -25,7 +25,14 @@ from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.phrasing import count_of, percent
 from judgebias_core.wording.verdict import Verdict, agreement_verdict
 
-__all__ = ["ENSEMBLE_JUDGE", "item_texts", "JudgesView", "judges_default_studies", "judges_view"]
+__all__ = ["DISPUTED_LEGEND", "ENSEMBLE_JUDGE", "FAMILY_RULE", "item_texts", "JudgesView", "judges_default_studies",
+           "judges_view"]
+
+# How the "By family" part pools, and how the disputed calls are read: the same words wherever they are shown.
+FAMILY_RULE = ("Judges are ordered by family in the heatmap; here the agreement of every pair of judges is pooled by "
+               "the two families (ratio of sums). A diagonal cell needs two judges of that family.")
+DISPUTED_LEGEND = ("Verdicts: A = first slot better, B = second slot better, C = tie; empty = not answered or not "
+                   f"parsed; {ENSEMBLE_JUDGE} is the majority vote.")
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,8 @@ class JudgesView:
     """What a reader sees of the agreement between the judges of ``studies``: the result (pairs, kappas with their
     intervals, the disagreement distribution, the majority vote), the verdict, the sentences, the pair table with its
     counts and the notes. Agreement is descriptive: no test and so no correction family. ``judge_filter``: the
-    judges kept (a report on chosen judges); the majority vote and the disagreement counts still use every judge."""
+    judges kept (a report on chosen judges); the majority vote and the disagreement counts still use every judge.
+    Every sentence the page shows is here, so the page, the report and `metrics agreement --json` say the same."""
 
     dataset_id: str
     studies: tuple[str, ...]
@@ -48,6 +56,9 @@ class JudgesView:
     studies_note: str
     notes: tuple[str, ...]
     simulated: tuple[str, ...]
+    scope_sentence: str  # the dataset, studies and repetition shown, and the majority vote's rule
+    disagreement_sentence: str | None  # how many judges differ from the majority, on average
+    too_few_judges: str | None  # why there is no agreement to show (one judge in the studies)
     judge_filter: tuple[str, ...] = ()
     filter_note: str | None = None
 
@@ -83,6 +94,15 @@ def _kept(result: AgreementResult, keep: Sequence[str]) -> AgreementResult:
                    ensemble_pairs=[p for p in result.ensemble_pairs if p.a in chosen])
 
 
+def _too_few_judges(judges: Sequence[str], studies: Sequence[str], judge_filter: Sequence[str]) -> str | None:
+    """Why no agreement can be shown: one judge (or none) in the studies, or among the judges chosen."""
+    if len(judges) >= 2:
+        return None
+    where = ("among the judges chosen" if judge_filter else
+             "in the chosen study" if len(studies) == 1 else "in the chosen studies")
+    return f"Agreement needs two judges; {f'only {judges[0]} is' if judges else 'no judge is'} {where}."
+
+
 def judges_default_studies(reader: StoreReader, dataset_id: str) -> list[str]:
     """The studies the Judges page opens on: every study, or the fewest that hold every judge when there are many."""
     frame = pairwise_studies(reader, dataset_id)
@@ -107,6 +127,7 @@ def judges_view(reader: StoreReader, dataset_id: str, studies: Sequence[str], re
                   if alpha is not None and result.effective_judges is not None else None)
     frame = pairwise_studies(reader, dataset_id)
     study_judges = dict(zip(frame["study"], frame["judges"], strict=True))
+    spread = result.disagreement
     studies_note = studies_sentence({s: study_judges[s] for s in studies if s in study_judges},
                                     study_item_notes(reader, dataset_id))
     return JudgesView(
@@ -116,5 +137,10 @@ def judges_view(reader: StoreReader, dataset_id: str, studies: Sequence[str], re
         pairs=agreement_pairs_frame(result), kappa_note=kappa_note, alpha_note=alpha_note,
         family_sentence=family_agreement_sentence(result.family_agreement) if result.family_agreement else None,
         studies_note=studies_note, notes=tuple(result.notes),
+        scope_sentence=(f"Dataset {dataset_id} · studies {label} · repetition "
+                        f"{'all' if repetition is None else repetition}. Majority vote: {result.ensemble_rule}."),
+        disagreement_sentence=(f"Mean judges differing from the majority: {spread.mean:.2f} of {spread.judges}, over "
+                               f"{spread.instances:,} calls every judge answered.") if spread.instances else None,
+        too_few_judges=_too_few_judges(result.judges, studies, judge_filter),
         filter_note="The majority vote and the disagreement counts use every judge of the study." if judge_filter else None,
         simulated=simulated_among(result.judges), judge_filter=tuple(judge_filter))

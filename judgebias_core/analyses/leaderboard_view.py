@@ -48,6 +48,8 @@ class LeaderboardView:
     simulated_notice: str | None
     small_sample_note: str | None
     separation_note: str | None
+    safety_note: str  # which neighbour orders are unsure and why (a warning when any is, else a confirmation)
+    top_two_note: str | None  # the top two's gap against the flip rate's upper bound (None with one candidate)
 
     @property
     def report_judges(self) -> list[str]:
@@ -71,4 +73,25 @@ def leaderboard_view(reader: StoreReader, dataset_id: str, studies: list[str], j
                            if board.interval_warning else None),
         separation_note=(f"Separation: {board.separation_note}. Those strengths are set by the penalty, not by the "
                          "data: read them as 'at least this far ahead (or behind)', and read the win rates instead."
-                         if board.separation_note else None))
+                         if board.separation_note else None),
+        safety_note=_safety_note(board), top_two_note=_top_two_note(board))
+
+
+def _safety_note(board: Leaderboard) -> str:
+    if board.flagged_pairs:
+        return (f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure: "
+                f"{board.pairs_changing_with_presentation} change with the slot, {board.pairs_not_separated} are not "
+                f"shown to hold in 95% of {board.resamples:,} resamples of the {board.items:,} items "
+                f"({board.pairs_too_close_to_call} too close to call) "
+                f"({board.orders_established_holm} established after Holm's correction).")
+    return (f"All {board.neighbour_pairs} neighbour orders hold in both single-slot rankings and in at least 95% "
+            f"of resamples ({board.orders_established_holm} established after Holm's correction).")
+
+
+def _top_two_note(board: Leaderboard) -> str | None:
+    if len(board.rows) < 2:
+        return None
+    top_two = "less" if board.top_two_within_flip_bound else "more"
+    return (f"The top two differ by {top_two} than the top of the judge's item-clustered two-sided 95% flip-rate "
+            f"interval ({board.flip_rate_clustered_high:.3f}, a one-sided 97.5% upper bound; "
+            f"{board.flip_bound_method}).")

@@ -25,6 +25,7 @@ from judgebias_core.metrics.verbosity import (
     CONTROLS,
     DEFAULT_BINS,
     VerbosityReport,
+    VerbosityResult,
     decisive_pairs_with_lengths,
     verbosity_from_pairs,
     verbosity_report,
@@ -59,15 +60,19 @@ def verbosity(reader: StoreReader, dataset_id: str, studies: list[str], judges: 
     stored = _check_judges_found(reader, dataset_id, studies, judges)
     pairs = decisive_length_pairs(reader, dataset_id, studies, stored)
     by_judge = dict(tuple(pairs.groupby("judge", sort=False)))
-    results = []
-    for judge in judges:
-        if judge == ENSEMBLE_JUDGE:
-            rows = decisive_pairs_with_lengths(load_outcomes(reader, dataset_id, studies, judge),
-                                               answer_lengths(reader, dataset_id))
-        else:
-            rows = by_judge.get(judge, pairs.iloc[0:0])
-        results.append(verbosity_from_pairs(rows.reset_index(drop=True), judge, bins, cluster, control))
+    results = [ensemble_verbosity(reader, dataset_id, studies, bins, cluster, control) if judge == ENSEMBLE_JUDGE
+               else verbosity_from_pairs(by_judge.get(judge, pairs.iloc[0:0]).reset_index(drop=True), judge, bins,
+                                         cluster, control)
+               for judge in judges]
     return verbosity_report(results, dataset_id, studies, cluster, control)
+
+
+def ensemble_verbosity(reader: StoreReader, dataset_id: str, studies: list[str], bins: int = DEFAULT_BINS,
+                       cluster: str = "item", control: str = "none") -> VerbosityResult:
+    """The verbosity of the judges' majority vote (every judge of ``studies`` votes, whichever judges are shown)."""
+    rows = decisive_pairs_with_lengths(load_outcomes(reader, dataset_id, studies, ENSEMBLE_JUDGE),
+                                       answer_lengths(reader, dataset_id))
+    return verbosity_from_pairs(rows.reset_index(drop=True), ENSEMBLE_JUDGE, bins, cluster, control)
 
 
 def default_family_mapping(reader: StoreReader, dataset_id: str, judges: list[str]) -> dict[str, str]:

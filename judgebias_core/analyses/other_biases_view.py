@@ -8,10 +8,16 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from judgebias_core.analyses.other_biases import default_family_mapping, self_preference, verbosity
+from judgebias_core.analyses.other_biases import default_family_mapping, ensemble_verbosity, self_preference, verbosity
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.self_preference import SelfPreference
-from judgebias_core.metrics.verbosity import VerbosityReport, VerbosityResult, bins_frame, verbosity_frame
+from judgebias_core.metrics.verbosity import (
+    VerbosityReport,
+    VerbosityResult,
+    bins_frame,
+    verbosity_frame,
+    verbosity_report,
+)
 from judgebias_core.simulated import is_simulated
 from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.store.calibration_queries import judge_simulated
@@ -28,7 +34,9 @@ class OtherBiasesView:
     """What a reader sees of verbosity and self-preference for ``judges`` in ``studies``: the verbosity report (its
     family of slope tests and their correction), the self-preference result (None when not asked for) under the
     family mapping used, the verdicts (clearest length lean first, then own family), the sentences, the tables and
-    the sentences naming each family of tests and its size."""
+    the sentences naming each family of tests and its size. ``report.tests`` is the family of the judges asked for;
+    ``report_tests`` and ``page_tests`` are the report's and the page's default families of the same slope tests
+    (each equal to ``report.tests`` when the judges asked for are that family)."""
 
     dataset_id: str
     studies: tuple[str, ...]
@@ -46,6 +54,8 @@ class OtherBiasesView:
     per_judge: pd.DataFrame  # verbosity_frame: counts, shares, slopes and their intervals
     verbosity_family: str  # which slope tests are corrected together, and how
     self_preference_family: str | None
+    report_tests: CorrectedTests  # the report's family of slope tests: the judges without their majority vote
+    page_tests: CorrectedTests  # the page's default family: the judges and their majority vote (two judges or more)
 
     @property
     def study(self) -> str:
@@ -58,6 +68,42 @@ class OtherBiasesView:
     def shown_judges(self) -> list[VerbosityResult]:
         """The judges with a decisive pair of unequal length: the only ones a length preference can be read of."""
         return [r for r in self.report.judges if r.decisive_pairs > r.equal_length_pairs]
+
+    def corrected(self, tests: CorrectedTests) -> list[float]:
+        """Per judge asked for, its slope test's corrected p in ``tests`` (NaN when the family does not hold it)."""
+        by_judge = dict(zip(tests.labels, tests.corrected, strict=True))
+        return [by_judge.get(r.judge, float("nan")) for r in self.report.judges]
+
+    @property
+    def page_families_sentence(self) -> str:
+        """The page's family beside the report's, in one sentence (the page corrects the judges it shows)."""
+        return _side_by_side(self.report.tests, self.report_tests, "on this page", "the report")
+
+    @property
+    def report_families_sentence(self) -> str:
+        """The report's family beside the page's default one, in one sentence."""
+        return _side_by_side(self.report_tests, self.page_tests, "in this report", "the Other biases page, by default,")
+
+
+def _count(tests: CorrectedTests) -> str:
+    """'4 slope tests (the judges and their majority vote: a, b, c, majority-vote)'. The page offers the judges'
+    majority vote as a judge of its own, and so tests its slope too; the report speaks of the judges alone."""
+    whose = ("the judges and their majority vote" if ENSEMBLE_JUDGE in tests.labels
+             else "the judges without their majority vote")
+    return (f"{tests.family_size} slope test{'s' if tests.family_size != 1 else ''} ({whose}: "
+            f"{', '.join(tests.labels)})")
+
+
+def _side_by_side(own: CorrectedTests, other: CorrectedTests, here: str, there: str) -> str:
+    """'Corrected p-values: Holm correction over the 4 slope tests on this page (...); the report corrects 3 (...),
+    so its corrected p-values can be smaller. Both are in the table.' Holm's corrected p of a test never grows when
+    the family loses a test, so the smaller family's are the smaller."""
+    if own.labels == other.labels and own.method == other.method:
+        return f"Corrected p-values: {own.method_name} over {_count(own)}, the same family {here} and in {there}."
+    larger = "smaller" if other.family_size < own.family_size else "larger"
+    return (f"Corrected p-values: {own.method_name} over {_count(own)} {here}; {there} corrects "
+            f"{_count(other)} with {other.method_name}, so its corrected p-values can be {larger}. Both are in the "
+            "table.")
 
 
 def family_sentence(tests: CorrectedTests, what: str) -> str:
@@ -104,6 +150,11 @@ def other_biases_view(reader: StoreReader, dataset_id: str, studies: Sequence[st
     preference = self_preference(reader, dataset_id, list(studies), list(judges), mapping) \
         if with_self_preference else None
     who = {judge: _who(reader, judge) for judge in judges}
+    report_tests = report.tests if ENSEMBLE_JUDGE not in judges else verbosity_report(
+        [r for r in report.judges if r.judge != ENSEMBLE_JUDGE], dataset_id, studies, cluster, control).tests
+    page_tests = report.tests if ENSEMBLE_JUDGE in judges or len(real) < 2 else verbosity_report(
+        [*report.judges, ensemble_verbosity(reader, dataset_id, list(studies), cluster=cluster, control=control)],
+        dataset_id, studies, cluster, control).tests
     ordered = sorted((r for r in report.judges if r.decisive_pairs > r.equal_length_pairs),
                      key=lambda r: -abs(r.longer_win_share - 0.5))
     return OtherBiasesView(
@@ -115,4 +166,5 @@ def other_biases_view(reader: StoreReader, dataset_id: str, studies: Sequence[st
         bins=bins_frame(report.judges), per_judge=verbosity_frame(report.judges),
         verbosity_family=family_sentence(report.tests, f"Length slopes (clustered by {cluster})"),
         self_preference_family=family_sentence(preference.tests, "In-family terms")
-        if preference is not None and preference.tests is not None else None)
+        if preference is not None and preference.tests is not None else None,
+        report_tests=report_tests, page_tests=page_tests)

@@ -5,7 +5,6 @@ expected width of the item-clustered interval, the items a target width needs, a
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -210,14 +209,14 @@ def plan_study(design: DatasetDesign, assumptions: PlanAssumptions, items: int |
                      plan.assurance)
 
 
-def plan_cost(db_path: str | os.PathLike[str], design: DatasetDesign, spec: RunSpec, items: int,
+def plan_cost(reader: StoreReader, design: DatasetDesign, spec: RunSpec, items: int,
               settings: RunSettings | None = None) -> PlanCost:
     """Calls and cost of the swap run ``spec`` over its first ``items`` items with pairs, through the run preview;
     beyond the dataset's items, the whole dataset's calls and cost per item times ``items`` (said so)."""
     if spec.protocol != "pairwise-swap" or spec.dataset_id != design.dataset_id or spec.pairs != design.pairs:
         raise InvalidArgument("the cost is planned for a pairwise-swap run on the planned dataset and pair design")
     covered = min(items, design.items)
-    preview = preview_run(db_path, spec.model_copy(update={"limit_items": design.item_limits[covered - 1]}),
+    preview = preview_run(reader, spec.model_copy(update={"limit_items": design.item_limits[covered - 1]}),
                           settings or RunSettings())
     if items <= design.items:
         return PlanCost(items, preview.calls, preview.estimate.cost_usd, spec.provider, spec.model, False, None)

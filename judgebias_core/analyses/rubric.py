@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 
@@ -23,6 +23,7 @@ from judgebias_core.metrics.rubric_report import (
 )
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.rubric_queries import rubric_labels, rubric_run_info, rubric_trials
+from judgebias_core.wording.geval_words import GEvalWords, geval_words
 
 
 def run_score_position(reader: StoreReader, run_id: str) -> RunScorePosition:
@@ -63,3 +64,18 @@ def run_geval(reader: StoreReader, run_id: str, resamples: int = BOOTSTRAP_RESAM
     labels, source = preferred_labels(rubric_labels(reader, run_id))
     simulated = rubric_run_info(reader, run_id).simulated
     return replace(geval_summary(trials, labels, source, resamples, seed), simulated=simulated)
+
+
+@dataclass(frozen=True)
+class GEvalView:
+    """One run's G-Eval summary and the words the G-Eval block shows (the Calibration page's ``geval_block``)."""
+
+    summary: GEvalSummary
+    words: GEvalWords
+
+
+def run_geval_view(reader: StoreReader, run_id: str, resamples: int = BOOTSTRAP_RESAMPLES,
+                   seed: int = BOOTSTRAP_SEED) -> GEvalView:
+    """``run_geval`` with its words, as the Rubric bias page's view holds them."""
+    summary = run_geval(reader, run_id, resamples, seed)
+    return GEvalView(summary, geval_words(summary, run_id))

@@ -13,6 +13,7 @@ from judgebias_core.metrics.scorecard import RateFigure, chart_axis, point_numbe
 from judgebias_core.simulated import simulated_notice
 from judgebias_core.stats.clustered import RESAMPLES, SEED
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.text import counted
 from judgebias_core.wording.phrasing import percent
 
 # The page opens on this dataset when the store has it: labelled, so the first view carries a recommendation.
@@ -112,8 +113,17 @@ def recommendation_lead(card: Scorecard) -> str:
                 f"on these {most:,} labelled pairs.")
     chosen = next(r for r in labelled if r.label == rec.label)
     assert chosen.accuracy is not None
+    # How sure, in the same sentence: the others the rule could not tell apart from the best.
+    level = sum(1 for r in labelled if r.label != chosen.label and (d := card.difference(r)) is not None
+                and not d.clearly_worse)
+    if chosen.label != card.best:
+        sure = ", about as accurate as the best and cheaper"
+    elif level:
+        sure = f"; {counted(level, 'other')} may do as well"
+    else:
+        sure = ", clearly ahead of every other judge"
     return (f"Use {chosen.label}: it matches the labels on {percent(chosen.accuracy.estimate)} of "
-            f"{chosen.labelled_pairs:,} labelled pairs.")
+            f"{chosen.labelled_pairs:,} labelled pairs{sure}.")
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,12 @@ SIDEWAYS_COLUMNS = 6
 
 def _heatmap(values: pd.DataFrame, counts: pd.DataFrame, title: str, count_label: str,
              zmin: float = 0.0, zmax: float = 1.0, judges: Sequence[str] = ()) -> go.Figure:
-    # Every rate next to its count: "0.69" over "(4,768)".
+    # Every rate next to its count: "0.69" over "(4,768)". A cell with no call behind it (a judge against itself)
+    # stays blank: a rate of 1.00 over 0 calls would be a figure with nothing behind it.
+    counts = counts.reindex_like(values).fillna(0)
+    values = values.where(counts.to_numpy(float) > 0)
     text = np.vectorize(lambda v, n: "" if np.isnan(v) else f"{v:.2f}<br>({int(n):,})", otypes=[object])(
-        values.to_numpy(float), counts.reindex_like(values).fillna(0).to_numpy(float))
+        values.to_numpy(float), counts.to_numpy(float))
     row_names, column_names = [plot_label(r) for r in values.index], [plot_label(c) for c in values.columns]
     rows, abbreviated = wrapped_labels(row_names)
     # Columns get narrow lines; past SIDEWAYS_COLUMNS judges even those run into each other, so the names stand

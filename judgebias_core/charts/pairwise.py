@@ -88,17 +88,25 @@ def flip_rate_forest(results: Sequence[PairwiseJudgeMetrics]) -> go.Figure:
                   full_labels=abbreviated)
 
 
+MAX_TASK_COLUMNS = 12  # tasks side by side before they become the rows (each cell holds "0.85 (40)")
+
+
 def judge_task_heatmap(breakdown: pd.DataFrame, metric: str, by: str = "task") -> go.Figure:
     """Judge x task heatmap of PC or PF from a ``task_breakdown`` frame: each cell "rate (classified pairs)", the
-    units on hover."""
+    units on hover. With more tasks than fit side by side (an uploaded dataset may have dozens), the tasks are the
+    rows and the judges the columns, so every cell keeps room for its rate and count."""
     values = breakdown.pivot(index="judge", columns=by, values=metric)
     pairs = breakdown.pivot(index="judge", columns=by, values="classified").reindex_like(values)
     units = breakdown.pivot(index="judge", columns=by, values="units").reindex_like(values)
+    tasks_as_rows = values.shape[1] > MAX_TASK_COLUMNS
+    if tasks_as_rows:
+        values, pairs, units = values.T, pairs.T, units.T
     diverging = metric == "preference_fairness"
     span = float(np.nanmax(np.abs(values.to_numpy()))) if diverging and values.size else 1.0
     row_names, column_names = [plot_label(j) for j in values.index], [plot_label(c) for c in values.columns]
     rows, abbreviated = wrapped_labels(row_names)
     columns, abbreviated_columns = wrapped_labels(column_names, width=14)
+    judge_and_task = "%{customdata[3]} · %{customdata[2]}" if tasks_as_rows else "%{customdata[2]} · %{customdata[3]}"
     fig = go.Figure(go.Heatmap(
         z=values.to_numpy(), x=columns, y=rows,
         colorscale="RdBu" if diverging else "Viridis",
@@ -108,11 +116,13 @@ def judge_task_heatmap(breakdown: pd.DataFrame, metric: str, by: str = "task") -
                           otypes=[object])(values.to_numpy(), pairs.to_numpy()),
         texttemplate="%{text}",
         customdata=named_cells([pairs.to_numpy(), units.to_numpy()], row_names, column_names),
-        hovertemplate=f"%{{customdata[2]}} · %{{customdata[3]}}<br>{METRIC_LABELS.get(metric, metric)} %{{z:.3f}}"
+        hovertemplate=f"{judge_and_task}<br>{METRIC_LABELS.get(metric, metric)} %{{z:.3f}}"
                       "<br>%{customdata[0]} classified pairs, %{customdata[1]} units<extra></extra>",
         colorbar={"title": METRIC_LABELS.get(metric, metric)},
     ))
-    fig.update_layout(xaxis_title=by, yaxis_title="judge", xaxis={"type": "category"}, yaxis={"type": "category"})
+    x_title, y_title = ("judge", by) if tasks_as_rows else (by, "judge")
+    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title, xaxis={"type": "category"},
+                      yaxis={"type": "category", "autorange": "reversed" if tasks_as_rows else True})
     return styled(fig, height=max(300, category_rows(len(values.index), label_lines(rows)) + 170),
                   full_labels=abbreviated | abbreviated_columns)
 

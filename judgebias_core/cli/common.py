@@ -13,10 +13,17 @@ from typing import Any
 
 from judgebias_core.errors import InvalidArgument, NotFoundError
 from judgebias_core.store.connection import resolve_db_path
+from judgebias_core.store.handle import Store
 
 
 def db_path(args: argparse.Namespace) -> Path:
+    """The store file: ``--db``, else $JUDGEBIAS_DB, else data/judgebias.duckdb."""
     return resolve_db_path(getattr(args, "db", None))
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The command's store, opened (migrated once, created when missing): what the core functions receive."""
+    return Store.open(db_path(args))
 
 
 def read_input_file(name: str, option: str = "--file") -> bytes:

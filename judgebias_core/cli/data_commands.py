@@ -4,27 +4,23 @@ from __future__ import annotations
 
 import argparse
 
-from judgebias_core.cli.common import add_json_flag, db_path, emit
+from judgebias_core.cli.common import add_json_flag, db_path, emit, open_store
 from judgebias_core.engine.overview import runs_overview
 from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
-from judgebias_core.store.handle import Store
 from judgebias_core.store.integrity import check_store
 from judgebias_core.store.queries import dataset_summaries
-from judgebias_core.store.schema import migrate
 
 
 def _import_bundled(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    reports = import_bundled(path, tuple(args.dataset) if args.dataset else BUNDLED_DATASETS, force=args.force)
+    reports = import_bundled(open_store(args), tuple(args.dataset) if args.dataset else BUNDLED_DATASETS, force=args.force)
     emit(args, [{"dataset": r.dataset_id, "inserted": r.inserted} for r in reports],
          "\n".join(f"{r.dataset_id}: {sum(r.inserted.values())} new rows" for r in reports))
     return 0
 
 
 def _datasets(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         summaries = dataset_summaries(reader)
     rows = [
         {"id": s.id, "name": s.name, "kind": s.dataset_kind, "items": s.items, "candidates": s.candidates,
@@ -40,9 +36,9 @@ def _datasets(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    frame = runs_overview(path)  # a run whose process died reads as 'interrupted', not 'running'
+    store = open_store(args)
+    with store.reader() as reader:
+        frame = runs_overview(reader)  # a run whose process died reads as 'interrupted', not 'running'
     rows = [
         {"run_id": r.run_id, "dataset": r.dataset, "study": r.study, "protocol": r.protocol, "provider": r.provider,
          "model": r.model, "simulated": bool(r.simulated), "status": r.status, "summary": r.summary,

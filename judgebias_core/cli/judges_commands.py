@@ -6,11 +6,12 @@ import argparse
 from dataclasses import asdict
 from typing import Any
 
-from judgebias_core.analyses.calibration import calibration, prediction_powered_any
+from judgebias_core.analyses.calibration_view import calibration_view
 from judgebias_core.analyses.judges import agreement_report
 from judgebias_core.analyses.judges_view import judges_view
 from judgebias_core.analyses.leaderboard_view import leaderboard_view
 from judgebias_core.analyses.other_biases_view import other_biases_view
+from judgebias_core.analyses.ppi_view import ppi_view
 from judgebias_core.cli.common import add_json_flag, db_path, emit
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import PairwiseCalibration, RubricCalibration
@@ -22,6 +23,7 @@ from judgebias_core.metrics.ppi import (
     labels_worth_sentence,
 )
 from judgebias_core.metrics.verbosity import CLUSTERS, CONTROLS, verbosity_frame
+from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.store.agreement_queries import pairwise_studies
 from judgebias_core.store.handle import Store, StoreReader
 
@@ -67,7 +69,7 @@ def _calibration_text(result: PairwiseCalibration | RubricCalibration) -> str:
 
 def _calibration(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = calibration(reader, args.dataset, args.judge, args.study, args.all_runs)
+        result = calibration_view(reader, args.dataset, args.judge, args.study, args.all_runs).result
     payload = rubric_payload(result) if isinstance(result, RubricCalibration) else result
     emit(args, payload, _calibration_text(result))
     return 0
@@ -75,7 +77,8 @@ def _calibration(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = judges_view(reader, args.dataset, args.study, args.repetition).result
+        view = judges_view(reader, args.dataset, args.study, args.repetition)
+    result = view.result
     text = "\n".join(
         [f"{len(result.judges)} judges over {result.instances} calls; studies {', '.join(result.studies)}"]
         + [f"  {p.a} / {p.b}: {p.agreement:.4f} of {p.n} · without ties {p.agreement_without_ties:.4f} of "
@@ -88,36 +91,45 @@ def _agreement(args: argparse.Namespace) -> int:
         + ([f"effective judges {result.effective_judges.effective:.2f} of {len(result.effective_judges.judges)}"]
            if result.effective_judges is not None else [])
         + [f"ensemble rows: {result.ensemble_comparison}"]
+        + list(view.sentences)
     )
-    emit(args, result, text)
+    # The result's fields as before, then what the Judges page and the report say of it (issue 24).
+    emit(args, asdict(result) | {
+        "verdict": view.verdict, "sentences": list(view.sentences), "scope_sentence": view.scope_sentence,
+        "studies_note": view.studies_note, "kappa_note": view.kappa_note, "alpha_note": view.alpha_note,
+        "family_sentence": view.family_sentence, "disagreement_sentence": view.disagreement_sentence,
+        "too_few_judges": view.too_few_judges}, text)
     return 0
 
 
 def _ppi(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
-        result = prediction_powered_any(reader, args.dataset, args.judge, args.candidate, args.rubric, args.study,
-                                        args.label_fraction, args.seed, args.method, args.labels == "stored")
+        # The view the Calibration page and the report read: the plain reading comes first in the text, and
+        # --json adds its keys to the result's own.
+        view = ppi_view(reader, args.dataset, args.judge, args.candidate, args.rubric, args.study,
+                        args.label_fraction, args.seed, args.method, args.labels == "stored")
+    result = view.result
     e = result.estimate
     if isinstance(result, PredictionPoweredMeanScore):
         raters = str(result.raters_min) if result.raters_min == result.raters_max \
             else f"{result.raters_min}-{result.raters_max}"
         head = (f"human mean score on {result.rubric_id} ({result.label_source} labels, {raters} raters per item "
-                f"averaged), {result.dataset_id}, judge {result.judge} "
+                f"averaged), {result.dataset_id}, judge {view.who} "
                 f"(runs {', '.join(result.runs)}; {result.calls} parsed calls averaged per item)")
         everything = (f"all labels: {result.all_labels_human_mean:.4f}" if result.all_labels_human_mean is not None
                       else f"labels as stored ({result.sampling})")
     else:
-        head = f"{result.candidate}'s human win rate on {result.dataset_id}, judge {result.judge}"
+        head = f"{result.candidate}'s human win rate on {result.dataset_id}, judge {view.who}"
         everything = f"all human labels: {result.all_labels_human_win_rate:.4f}"
     text = "\n".join(
-        [f"{head}: {result.labelled} of {result.items} items' labels "
+        [view.sentence, "", f"{head}: {result.labelled} of {result.items} items' labels "
          + ("as stored" if result.seed is None else f"kept (seed {result.seed})")]
         + [f"  {row.method:<10} {row.estimate:.4f} [{row.low:.4f}, {row.high:.4f}]  {row.label}"
            for row in (e.ppi, e.human_only, e.judge_only)]
         + [f"  {everything}; PPI++ tuning {e.tuning:.3f}; interval: {e.interval}",
            f"  {labels_worth_sentence(e)}"]
         + ([f"  caution: {result.caveat}"] if result.caveat else []))
-    emit(args, result, text)
+    emit(args, asdict(result) | view.json_keys(), text)
     return 0
 
 
@@ -127,15 +139,25 @@ def _default_studies(reader: StoreReader, args: argparse.Namespace) -> list[str]
     return pairwise_studies(reader, args.dataset)["study"].tolist()[:1]
 
 
+def _corrected_line(tests: CorrectedTests) -> str:
+    return ", ".join(f"{label} {p:.3g}" for label, p in zip(tests.labels, tests.corrected, strict=True))
+
+
 def _verbosity(args: argparse.Namespace) -> int:
     with Store(db_path(args)).reader() as reader:
         studies = _default_studies(reader, args)
         judges = args.judge or [*agreement_report(reader, args.dataset, studies).judges, ENSEMBLE_JUDGE]
-        report = other_biases_view(reader, args.dataset, studies, judges, args.cluster, args.control,
-                                   with_self_preference=False).report
+        view = other_biases_view(reader, args.dataset, studies, judges, args.cluster, args.control,
+                                 with_self_preference=False)
+    report = view.report
+    # The report's and the page's default families beside the family of the judges printed (issue 24).
     emit(args, {"dataset": args.dataset, "studies": studies, "judges": report.judges, "cluster": report.cluster,
-                "control": report.control, "tests": report.tests}, verbosity_frame(report.judges).round(4).to_string(index=False)
-         + "\n" + "\n".join(f"{r.judge}: slope {report.reading(r.judge)}" for r in report.judges))
+                "control": report.control, "tests": report.tests, "family": view.verbosity_family,
+                "report_family_tests": view.report_tests, "page_family_tests": view.page_tests},
+         verbosity_frame(report.judges).round(4).to_string(index=False)
+         + "\n" + "\n".join(f"{r.judge}: slope {report.reading(r.judge)}" for r in report.judges)
+         + f"\ncorrected p in the report's family: {_corrected_line(view.report_tests)}"
+         + f"\ncorrected p in the page's default family: {_corrected_line(view.page_tests)}")
     return 0
 
 

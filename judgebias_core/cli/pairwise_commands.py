@@ -11,21 +11,17 @@ from typing import Any
 import pandas as pd
 
 from judgebias_core.analyses.pairwise import (
-    compare_judges,
     judge_flip_rate_bound,
     listwise_metrics,
     repetition_metrics,
 )
-from judgebias_core.analyses.pairwise_view import pairwise_view
-from judgebias_core.cli.common import add_json_flag, db_path, emit
+from judgebias_core.cli.common import add_json_flag, emit, open_store
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.metrics.pairwise_family import correction_words, dataset_families
 from judgebias_core.stats.multiple import Correction
 from judgebias_core.stats.position_test import TIE_RULE
 from judgebias_core.stats.settings import GATE_RESAMPLES, SEED
-from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
-from judgebias_core.store.schema import migrate
 
 TEXT_COLUMNS = ["dataset", "study", "judge", "repetition", "pairs", "failed_pairs", "position_consistency",
                 "flip_rate", "flip_rate_decision_high", "flip_rate_decision_method", "design_effect",
@@ -44,9 +40,8 @@ def _text_table(rows: list[dict], columns: list[str] | None = None) -> str:
 
 def _scoped_results(args: argparse.Namespace, compute: Callable[..., Sequence[Any]]) -> Sequence[Any]:
     """``compute(reader, dataset, judges, study)`` on one reader; an unknown dataset is a NotFoundError (exit 2)."""
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         if args.dataset:
             dataset_summary(reader, args.dataset)
         return compute(reader, args.dataset, args.judge, args.study)
@@ -67,9 +62,12 @@ def _metric_handler(compute: Callable[..., Sequence[object]],
 
 def _pairwise(args: argparse.Namespace) -> int:
     """metrics pairwise: every row, with its position test corrected over the family of rows printed."""
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    # Imported here: the view carries verdicts, whose wording module loads scipy.stats; the gate, in this module
+    # too, must stay light (tests/test_wilson.py).
+    from judgebias_core.analyses.pairwise_view import pairwise_view  # noqa: PLC0415
+
+    store = open_store(args)
+    with store.reader() as reader:
         if args.dataset:
             dataset_summary(reader, args.dataset)
         # The topic's view (what the Pairwise bias page and the report draw), without the page's detail parts.
@@ -93,16 +91,15 @@ def _pairwise(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    # Imported here: the view carries a verdict, whose wording module loads scipy.stats; the gate must stay light.
+    from judgebias_core.analyses.pairwise_compare_view import pairwise_compare_view  # noqa: PLC0415
+
+    store = open_store(args)
+    with store.reader() as reader:
         dataset_summary(reader, args.dataset)
-        comparison = compare_judges(reader, args.dataset, args.study, args.judge_a, args.judge_b, args.repetition)
-    line = comparison.sentence
-    if comparison.p_value == comparison.p_value:
-        line += (f" Cluster-robust t test of no difference: p = {comparison.p_value:.3g} (one test; correct it "
-                 "yourself if you compare several pairs of judges).")
-    emit(args, asdict(comparison), line)
+        view = pairwise_compare_view(reader, args.dataset, args.study, args.judge_a, args.judge_b, args.repetition)
+    # The view the Pairwise bias page reads: its plain reading first, then how it was decided.
+    emit(args, view.payload(), "\n".join([view.sentence, "", "How this was decided:", *view.method]))
     return 0
 
 
@@ -110,12 +107,11 @@ _BOUND_NAMES = {"clustered": "item-clustered", "wilson": "Wilson (pairs assumed 
 
 
 def _gate(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
+    store = open_store(args)
     resamples = args.resamples if args.resamples is not None else GATE_RESAMPLES
     if resamples < 100:
         raise InvalidArgument(f"--resamples must be at least 100 (got {resamples})")
-    with Store(path).reader() as reader:
+    with store.reader() as reader:
         dataset_summary(reader, args.dataset)  # raises NotFoundError (exit 2) for an unknown dataset
         bound = judge_flip_rate_bound(reader, args.dataset, args.study, args.judge, args.bound, resamples, args.seed)
     decision = bound.decision(args.max_flip_rate)

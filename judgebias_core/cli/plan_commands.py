@@ -18,13 +18,11 @@ from judgebias_core.analyses.plan import (
     plan_study,
     typed_assumptions,
 )
-from judgebias_core.cli.common import add_json_flag, db_path, emit
+from judgebias_core.cli.common import add_json_flag, emit, open_store
 from judgebias_core.errors import InvalidArgument, invalid_argument
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.providers import get_provider, provider_names
 from judgebias_core.stats.planning import WIDTH_MODES, width_mode_words
-from judgebias_core.store.handle import Store
-from judgebias_core.store.schema import migrate
 
 
 def _check_sources(args: argparse.Namespace) -> None:
@@ -91,9 +89,8 @@ def _text(plan: StudyPlan, cost: PlanCost) -> str:
 
 def _plan(args: argparse.Namespace) -> int:
     _check_sources(args)
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         design = dataset_design(reader, args.dataset, args.pairs)
         if args.flip_rate is not None:
             assumptions = typed_assumptions(args.flip_rate, args.design_effect)
@@ -101,9 +98,9 @@ def _plan(args: argparse.Namespace) -> int:
             assumptions = assumptions_from_run(reader, design, args.from_run, args.from_judge)
         else:
             assumptions = assumptions_from_judge(reader, design, args.dataset, args.study, args.from_judge)
-    plan = plan_study(design, assumptions, args.items, args.target_width, args.width_mode)
-    spec = _spec(args, assumptions)
-    cost = plan_cost(path, design, spec, plan.items_needed if plan.items_needed is not None else plan.items)
+        plan = plan_study(design, assumptions, args.items, args.target_width, args.width_mode)
+        spec = _spec(args, assumptions)
+        cost = plan_cost(reader, design, spec, plan.items_needed if plan.items_needed is not None else plan.items)
     emit(args, _payload(plan, cost), _text(plan, cost))
     return 0
 

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from judgebias_core.analyses.rubric import rubric_report
-from judgebias_core.cli.common import add_json_flag, db_path, emit, progress
+from judgebias_core.analyses.rubric_view import RubricView, rubric_view, unmarked
+from judgebias_core.cli.common import add_json_flag, emit, open_store, progress
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.exports import csv_bytes
 from judgebias_core.metrics.bias_cost_bootstrap import BiasCostRanking
 from judgebias_core.metrics.rubric import WithinItemSpread
 from judgebias_core.metrics.rubric_correlation import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CorrelationEstimate
 from judgebias_core.metrics.rubric_geval import GEvalSummary
-from judgebias_core.metrics.rubric_report import RubricReport
-from judgebias_core.store.handle import Store
+from judgebias_core.metrics.rubric_report import CANDIDATE_DESIGNS, RubricReport
 from judgebias_core.store.rubric_queries import run_calls_for_export
-from judgebias_core.store.schema import migrate
 
 EXPORT_FORMATS = ("csv", "jsonl", "parquet")
 
@@ -197,12 +196,58 @@ def recommendation_text(report: RubricReport) -> str:
             f"({costs.items} items)")
 
 
+def _text(text: str | None) -> str | None:
+    return None if text is None else unmarked(text)
+
+
+def sentences_payload(view: RubricView) -> dict[str, Any]:
+    """What the Rubric bias page says, word for word (without its bold marks): plain sentences and their rules."""
+    balance = view.position.balance
+    return {
+        "position": view.position.sentence, "position_rule": view.position.decided,
+        "balance": None if balance is None else balance.sentence,
+        "never_chosen": view.never_chosen, "correlation": view.correlation.sentence, "spread": view.spread.sentence,
+        "ordering_rank": _text(view.ordering_rank.sentence), "ordering_rank_rule": view.ordering_rank.decided,
+        "bias_cost": unmarked(view.own_cost.sentence), "bias_cost_interval": view.own_cost.interval,
+        "geval": _text(view.geval.sentence) or _text(view.geval.unavailable), "geval_rule": view.geval.decided,
+    }
+
+
+def probe_choice_payload(view: RubricView) -> dict[str, Any] | None:
+    """The page's "probe, then choose" block: the recommendation only when stable, else why none."""
+    if view.probe_error is not None:
+        return {"error": str(view.probe_error)}
+    choice = view.probe
+    if choice is None:
+        return None
+    return {"probe_run_id": choice.probe_run_id, "candidates": choice.design, "candidates_name": choice.design_name,
+            "recommended_ordering": choice.recommended, "sentence": choice.sentence, "rank": choice.rank,
+            "interval": choice.interval, "interval_note": choice.interval_note, "empty": choice.empty,
+            "orderings": [asdict(row) for row in choice.rows]}
+
+
+def view_payload(view: RubricView) -> dict[str, Any]:
+    """``report_payload`` and, as new keys, the view's sentences and the probe's choice (docs/JSON_CHANGELOG.md)."""
+    return {**report_payload(view.report), "sentences": sentences_payload(view),
+            "probe_choice": probe_choice_payload(view)}
+
+
+def view_text(view: RubricView) -> str:
+    lines = [report_text(view.report), unmarked(view.own_cost.sentence)]
+    if view.probe_error is not None:
+        lines.append(f"probe choice: {view.probe_error}")
+    elif view.probe is not None:
+        lines.append(f"probe choice ({view.probe.design_name}): {view.probe.empty or view.probe.sentence}")
+    return "\n".join(lines)
+
+
 def _metrics_rubric(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
-        report = rubric_report(reader, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples, args.seed)
-    emit(args, report_payload(report), report_text(report))
+    store = open_store(args)
+    with store.reader() as reader:
+        # The topic's view: what the Rubric bias page and the report draw, the probe's choice included.
+        view = rubric_view(reader, args.run_id, args.repeat_run_id, args.probe_run_id, args.resamples, args.seed,
+                           design=args.candidates)
+    emit(args, view_payload(view), view_text(view))
     return 0
 
 
@@ -220,9 +265,8 @@ def export_frame(frame: pd.DataFrame, out: Path, file_format: str) -> None:
 
 
 def _export_trials(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         frame = run_calls_for_export(reader, args.run_id, lists_as_json=args.format == "csv")
     out = Path(args.out)
     export_frame(frame, out, args.format)
@@ -236,7 +280,11 @@ def metrics_rubric_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-id", required=True, help="the permutation run to analyse")
     parser.add_argument("--repeat-run-id", help="the repeat (canonical ordering) run to compare against")
     parser.add_argument("--probe-run-id", help="estimate P(position | score) for Bias Cost on this run "
-                        "(default: the analysed run)")
+                        "(default: the analysed run); the probe the candidates are ranked under, as on the page")
+    parser.add_argument("--candidates", choices=CANDIDATE_DESIGNS, default=CANDIDATE_DESIGNS[0],
+                        help="the candidate orderings the probe ranks, as the Rubric bias page's 'Candidate "
+                        "orderings': run (the analysed run's orderings), balanced, all, latin, reverse "
+                        f"(default {CANDIDATE_DESIGNS[0]})")
     parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES,
                         help=f"bootstrap resamples over items (default {BOOTSTRAP_RESAMPLES})")
     parser.add_argument("--seed", type=int, default=BOOTSTRAP_SEED, help=f"bootstrap seed (default {BOOTSTRAP_SEED})")

@@ -8,11 +8,10 @@ from dataclasses import asdict
 
 from pydantic import ValidationError
 
-from judgebias_core.cli.common import add_json_flag, db_path, emit, progress, read_input_file
+from judgebias_core.cli.common import add_json_flag, emit, open_store, progress, read_input_file
 from judgebias_core.engine import RunProgress, start_run
 from judgebias_core.engine.batch import BatchSettings, batch_provider, describe_batches, start_batch_run
 from judgebias_core.engine.folder_identity import adopt_run_folder
-from judgebias_core.engine.journal import run_folder
 from judgebias_core.engine.launch import RunOutcome
 from judgebias_core.errors import InvalidArgument, invalid_argument
 from judgebias_core.protocols.spec import PROTOCOLS, RunSettings, RunSpec
@@ -26,7 +25,6 @@ from judgebias_core.providers import (
     provider_spec_fields,
     setting_values,
 )
-from judgebias_core.store.schema import migrate
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -112,11 +110,11 @@ def _run(args: argparse.Namespace) -> int:
                                   retry_live=args.retry_live, max_requests_per_batch=args.max_batch_requests)
         except ValidationError as error:
             raise invalid_argument(error, "batch settings") from None
-        outcome = start_batch_run(db_path(args), spec, settings, batch, run_id=args.run_id,
+        outcome = start_batch_run(open_store(args), spec, settings, batch, run_id=args.run_id,
                                   on_progress=_StderrProgress(), on_batches=lambda s: progress(describe_batches(s)),
                                   resubmit=args.resubmit)
     else:
-        outcome = start_run(db_path(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
+        outcome = start_run(open_store(args), spec, settings, run_id=args.run_id, on_progress=_StderrProgress())
     emit(args, asdict(outcome) | {"summary": outcome.summary, "cost_usd": _known_cost(outcome)},
          f"run {outcome.run_id}: {outcome.summary}; {outcome.completed} of {outcome.planned} calls "
          f"with a reply ({outcome.parse_failures} unparseable), {outcome.failed} failed, "
@@ -159,11 +157,10 @@ def _estimate_note(outcome: RunOutcome) -> str:
 
 
 def _adopt_run_folder(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    journals = adopt_run_folder(path)
-    emit(args, {"run_folder": str(run_folder(path)), "journals": journals},
-         f"the run folder {run_folder(path)} now belongs to the store {path} ({journals} journals): the same `run` "
+    store = open_store(args)
+    journals = adopt_run_folder(store)
+    emit(args, {"run_folder": str(store.run_folder), "journals": journals},
+         f"the run folder {store.run_folder} now belongs to the store {store.path} ({journals} journals): the same `run` "
          "command (or Resume) stores each run's journaled replies here")
     return 0
 

@@ -7,10 +7,8 @@ import argparse
 
 from judgebias_core.analyses.scorecard import Scorecard
 from judgebias_core.analyses.scorecard_view import scorecard_view
-from judgebias_core.cli.common import add_json_flag, db_path, emit
+from judgebias_core.cli.common import add_json_flag, emit, open_store
 from judgebias_core.stats.clustered import RESAMPLES, SEED
-from judgebias_core.store.handle import Store
-from judgebias_core.store.schema import migrate
 
 
 def _pct(value: float | None) -> str:
@@ -49,9 +47,8 @@ def _text(card: Scorecard) -> str:
 
 
 def _scorecard(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         view = scorecard_view(reader, args.dataset, resamples=args.resamples, seed=args.seed)
     emit(args, view.json(), _text(view.card))
     return 0

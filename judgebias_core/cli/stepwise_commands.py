@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import Any
 
 from judgebias_core.analyses.factors_view import FactorsView, factors_view
-from judgebias_core.cli.common import add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import add_json_flag, emit, open_store, progress
 from judgebias_core.metrics.stepwise import (
     CLUSTERS,
     POST_SELECTION_NOTE,
@@ -17,9 +17,7 @@ from judgebias_core.metrics.stepwise import (
     plain_summary,
 )
 from judgebias_core.metrics.stepwise_baseline import PERMUTATIONS, SEED, BoundBaseline
-from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summary
-from judgebias_core.store.schema import migrate
 
 
 def stepwise_payload(view: FactorsView) -> dict[str, Any]:
@@ -64,9 +62,8 @@ def _text(result: StepwiseResult, baseline: BoundBaseline | None) -> str:
 
 
 def _stepwise(args: argparse.Namespace) -> int:
-    path = db_path(args)
-    migrate(path)
-    with Store(path).reader() as reader:
+    store = open_store(args)
+    with store.reader() as reader:
         dataset_summary(reader, args.dataset)  # NotFoundError for an unknown dataset
         view = factors_view(reader, args.dataset, args.study, args.target, args.start, args.weights, args.cluster,
                             args.bound_permutations, args.seed)

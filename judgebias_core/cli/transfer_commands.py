@@ -5,29 +5,30 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 from judgebias_core.bootstrap import ensure_store_ready
-from judgebias_core.cli.common import add_json_flag, db_path, emit, progress
+from judgebias_core.cli.common import add_json_flag, db_path, emit, open_store, progress
 from judgebias_core.sources.bundled import BUNDLED_DATASETS, import_bundled
+from judgebias_core.store.handle import Store
 from judgebias_core.store.transfer import ImportResult, export_runs, import_runs
 
 
-def load_bundled_datasets(path: Path, dataset_ids: Sequence[str]) -> None:
+def load_bundled_datasets(store: Store, dataset_ids: Sequence[str]) -> None:
     """The bundled datasets among ``dataset_ids`` (ids that are not bundled are left out), loaded from data/."""
     wanted = tuple(d for d in dataset_ids if d in BUNDLED_DATASETS)
     if wanted:
-        import_bundled(path, wanted)
+        import_bundled(store, wanted)
 
 
-def import_runs_with_bundled_data(path: str | os.PathLike[str], source: str | os.PathLike[str]) -> ImportResult:
+def import_runs_with_bundled_data(store: Store, source: str | os.PathLike[str]) -> ImportResult:
     """``import_runs`` as ``import-runs`` does it: an empty store first gets what a first launch gives it, and a
     bundled dataset the runs refer to is loaded from the bundled files."""
-    return import_runs(path, source, prepare=ensure_store_ready, load_bundled=load_bundled_datasets)
+    return import_runs(store, source, prepare=ensure_store_ready, load_bundled=load_bundled_datasets)
 
 
 def _export_runs(args: argparse.Namespace) -> int:
-    files = export_runs(db_path(args), args.run_id, args.out)
+    with Store(db_path(args)).reader() as reader:  # reads only: a missing store is not made
+        files = export_runs(reader, args.run_id, args.out)
     rows = [{"file": f.path, "runs": list(f.run_ids), "judge_calls": f.judge_calls} for f in files]
     emit(args, rows, "\n".join(f"{f.path}: {f.judge_calls:,} judge calls of {', '.join(f.run_ids)}"
                                for f in files))
@@ -35,7 +36,7 @@ def _export_runs(args: argparse.Namespace) -> int:
 
 
 def _import_runs(args: argparse.Namespace) -> int:
-    result = import_runs_with_bundled_data(db_path(args), args.file)
+    result = import_runs_with_bundled_data(open_store(args), args.file)
     for dataset_id in result.datasets_without_items:
         progress(f"note: dataset {dataset_id} has no items in this store (only its reference was added); "
                  "import or upload the dataset for per-item views")

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judgebias_core.cli.common import add_json_flag, db_path, emit, progress, read_input_file
+from judgebias_core.cli.common import add_json_flag, emit, open_store, progress, read_input_file
 from judgebias_core.errors import invalid_argument
 from judgebias_core.sources.rubric_files import upload_rubrics
 from judgebias_core.sources.upload import (
@@ -47,7 +47,6 @@ def _preview_payload(preview: UploadPreview) -> dict[str, Any]:
 
 def _upload(args: argparse.Namespace) -> int:
     upload_kind = UPLOAD_KINDS.get(args.upload_kind)
-    path = db_path(args)
     data = read_input_file(args.file)
     frame = read_table(data, args.file)
     explicit = key_value_pairs(args.map, "--map")
@@ -61,16 +60,17 @@ def _upload(args: argparse.Namespace) -> int:
             spec = spec.model_copy(update={"columns": {f: c for f, c in columns.items() if c}})
     except ValidationError as error:
         raise invalid_argument(error) from error
-    preview = prepare_upload(path, data, Path(args.file).name, spec)
+    store = open_store(args)
+    preview = prepare_upload(store, data, Path(args.file).name, spec)
     payload = _preview_payload(preview)
     if args.dry_run or preview.problems:
         if preview.problems:
-            write_upload(path, preview)  # raises ValidationFailed: every problem to stderr, exit status 2
+            write_upload(store, preview)  # raises ValidationFailed: every problem to stderr, exit status 2
         payload["written"] = False
         payload["preview"] = preview.stored.head(5).astype(str).to_dict("records")
         emit(args, payload, f"{preview.rows} row(s) valid; nothing written (--dry-run). Tables: {preview.counts}")
         return 0
-    result = write_upload(path, preview)
+    result = write_upload(store, preview)
     payload.update(written=True, inserted=result.inserted)
     note = " (already stored: nothing new)" if result.already_stored else ""
     progress(f"{spec.dataset_id}: {sum(result.inserted.values())} new rows{note}")
@@ -80,9 +80,8 @@ def _upload(args: argparse.Namespace) -> int:
 
 
 def _upload_rubric(args: argparse.Namespace) -> int:
-    path = db_path(args)
     data = read_input_file(args.file)
-    rubrics, result = upload_rubrics(path, data, Path(args.file).name, args.dataset)
+    rubrics, result = upload_rubrics(open_store(args), data, Path(args.file).name, args.dataset)
     rows = [{"rubric_id": r.rubric_id, "criterion": r.criterion, "k": r.k, "levels": list(r.scores)} for r in rubrics]
     emit(args, {"rubrics": rows, "inserted": result.inserted},
          "\n".join(f"{r['rubric_id']}: k={r['k']} {r['criterion']}" for r in rows) + f"\ninserted: {result.inserted}")

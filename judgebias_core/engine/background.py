@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from judgebias_core.engine.batch import BatchSettings
-from judgebias_core.engine.journal import run_file, run_folder
+from judgebias_core.engine.journal import run_file
 from judgebias_core.errors import JudgebiasError
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider, key_variables
@@ -27,6 +27,7 @@ from judgebias_core.providers.endpoints import (
     stored_key_allowed,
 )
 from judgebias_core.store.connection import PROJECT_ROOT
+from judgebias_core.store.handle import Store
 
 
 def child_environment(spec: RunSpec, keys: Mapping[str, str] | None = None, typed_key: str | None = None,
@@ -46,20 +47,20 @@ def child_environment(spec: RunSpec, keys: Mapping[str, str] | None = None, type
     return env
 
 
-def launch_background(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, run_id: str,
+def launch_background(store: Store, spec: RunSpec, settings: RunSettings, run_id: str,
                       keys: Mapping[str, str] | None = None, batch: BatchSettings | None = None,
                       typed_key: str | None = None, key_endpoints: Sequence[str] = ()) -> int:
     """Start the run in a detached child process (through the provider's batch API with ``batch``); returns its
     pid. ``keys``: stored keys (Streamlit secrets); ``typed_key``: a key given for the spec's base URL only;
     ``key_endpoints``: base URLs the operator listed for stored keys."""
-    run_folder(db_path).mkdir(parents=True, exist_ok=True)
-    launch = run_file(db_path, run_id, ".launch.json")
-    launch.write_text(json.dumps({"db": str(db_path), "run_id": run_id, "spec": spec.model_dump(mode="json"),
+    store.run_folder.mkdir(parents=True, exist_ok=True)
+    launch = run_file(store, run_id, ".launch.json")
+    launch.write_text(json.dumps({"db": str(store.path), "run_id": run_id, "spec": spec.model_dump(mode="json"),
                                   "settings": settings.model_dump(mode="json"),
                                   "batch": batch.model_dump(mode="json") if batch else None}), encoding="utf-8")
     env = child_environment(spec, keys, typed_key, key_endpoints)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
-    log = run_file(db_path, run_id, ".log").open("ab")
+    log = run_file(store, run_id, ".log").open("ab")
     process = subprocess.Popen(
         [sys.executable, "-m", "judgebias_core.engine.background", str(launch)],
         stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=env, cwd=str(PROJECT_ROOT), start_new_session=True,
@@ -74,14 +75,14 @@ def _main(launch_file: str) -> int:
 
     typed_key = os.environ.pop(TYPED_KEY_VARIABLE, None)  # given for this run's base URL, nowhere else
     values = json.loads(Path(launch_file).read_text(encoding="utf-8"))
-    db, run_id = values["db"], values["run_id"]
+    store, run_id = Store.open(values["db"]), values["run_id"]
     spec, settings = RunSpec.model_validate(values["spec"]), RunSettings.model_validate(values["settings"])
     try:
         if values.get("batch"):
-            outcome = start_batch_run(db, spec, settings, BatchSettings.model_validate(values["batch"]),
+            outcome = start_batch_run(store, spec, settings, BatchSettings.model_validate(values["batch"]),
                                       run_id=run_id, key=typed_key)
         else:
-            outcome = start_run(db, spec, settings, run_id=run_id, key=typed_key)
+            outcome = start_run(store, spec, settings, run_id=run_id, key=typed_key)
     except JudgebiasError as error:  # named (a store that refused the replies, a foreign run folder): one line
         print(f"run {run_id}: {type(error).__name__}: {error}", flush=True)
         return 2

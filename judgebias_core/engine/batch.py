@@ -22,22 +22,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judgebias_core.engine.batch_adoption import adopt_intents, check_adopted, create_or_adopt
 from judgebias_core.engine.batch_types import BatchBackend, BatchRequest, BatchState
-from judgebias_core.engine.folder_identity import claim_run_folder
 from judgebias_core.engine.journal import Journal, journal_path
 from judgebias_core.engine.landing import ReplyLanding
 from judgebias_core.engine.launch import (
     RunOutcome,
     abandon_session,
-    check_same_run,
+    begin_run,
     end_session,
     finish_session,
     open_session,
-    register_run,
+    prepare_run,
 )
 from judgebias_core.engine.progress import (
     RunLock,
     RunProgress,
-    begin_session,
     cancel_requested,
     write_batch_line,
     write_progress,
@@ -45,16 +43,15 @@ from judgebias_core.engine.progress import (
 from judgebias_core.engine.records import ReplyRecord, cache_key, cached_records
 from judgebias_core.engine.runner import Budget, RunExecutor
 from judgebias_core.errors import BatchAdoptionError, InvalidArgument, JudgeCallError
-from judgebias_core.judges import make_client
 from judgebias_core.judges.prices import PlanEstimate, run_price
 from judgebias_core.models import RunStatus
-from judgebias_core.protocols.plans import Plan, build_plan
+from judgebias_core.protocols.plans import Plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import Provider, batch_provider_names, get_provider
 from judgebias_core.run_types import JudgeClient, PlannedCall
 from judgebias_core.store import batch_queries, run_queries
 from judgebias_core.store.batch_queries import BatchIntent, BatchRecord
-from judgebias_core.store.schema import migrate
+from judgebias_core.store.handle import Store
 
 BATCH_PRICE_FACTOR = 0.5  # both providers bill batch requests at half their live price
 BatchStateCallback = Callable[[dict[str, BatchState]], None]
@@ -116,7 +113,7 @@ def split_requests(requests: Sequence[BatchRequest], backend: BatchBackend,
     return chunks
 
 
-def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings | None = None,
+def start_batch_run(store: Store, spec: RunSpec, settings: RunSettings | None = None,
                     batch: BatchSettings | None = None, run_id: str | None = None,
                     on_progress: Callable[[RunProgress], None] | None = None,
                     on_batches: BatchStateCallback | None = None, key: str | None = None,
@@ -126,17 +123,11 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
     ``resubmit`` settles an ambiguous adoption (``BatchAdoptionError``) by submitting those calls again."""
     settings, batch = settings or RunSettings(), batch or BatchSettings()
     batch_provider(spec)
-    migrate(db_path)
-    claim_run_folder(db_path)  # never replay another store's journals (ForeignRunFolder)
-    run_id = run_id or spec.default_run_id()
-    check_same_run(db_path, spec, run_id)
-    plan = build_plan(db_path, spec, run_id)
-    with RunLock(db_path, run_id):  # one process per run id, as for live runs (a resume from the page)
-        client = make_client(db_path, spec, settings, key)
+    plan = prepare_run(store, spec, run_id or spec.default_run_id())
+    with RunLock(store, plan.run_id):  # one process per run id, as for live runs (a resume from the page)
         backend = backend or make_backend(spec, settings, key)
-        register_run(db_path, spec, plan, client, settings, batch)
-        begin_session(db_path, run_id)
-        runner = BatchRunner(db_path, spec, settings, batch, plan, client, backend, on_progress, on_batches,
+        client = begin_run(store, spec, settings, plan, key, batch)
+        runner = BatchRunner(store, spec, settings, batch, plan, client, backend, on_progress, on_batches,
                              resubmit)
         return asyncio.run(runner.execute())
 
@@ -144,11 +135,11 @@ def start_batch_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: Ru
 class BatchRunner:
     """One session of a batch run: cache, batches in flight, new batches, retries, then the run's status."""
 
-    def __init__(self, db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, batch: BatchSettings,
+    def __init__(self, store: Store, spec: RunSpec, settings: RunSettings, batch: BatchSettings,
                  plan: Plan, client: JudgeClient, backend: BatchBackend,
                  on_progress: Callable[[RunProgress], None] | None, on_batches: BatchStateCallback | None,
                  resubmit: bool = False) -> None:
-        self.db_path, self.spec, self.settings, self.batch = db_path, spec, settings, batch
+        self.store, self.spec, self.settings, self.batch = store, spec, settings, batch
         self.plan, self.client, self.backend = plan, client, backend
         self.on_progress, self.on_batches = on_progress, on_batches
         self.calls = {c.call_id: c for c in plan.calls}
@@ -182,9 +173,9 @@ class BatchRunner:
             cached=counts.cached, cost_usd=float(self.base["cost_usd"]) + counts.cost_usd,
             elapsed_s=time.monotonic() - self.started, seconds_left=None, pid=os.getpid(), updated_at=time.time(),
             unpriced_calls=int(self.base["unpriced_calls"]) + counts.unpriced)
-        write_progress(self.db_path, progress)
+        write_progress(self.store, progress)
         if self.states:
-            write_batch_line(self.db_path, self.plan.run_id, describe_batches(self.states))
+            write_batch_line(self.store, self.plan.run_id, describe_batches(self.states))
         if self.on_progress:
             self.on_progress(progress)
         if self.on_batches:
@@ -194,21 +185,22 @@ class BatchRunner:
     async def execute(self) -> RunOutcome:
         run_id = self.plan.run_id
         try:
-            session = open_session(self.db_path, self.spec, self.settings, self.plan, self.client)
+            session = open_session(self.store, self.spec, self.settings, self.plan, self.client)
         except BaseException:
             await self.client.aclose()
             await self.backend.aclose()
-            abandon_session(self.db_path, run_id)
+            abandon_session(self.store, run_id)
             raise
         self.writer, self.answered, pending = session.writer, set(session.answered), session.pending
         self.cache_keys = {c.call_id: cache_key(self.spec, c) for c in pending}
-        self.base = run_queries.run_counts(self.db_path, run_id)
         # read before the writer thread holds the store (a read-only connection cannot open beside it)
-        earlier = batch_queries.run_batches(self.db_path, run_id)
-        intents = batch_queries.pending_intents(self.db_path, run_id)
-        self.known = batch_queries.known_batch_ids(self.db_path, self.backend.provider)
-        found = cached_records(run_queries.cached_replies(self.db_path, list(self.cache_keys.values())))
-        journal = Journal(journal_path(self.db_path, run_id))
+        with self.store.reader() as reader:
+            self.base = run_queries.run_counts(reader, run_id)
+            earlier = batch_queries.run_batches(reader, run_id)
+            intents = batch_queries.pending_intents(reader, run_id)
+            self.known = batch_queries.known_batch_ids(reader, self.backend.provider)
+            found = cached_records(run_queries.cached_replies(reader, list(self.cache_keys.values())))
+        journal = Journal(journal_path(self.store, run_id))
         self.landing = ReplyLanding(journal, self.writer)
         self.writer.start()
         status, failure = RunStatus.INTERRUPTED, None
@@ -218,12 +210,12 @@ class BatchRunner:
             await self.client.aclose()
             await self.backend.aclose()
             journal.close()
-            status, failure = end_session(self.db_path, self.plan, self.writer, status)
+            status, failure = end_session(self.store, self.plan, self.writer, status)
             with contextlib.suppress(OSError):  # a full disk: the stored status is written, the file may not be
                 self._report(status)
         if failure is not None:
             raise failure
-        return finish_session(self.db_path, self.plan, status, self.submitted_now + self.landing.counts.sent,
+        return finish_session(self.store, self.plan, status, self.submitted_now + self.landing.counts.sent,
                               session.replayed, tuple(sorted(self.left.items())))
 
     def _answer_from_cache(self, pending: list[PlannedCall], found: dict[str, ReplyRecord]) -> list[PlannedCall]:
@@ -242,7 +234,7 @@ class BatchRunner:
     async def _run(self, pending: list[PlannedCall], earlier: list[BatchRecord],
                    intents: list[BatchIntent]) -> RunStatus:
         in_flight = [b for b in earlier if b.status == "submitted"]
-        in_flight += await adopt_intents(self.db_path, self.backend, intents, self.known, self.resubmit)
+        in_flight += await adopt_intents(self.store, self.backend, intents, self.known, self.resubmit)
         flying = {call_id for b in in_flight for call_id in b.call_ids}
         first_round = max([b.round for b in earlier] + [i.round for i in intents], default=0) + 1
         unsent = [c for c in pending if c.call_id not in flying]
@@ -290,13 +282,13 @@ class BatchRunner:
             input_file_id = await self.backend.prepare(chunk)
             intent = BatchIntent(uuid.uuid4().hex, self.plan.run_id, self.backend.provider, round_number, number,
                                  tuple(r.call_id for r in chunk), input_file_id, time.time())
-            batch_queries.record_intent(self.db_path, intent)  # before create: a crash after it is adopted
+            batch_queries.record_intent(self.store, intent)  # before create: a crash after it is adopted
             batch_id, adopted_by = await create_or_adopt(self.backend, intent, chunk, self.known,
                                                          self.settings.max_attempts, self.settings.backoff_base_s)
             self.known.add(batch_id)
             record = BatchRecord(self.plan.run_id, batch_id, self.backend.provider, input_file_id,
                                  intent.call_ids, round_number, "submitted", adopted_by)
-            batch_queries.record_batch(self.db_path, record, intent.intent_id)
+            batch_queries.record_batch(self.store, record, intent.intent_id)
             self.submitted_now += len(chunk)
             records.append(record)
         return records
@@ -334,10 +326,10 @@ class BatchRunner:
     async def _sleep_or_cancel(self) -> bool:
         deadline = time.monotonic() + self.batch.poll_interval_s
         while time.monotonic() < deadline:
-            if cancel_requested(self.db_path, self.plan.run_id):
+            if cancel_requested(self.store, self.plan.run_id):
                 return True
             await asyncio.sleep(min(0.25, self.batch.poll_interval_s))
-        return cancel_requested(self.db_path, self.plan.run_id)
+        return cancel_requested(self.store, self.plan.run_id)
 
     async def _collect(self, record: BatchRecord) -> list[PlannedCall]:
         """Journal and store a finished batch's replies; returns its calls that got none."""
@@ -345,7 +337,7 @@ class BatchRunner:
         try:
             check_adopted(record, returned)
         except BatchAdoptionError:
-            batch_queries.mark_collected(self.db_path, self.plan.run_id, record.batch_id, status="foreign")
+            batch_queries.mark_collected(self.store, self.plan.run_id, record.batch_id, status="foreign")
             raise
         results = {r.call_id: r for r in returned}
         missing = []
@@ -361,14 +353,14 @@ class BatchRunner:
                     f"no result for this request in batch {record.batch_id}")
                 self.causes[call_id] = (result.cause or "errored") if result else "missing from the batch results"
                 missing.append(self.calls[call_id])
-        batch_queries.mark_collected(self.db_path, self.plan.run_id, record.batch_id)
+        batch_queries.mark_collected(self.store, self.plan.run_id, record.batch_id)
         return missing
 
     async def _send_live(self, calls: list[PlannedCall]) -> None:
         budget = Budget(self.settings.max_cost_usd, self.price, self.spec.max_tokens)
         executor = RunExecutor(self.client, self.settings, self.landing, budget,
                                {c.call_id: self.cache_keys[c.call_id] for c in calls}, {},
-                               should_cancel=lambda: cancel_requested(self.db_path, self.plan.run_id))
+                               should_cancel=lambda: cancel_requested(self.store, self.plan.run_id))
         failed_before = self.landing.counts.failed
         await executor.run(calls)  # its replies land through the session's landing, counted with the batch ones
         if self.landing.counts.failed > failed_before:

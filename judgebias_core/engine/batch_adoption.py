@@ -10,18 +10,18 @@ are ambiguous and stop the run unless ``resubmit`` is given, so nothing is paid 
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Collection, Sequence
 
 from judgebias_core.engine.batch_types import AdoptionCandidate, BatchBackend, BatchRequest, BatchResult, BatchTags
 from judgebias_core.errors import BatchAdoptionError, JudgeCallError
 from judgebias_core.store import batch_queries
 from judgebias_core.store.batch_queries import BatchIntent, BatchRecord
+from judgebias_core.store.handle import Store
 
 ADOPTED_BY_WINDOW = "window"  # matched by creation time and request count only: its custom ids are checked
 
 
-async def adopt_intents(db_path: str | os.PathLike[str], backend: BatchBackend, intents: list[BatchIntent],
+async def adopt_intents(store: Store, backend: BatchBackend, intents: list[BatchIntent],
                         known: set[str], resubmit: bool = False) -> list[BatchRecord]:
     """The batches adopted for the run's pending intents (recorded in ``run_batches``); the other intents are
     abandoned, so their calls are submitted again. Adds the adopted ids to ``known``. Raises
@@ -34,11 +34,11 @@ async def adopt_intents(db_path: str | os.PathLike[str], backend: BatchBackend, 
             [match] = candidates
             record = BatchRecord(intent.run_id, match.batch_id, intent.provider, intent.input_file_id,
                                  intent.call_ids, intent.round, "submitted", match.matched_by)
-            batch_queries.record_batch(db_path, record, intent.intent_id)
+            batch_queries.record_batch(store, record, intent.intent_id)
             claimed.add(match.batch_id)
             adopted.append(record)
         elif not candidates or resubmit:
-            batch_queries.abandon_intent(db_path, intent.intent_id)
+            batch_queries.abandon_intent(store, intent.intent_id)
         else:
             raise _ambiguous(intent, candidates)
     return adopted

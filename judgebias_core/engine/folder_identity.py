@@ -10,94 +10,96 @@ claims the folder before it reads a journal: the same store id goes on, another 
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
-from judgebias_core.engine.journal import JOURNAL_SUFFIX, run_file, run_folder
+from judgebias_core.engine.journal import JOURNAL_SUFFIX, run_file
 from judgebias_core.errors import ForeignRunFolder
 from judgebias_core.store import run_queries
+from judgebias_core.store.handle import Store
 from judgebias_core.text import counted
 
 IDENTITY_FILE = "store.json"
 ADOPT_COMMAND = "adopt-run-folder"
 
 
-def identity_path(db_path: str | os.PathLike[str]) -> Path:
-    return run_folder(db_path) / IDENTITY_FILE
+def identity_path(store: Store) -> Path:
+    return store.run_folder / IDENTITY_FILE
 
 
-def recorded_store_id(db_path: str | os.PathLike[str]) -> str | None:
+def recorded_store_id(store: Store) -> str | None:
     """The store id the run folder was written for (None: no folder, or one from before store ids existed)."""
     try:
-        values = json.loads(identity_path(db_path).read_text(encoding="utf-8"))
+        values = json.loads(identity_path(store).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     found = values.get("store_id") if isinstance(values, dict) else None
     return found if isinstance(found, str) else None
 
 
-def folder_journals(db_path: str | os.PathLike[str]) -> list[Path]:
-    folder = run_folder(db_path)
+def folder_journals(store: Store) -> list[Path]:
+    folder = store.run_folder
     return sorted(folder.glob(f"*{JOURNAL_SUFFIX}")) if folder.is_dir() else []
 
 
-def _record(db_path: str | os.PathLike[str], store_id: str, adopted_from: str | None = None) -> None:
-    path = identity_path(db_path)
+def _record(store: Store, store_id: str, adopted_from: str | None = None) -> None:
+    path = identity_path(store)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
-    values = {"store_id": store_id, "store": str(Path(db_path).resolve())}
+    values = {"store_id": store_id, "store": str(store.path.resolve())}
     temporary.write_text(json.dumps(values | ({"adopted_from": adopted_from} if adopted_from else {})),
                          encoding="utf-8")
     temporary.replace(path)
 
 
-def _how_to_adopt(db_path: str | os.PathLike[str]) -> str:
-    return (f"to import its journals into this store deliberately, run `python -m judgebias_core --db {db_path} "
+def _how_to_adopt(store: Store) -> str:
+    return (f"to import its journals into this store deliberately, run `python -m judgebias_core --db {store.path} "
             f"{ADOPT_COMMAND}` and then the same `run` command; to start afresh, move the folder "
-            f"{run_folder(db_path)} away")
+            f"{store.run_folder} away")
 
 
-def claim_run_folder(db_path: str | os.PathLike[str]) -> str:
+def claim_run_folder(store: Store) -> str:
     """Check the run folder belongs to this store (recording this store's id in a folder that has none); returns
     the store id. ``ForeignRunFolder`` when it was written for another store.
 
     A folder from before store ids existed is this store's when every journal in it is one of this store's runs (a
     run is registered before its first journal line); a journal of a run the store never had marks another store's
     folder."""
-    store_id = run_queries.store_id(db_path)
-    recorded = recorded_store_id(db_path)
+    with store.reader() as reader:
+        store_id, run_ids = run_queries.store_id(reader), run_queries.run_ids(reader)
+    recorded = recorded_store_id(store)
     if recorded == store_id:
         return store_id
-    folder = run_folder(db_path)
+    folder = store.run_folder
     if recorded is not None:
         raise ForeignRunFolder(f"the run folder {folder} was written for another store (id {recorded[:8]}…; this "
                                f"store is {store_id[:8]}…), so its journals are not replayed here: "
-                               f"{_how_to_adopt(db_path)}")
-    known = {run_file(db_path, run_id, JOURNAL_SUFFIX).name for run_id in run_queries.run_ids(db_path)}
-    strangers = [path.name.removesuffix(JOURNAL_SUFFIX) for path in folder_journals(db_path) if path.name not in known]
+                               f"{_how_to_adopt(store)}")
+    known = {run_file(store, run_id, JOURNAL_SUFFIX).name for run_id in run_ids}
+    strangers = [path.name.removesuffix(JOURNAL_SUFFIX) for path in folder_journals(store) if path.name not in known]
     if strangers:
         shown = ", ".join(strangers[:3]) + (" …" if len(strangers) > 3 else "")
         raise ForeignRunFolder(f"the run folder {folder} holds {counted(len(strangers), 'journal')} of runs this store "
                                f"never had ({shown}): it was left by another store of the same file name, so its "
-                               f"journals are not replayed here: {_how_to_adopt(db_path)}")
-    _record(db_path, store_id)
+                               f"journals are not replayed here: {_how_to_adopt(store)}")
+    _record(store, store_id)
     return store_id
 
 
-def adopt_run_folder(db_path: str | os.PathLike[str]) -> int:
+def adopt_run_folder(store: Store) -> int:
     """Make the run folder this store's, whichever store wrote it (the deliberate import): the next session of each
     of its runs replays the journal into this store. Returns how many journals the folder holds."""
-    store_id = run_queries.store_id(db_path)
-    _record(db_path, store_id, adopted_from=recorded_store_id(db_path) or "unknown (a folder without a store id)")
-    return len(folder_journals(db_path))
+    with store.reader() as reader:
+        store_id = run_queries.store_id(reader)
+    _record(store, store_id, adopted_from=recorded_store_id(store) or "unknown (a folder without a store id)")
+    return len(folder_journals(store))
 
 
-def set_aside_run_folder(db_path: str | os.PathLike[str]) -> Path:
+def set_aside_run_folder(store: Store) -> Path:
     """Rename another store's run folder to ``<store name>.set-aside-<time>`` (nothing deleted: it can be moved
     back and adopted) and return the new path. Only for the first launch's demo runs, which must not be blocked by
     a folder an earlier store left behind; a user's own run is refused instead (``claim_run_folder``)."""
-    folder = run_folder(db_path)
+    folder = store.run_folder
     target = folder.with_name(f"{folder.name}.set-aside-{time.strftime('%Y%m%d-%H%M%S')}")
     folder.rename(target)
     return target

@@ -10,7 +10,6 @@ The call itself is sent again by that session, as before: the estimate is what t
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,13 +20,14 @@ from judgebias_core.engine.journal import run_file
 from judgebias_core.engine.records import ReplyRecord
 from judgebias_core.judges.prices import Price, estimate_tokens
 from judgebias_core.run_types import PlannedCall
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 SENT_SUFFIX = ".sent.jsonl"
 
 
-def sent_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_file(db_path, run_id, SENT_SUFFIX)
+def sent_path(store: Store, run_id: str) -> Path:
+    return run_file(store, run_id, SENT_SUFFIX)
 
 
 class SendLedger:
@@ -73,11 +73,11 @@ def mean_output_tokens(journal: Mapping[str, ReplyRecord], default: int) -> int:
     return round(sum(lengths) / len(lengths)) if lengths else default
 
 
-def settle_unanswered_sends(db_path: str | os.PathLike[str], run_id: str, calls: Mapping[str, PlannedCall],
+def settle_unanswered_sends(store: Store, run_id: str, calls: Mapping[str, PlannedCall],
                             journal: Mapping[str, ReplyRecord], price: Price | None, max_tokens: int) -> int:
     """Store the sends of earlier sessions that got no journal line, with their estimated cost, then clear the
     ledger. Idempotent (keyed by run, call and send time): a kill between the two stores nothing twice."""
-    path = sent_path(db_path, run_id)
+    path = sent_path(store, run_id)
     lost = [(call_id, at) for call_id, at in unanswered(read_sends(path), journal) if call_id in calls]
     if lost:
         output_tokens = mean_output_tokens(journal, max_tokens)
@@ -88,6 +88,6 @@ def settle_unanswered_sends(db_path: str | os.PathLike[str], run_id: str, calls:
             rows.append({"run_id": run_id, "call_id": call_id, "sent_at": at,
                          "input_tokens_estimate": input_tokens, "output_tokens_estimate": output_tokens,
                          "cost_usd_estimate": price.cost(input_tokens, output_tokens) if price else 0.0})
-        write_batch(db_path, StoreBatch(extra={"unanswered_sends": pd.DataFrame(rows)}))
+        write_batch(store, StoreBatch(extra={"unanswered_sends": pd.DataFrame(rows)}))
     path.unlink(missing_ok=True)
     return len(lost)

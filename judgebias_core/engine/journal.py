@@ -11,36 +11,30 @@ import re
 from pathlib import Path
 
 from judgebias_core.engine.records import ReplyRecord
+from judgebias_core.store.handle import Store
 
-RUNS_FOLDER = "runs"
 JOURNAL_SUFFIX = ".journal.jsonl"
-
-
-def run_folder(db_path: str | os.PathLike[str]) -> Path:
-    """Where a store's run journals, progress and cancel files live: ``<store dir>/runs/<store name>/``."""
-    path = Path(db_path)
-    return path.parent / RUNS_FOLDER / path.stem
 
 
 def _safe(run_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", run_id)
 
 
-def run_file(db_path: str | os.PathLike[str], run_id: str, suffix: str) -> Path:
+def run_file(store: Store, run_id: str, suffix: str) -> Path:
     """One of a run's files: ``.journal.jsonl``, ``.progress.json``, ``.cancel``, ``.launch.json``, ``.log``."""
-    return run_folder(db_path) / f"{_safe(run_id)}{suffix}"
+    return store.run_folder / f"{_safe(run_id)}{suffix}"
 
 
-def journal_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_file(db_path, run_id, JOURNAL_SUFFIX)
+def journal_path(store: Store, run_id: str) -> Path:
+    return run_file(store, run_id, JOURNAL_SUFFIX)
 
 
-def progress_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_file(db_path, run_id, ".progress.json")
+def progress_path(store: Store, run_id: str) -> Path:
+    return run_file(store, run_id, ".progress.json")
 
 
-def cancel_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_file(db_path, run_id, ".cancel")
+def cancel_path(store: Store, run_id: str) -> Path:
+    return run_file(store, run_id, ".cancel")
 
 
 class Journal:

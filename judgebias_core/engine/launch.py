@@ -38,7 +38,7 @@ from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
 from judgebias_core.run_types import JudgeClient, PlannedCall
 from judgebias_core.store import run_queries
-from judgebias_core.store.schema import migrate
+from judgebias_core.store.handle import Store, StoreReader
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 ProgressCallback = Callable[[RunProgress], None]
@@ -78,7 +78,7 @@ def run_params(spec: RunSpec, plan: Plan, client: JudgeClient, settings: RunSett
             "batch": batch.model_dump(mode="json") if batch else None}
 
 
-def register_run(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, client: JudgeClient,
+def register_run(store: Store, spec: RunSpec, plan: Plan, client: JudgeClient,
                  settings: RunSettings | None = None, batch: BaseModel | None = None) -> None:
     """Write (or refresh) the run's row, its judge and its prompt template; ``batch`` marks a batch-mode run."""
     runs = pd.DataFrame([{
@@ -93,12 +93,12 @@ def register_run(db_path: str | os.PathLike[str], spec: RunSpec, plan: Plan, cli
         "description": client.describe()}])
     templates = pd.DataFrame([{"template_id": plan.template_id, "name": plan.template.name,
                                "kind": plan.template.call_kind, "text": plan.template.text}])
-    write_batch(db_path, StoreBatch(judges=judges, prompt_templates=templates, runs=runs))
+    write_batch(store, StoreBatch(judges=judges, prompt_templates=templates, runs=runs))
 
 
-def check_same_run(db_path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> None:
+def check_same_run(reader: StoreReader, spec: RunSpec, run_id: str) -> None:
     """Refuse a run id that exists with other settings (or was not made by the engine)."""
-    record = run_queries.run_record(db_path, run_id)
+    record = run_queries.run_record(reader, run_id)
     if record is None:
         return
     stored = json.loads(str(record["params"] or "{}")).get("spec")
@@ -110,7 +110,7 @@ def check_same_run(db_path: str | os.PathLike[str], spec: RunSpec, run_id: str) 
                               "resume it with the same settings or choose another --run-id")
 
 
-def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings | None = None,
+def start_run(store: Store, spec: RunSpec, settings: RunSettings | None = None,
               run_id: str | None = None, on_progress: ProgressCallback | None = None,
               key: str | None = None) -> RunOutcome:
     """Run (or resume) a run to the end, a spending cap or a cancel request; returns its stored counts."""
@@ -118,20 +118,32 @@ def start_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSetti
     provider = get_provider(spec.provider)
     if not provider.capabilities.live:
         raise InvalidArgument(f"provider {spec.provider!r} has no live calls: use batch mode")
-    migrate(db_path)
-    claim_run_folder(db_path)  # never replay another store's journals (ForeignRunFolder)
-    run_id = run_id or spec.default_run_id()
-    check_same_run(db_path, spec, run_id)
     if (settings.max_cost_usd is not None and provider.paid and price_of(spec.model) is None
             and settings.price_per_mtok is None):
         raise InvalidArgument(f"no price for {spec.model!r} in the price table: add it (JUDGEBIAS_PRICES) "
                               "to use a spending cap")
-    plan = build_plan(db_path, spec, run_id)
-    with RunLock(db_path, run_id):
-        client = make_client(db_path, spec, settings, key)
-        register_run(db_path, spec, plan, client, settings)
-        begin_session(db_path, run_id)
-        return asyncio.run(_execute(db_path, spec, settings, plan, client, on_progress))
+    plan = prepare_run(store, spec, run_id or spec.default_run_id())
+    with RunLock(store, plan.run_id):
+        client = begin_run(store, spec, settings, plan, key)
+        return asyncio.run(_execute(store, spec, settings, plan, client, on_progress))
+
+
+def prepare_run(store: Store, spec: RunSpec, run_id: str) -> Plan:
+    """Before a session (live or batch): claim the run folder (never replay another store's journals:
+    ``ForeignRunFolder``), refuse a run id stored with other settings, and plan the run, on one snapshot."""
+    claim_run_folder(store)
+    with store.reader() as reader:
+        check_same_run(reader, spec, run_id)
+        return build_plan(reader, spec, run_id)
+
+
+def begin_run(store: Store, spec: RunSpec, settings: RunSettings, plan: Plan, key: str | None,
+              batch: BaseModel | None = None) -> JudgeClient:
+    """Under the run's lock: the judge client, the run's row written (or refreshed), a new session begun."""
+    client = make_client(store, spec, settings, key)
+    register_run(store, spec, plan, client, settings, batch)
+    begin_session(store, plan.run_id)
+    return client
 
 
 @dataclass(frozen=True)
@@ -146,18 +158,19 @@ class Session:
     pending: list[PlannedCall]  # the plan's calls with no reply yet, in plan order
 
 
-def open_session(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,
+def open_session(store: Store, spec: RunSpec, settings: RunSettings, plan: Plan,
                  client: JudgeClient) -> Session:
     """Replay the run's journal into the store (writer not started yet) and list the calls still to send."""
     context = RunContext(plan.run_id, client.name, plan.template_id, client.parser or plan.template.parser,
                          spec.allow_none)
     calls = {c.call_id: c for c in plan.calls}
-    stored = run_queries.stored_call_status(db_path, plan.run_id)
+    with store.reader() as reader:
+        stored = run_queries.stored_call_status(reader, plan.run_id)
     no_reply_ids = set(stored.loc[stored["parse_status"] == NO_REPLY, "call_id"])
-    writer = StoreWriter(db_path, calls, context, spec.provider, spec.model, no_reply_ids,
+    writer = StoreWriter(store, calls, context, spec.provider, spec.model, no_reply_ids,
                          settings.flush_every, settings.flush_interval_s, settings.store_retry_s)
-    journaled = read_journal(journal_path(db_path, plan.run_id))
-    settle_unanswered_sends(db_path, plan.run_id, calls, journaled, price_of(spec.model) if client.paid else None,
+    journaled = read_journal(journal_path(store, plan.run_id))
+    settle_unanswered_sends(store, plan.run_id, calls, journaled, price_of(spec.model) if client.paid else None,
                             spec.max_tokens)
     replayed = replay_journal(journaled, set(stored["call_id"]), no_reply_ids, calls, writer)
     writer.parse_failures = 0  # the replayed lines are in the stored counts
@@ -167,25 +180,27 @@ def open_session(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSe
     return Session(calls, writer, replayed, answered, no_reply_ids - answered, pending)
 
 
-def finish_session(db_path: str | os.PathLike[str], plan: Plan, status: RunStatus, sent: int,
+def finish_session(store: Store, plan: Plan, status: RunStatus, sent: int,
                    replayed: int, left: tuple[tuple[str, int], ...] = ()) -> RunOutcome:
     """The run's stored counts after a session (its status is already written)."""
-    counts = run_queries.run_counts(db_path, plan.run_id)
+    with store.reader() as reader:
+        counts = run_queries.run_counts(reader, plan.run_id)
     return RunOutcome(plan.run_id, status, len(plan.calls), int(counts["completed"]), int(counts["failed"]),
                       int(counts["parse_failures"]), counts["cost_usd"], sent, replayed, left,
                       counts["cost_estimated_usd"], int(counts["unanswered_sends"]), int(counts["unpriced_calls"]))
 
 
-def status_from_store(db_path: str | os.PathLike[str], plan: Plan, status: RunStatus) -> RunStatus:
+def status_from_store(store: Store, plan: Plan, status: RunStatus) -> RunStatus:
     """What the session's status is as the store shows it: "complete" only when every planned call is stored (a
     reply or a stored failure), else "interrupted" (a resume stores the rest). Other statuses stay."""
     if status is not RunStatus.COMPLETE:
         return status
-    stored = set(run_queries.stored_call_status(db_path, plan.run_id)["call_id"])
+    with store.reader() as reader:
+        stored = set(run_queries.stored_call_status(reader, plan.run_id)["call_id"])
     return RunStatus.COMPLETE if all(c.call_id in stored for c in plan.calls) else RunStatus.INTERRUPTED
 
 
-def end_session(db_path: str | os.PathLike[str], plan: Plan, writer: StoreWriter,
+def end_session(store: Store, plan: Plan, writer: StoreWriter,
                 status: RunStatus) -> tuple[RunStatus, StoreError | None]:
     """Store what the writer still holds, then the run's status as the store shows it; never leaves the run
     "running". Returns the status and the error that stopped the session's writes (the caller raises it)."""
@@ -196,48 +211,49 @@ def end_session(db_path: str | os.PathLike[str], plan: Plan, writer: StoreWriter
         failure = error
     failure = failure or writer.failure
     try:
-        status = RunStatus.INTERRUPTED if failure else status_from_store(db_path, plan, status)
-        run_queries.set_run_status(db_path, plan.run_id, status, finished=status is not RunStatus.INTERRUPTED)
+        status = RunStatus.INTERRUPTED if failure else status_from_store(store, plan, status)
+        run_queries.set_run_status(store, plan.run_id, status, finished=status is not RunStatus.INTERRUPTED)
     except Exception as error:  # noqa: BLE001 - the store is unusable now: the progress file says interrupted
         status = RunStatus.INTERRUPTED
         failure = failure or StoreWriteError(f"run {plan.run_id}: its status could not be written to the store "
-                                             f"{db_path} ({type(error).__name__}: {error}); every reply is in "
-                                             f"its journal {journal_path(db_path, plan.run_id)}: free the store, "
+                                             f"{store.path} ({type(error).__name__}: {error}); every reply is in "
+                                             f"its journal {journal_path(store, plan.run_id)}: free the store, "
                                              "then run the same command again to store them")
     return status, failure
 
 
-def abandon_session(db_path: str | os.PathLike[str], run_id: str) -> None:
+def abandon_session(store: Store, run_id: str) -> None:
     """A session that failed before sending (a journal that could not be replayed): the run is not left
     "running" (best effort: the store may be what failed)."""
     with contextlib.suppress(Exception):
-        run_queries.set_run_status(db_path, run_id, RunStatus.INTERRUPTED, finished=False)
+        run_queries.set_run_status(store, run_id, RunStatus.INTERRUPTED, finished=False)
 
 
-async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, plan: Plan,
+async def _execute(store: Store, spec: RunSpec, settings: RunSettings, plan: Plan,
                    client: JudgeClient, on_progress: ProgressCallback | None) -> RunOutcome:
     try:
-        session = open_session(db_path, spec, settings, plan, client)
+        session = open_session(store, spec, settings, plan, client)
     except BaseException:
         await client.aclose()
-        abandon_session(db_path, plan.run_id)
+        abandon_session(store, plan.run_id)
         raise
     writer, pending = session.writer, session.pending
     cache_keys = {c.call_id: cache_key(spec, c) for c in pending} if client.paid else {}
-    cached = cached_records(run_queries.cached_replies(db_path, list(cache_keys.values())))
+    with store.reader() as reader:  # before the writer thread opens the store
+        cached = cached_records(run_queries.cached_replies(reader, list(cache_keys.values())))
+        base = run_queries.run_counts(reader, plan.run_id)
     price, unpriced = run_price(spec.model, spec.provider, settings.price_per_mtok)
     budget = Budget(settings.max_cost_usd, price, spec.max_tokens, unpriced=unpriced)
-    base = run_queries.run_counts(db_path, plan.run_id)
-    journal = Journal(journal_path(db_path, plan.run_id))
-    ledger = SendLedger(sent_path(db_path, plan.run_id))
+    journal = Journal(journal_path(store, plan.run_id))
+    ledger = SendLedger(sent_path(store, plan.run_id))
     landing = ReplyLanding(journal, writer, session.earlier_failures, ledger)
     executor = RunExecutor(client, settings, landing, budget, cache_keys, cached,
-                           should_cancel=lambda: cancel_requested(db_path, plan.run_id))
+                           should_cancel=lambda: cancel_requested(store, plan.run_id))
     budget.spent = base["cost_usd"]
 
     def report(status: RunStatus = RunStatus.RUNNING) -> None:
         progress = _progress(plan, executor, writer, base, status)
-        write_progress(db_path, progress)
+        write_progress(store, progress)
         if on_progress:
             on_progress(progress)
 
@@ -249,12 +265,12 @@ async def _execute(db_path: str | os.PathLike[str], spec: RunSpec, settings: Run
         await client.aclose()
         journal.close()
         ledger.close()
-        status, failure = end_session(db_path, plan, writer, status)
+        status, failure = end_session(store, plan, writer, status)
         with contextlib.suppress(OSError):  # a full disk: the stored status is written, the file may not be
             report(status)
     if failure is not None:
         raise failure
-    return finish_session(db_path, plan, status, landing.counts.sent, session.replayed)
+    return finish_session(store, plan, status, landing.counts.sent, session.replayed)
 
 
 def replay_journal(journal: Mapping[str, ReplyRecord], stored_ids: set[str], no_reply_ids: set[str],

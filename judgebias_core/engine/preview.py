@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from judgebias_core.judges.prices import PlanEstimate, estimate_plan, price_of
@@ -10,6 +9,7 @@ from judgebias_core.protocols.plans import build_plan
 from judgebias_core.protocols.spec import RunSettings, RunSpec
 from judgebias_core.providers import get_provider
 from judgebias_core.store import run_queries
+from judgebias_core.store.handle import StoreReader
 
 
 @dataclass(frozen=True)
@@ -26,14 +26,14 @@ class RunPreview:
     existing_status: str | None  # the run id exists already: launching resumes it
 
 
-def preview_run(db_path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings,
+def preview_run(reader: StoreReader, spec: RunSpec, settings: RunSettings,
                 run_id: str | None = None) -> RunPreview:
     """Plan the run without sending anything."""
     provider = get_provider(spec.provider)
-    plan = build_plan(db_path, spec, run_id)
+    plan = build_plan(reader, spec, run_id)
     estimate = estimate_plan([len(c.system) + len(c.user) for c in plan.calls], spec.model, spec.max_tokens,
                              settings.concurrency, provider.assumed_latency_s, paid=provider.paid)
-    record = run_queries.run_record(db_path, plan.run_id)
+    record = run_queries.run_record(reader, plan.run_id)
     return RunPreview(
         run_id=plan.run_id, calls=len(plan.calls), items=len({c.item_id for c in plan.calls}), estimate=estimate,
         price_known=not provider.paid or price_of(spec.model) is not None, template_name=plan.template.name,

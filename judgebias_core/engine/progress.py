@@ -15,6 +15,7 @@ from typing import IO
 
 from judgebias_core.engine.journal import cancel_path, progress_path, run_file
 from judgebias_core.models import RunStatus
+from judgebias_core.store.handle import Store
 
 
 @dataclass(frozen=True)
@@ -38,40 +39,40 @@ class RunProgress:
         return self.completed + self.failed
 
 
-def write_progress(db_path: str | os.PathLike[str], progress: RunProgress) -> None:
-    path = progress_path(db_path, progress.run_id)
+def write_progress(store: Store, progress: RunProgress) -> None:
+    path = progress_path(store, progress.run_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(asdict(progress)), encoding="utf-8")
     temporary.replace(path)
 
 
-def write_batch_line(db_path: str | os.PathLike[str], run_id: str, line: str) -> None:
+def write_batch_line(store: Store, run_id: str, line: str) -> None:
     """The batch run's latest provider progress line, next to its progress file (read by the Runs page)."""
-    path = _batch_line_path(db_path, run_id)
+    path = _batch_line_path(store, run_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp-batches")
     temporary.write_text(line, encoding="utf-8")
     temporary.replace(path)
 
 
-def read_batch_line(db_path: str | os.PathLike[str], run_id: str) -> str | None:
+def read_batch_line(store: Store, run_id: str) -> str | None:
     """The last batch progress line of the run's current session (None for live runs or before the first poll)."""
     try:
-        return _batch_line_path(db_path, run_id).read_text(encoding="utf-8")
+        return _batch_line_path(store, run_id).read_text(encoding="utf-8")
     except OSError:
         return None
 
 
-def _batch_line_path(db_path: str | os.PathLike[str], run_id: str) -> Path:
-    return run_file(db_path, run_id, ".batches.txt")
+def _batch_line_path(store: Store, run_id: str) -> Path:
+    return run_file(store, run_id, ".batches.txt")
 
 
-def begin_session(db_path: str | os.PathLike[str], run_id: str) -> None:
+def begin_session(store: Store, run_id: str) -> None:
     """What a new session of a run (live or batch) starts from: no pending cancel request, and no batch line
     left by an earlier session."""
-    clear_cancel(db_path, run_id)
-    _batch_line_path(db_path, run_id).unlink(missing_ok=True)
+    clear_cancel(store, run_id)
+    _batch_line_path(store, run_id).unlink(missing_ok=True)
 
 
 def process_alive(pid: int) -> bool:
@@ -84,9 +85,9 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def read_progress(db_path: str | os.PathLike[str], run_id: str) -> RunProgress | None:
+def read_progress(store: Store, run_id: str) -> RunProgress | None:
     """The run's last progress; a 'running' run whose process is gone reads as 'interrupted'."""
-    path = progress_path(db_path, run_id)
+    path = progress_path(store, run_id)
     try:
         values = json.loads(Path(path).read_text(encoding="utf-8"))
         progress = RunProgress(**(values | {"status": RunStatus(values["status"])}))
@@ -97,19 +98,19 @@ def read_progress(db_path: str | os.PathLike[str], run_id: str) -> RunProgress |
     return progress
 
 
-def request_cancel(db_path: str | os.PathLike[str], run_id: str) -> None:
+def request_cancel(store: Store, run_id: str) -> None:
     """Ask a running run to stop (it finishes the calls in flight, stores them and exits cleanly)."""
-    path = cancel_path(db_path, run_id)
+    path = cancel_path(store, run_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(str(time.time()), encoding="utf-8")
 
 
-def cancel_requested(db_path: str | os.PathLike[str], run_id: str) -> bool:
-    return cancel_path(db_path, run_id).exists()
+def cancel_requested(store: Store, run_id: str) -> bool:
+    return cancel_path(store, run_id).exists()
 
 
-def clear_cancel(db_path: str | os.PathLike[str], run_id: str) -> None:
-    cancel_path(db_path, run_id).unlink(missing_ok=True)
+def clear_cancel(store: Store, run_id: str) -> None:
+    cancel_path(store, run_id).unlink(missing_ok=True)
 
 
 class RunLock:
@@ -122,8 +123,8 @@ class RunLock:
     file while a third launch locks a new one.
     """
 
-    def __init__(self, db_path: str | os.PathLike[str], run_id: str) -> None:
-        self.path = run_file(db_path, run_id, ".lock")
+    def __init__(self, store: Store, run_id: str) -> None:
+        self.path = run_file(store, run_id, ".lock")
         self.run_id = run_id
         self._file: IO[str] | None = None
 

@@ -10,7 +10,6 @@ raises it. Nothing is ever dropped: every record stays pending until a write of 
 from __future__ import annotations
 
 import json
-import os
 import random
 import threading
 import time
@@ -24,6 +23,7 @@ from judgebias_core.errors import StoreWriteError
 from judgebias_core.models import NO_REPLY, PARSE_FAILED
 from judgebias_core.run_types import PlannedCall
 from judgebias_core.store import run_queries
+from judgebias_core.store.handle import Store
 from judgebias_core.store.writes import StoreBatch, write_batch
 from judgebias_core.text import counted
 
@@ -50,11 +50,11 @@ class StoreWriter(threading.Thread):
     """Collects reply records from the event loop and writes them every ``flush_interval_s`` (sooner when
     ``flush_every`` records wait). The loop only appends to a list under a lock: no thread wake-up per reply."""
 
-    def __init__(self, db_path: str | os.PathLike[str], calls: Mapping[str, PlannedCall], context: RunContext,
+    def __init__(self, store: Store, calls: Mapping[str, PlannedCall], context: RunContext,
                  provider: str, model: str, replace_ids: set[str], flush_every: int = 50,
                  flush_interval_s: float = 0.5, retry_s: float = 120.0) -> None:
         super().__init__(name=f"judgebias-writer-{context.run_id}", daemon=True)
-        self.db_path = db_path
+        self.store = store
         self.calls = calls
         self.context = context
         self.provider, self.model = provider, model
@@ -133,10 +133,10 @@ class StoreWriter(threading.Thread):
         if now - self._failing_since >= self.retry_s and self.failure is None:
             waiting = len(self._pending)
             self.failure = StoreWriteError(
-                f"run {self.context.run_id}: the store {self.db_path} refused to write "
+                f"run {self.context.run_id}: the store {self.store} refused to write "
                 f"{counted(waiting, 'reply', 'replies')} for {self.retry_s:.0f} s ({self.last_error}); the run "
                 f"stopped as interrupted and every reply is kept in its journal "
-                f"{journal_path(self.db_path, self.context.run_id)}: free the store (disk space, another process "
+                f"{journal_path(self.store, self.context.run_id)}: free the store (disk space, another process "
                 "holding it, a damaged file), then run the same command again or Resume it on the Runs page to "
                 "store them")
             self.failure.__cause__ = error
@@ -163,8 +163,8 @@ class StoreWriter(threading.Thread):
             return
         frame = rows_frame(self.calls, records, self.context)
         replaced = [r.call_id for r in records if r.call_id in self.replace_ids and r.text is not None]
-        run_queries.delete_no_reply_calls(self.db_path, replaced)
-        write_batch(self.db_path, StoreBatch(
+        run_queries.delete_no_reply_calls(self.store, replaced)
+        write_batch(self.store, StoreBatch(
             judge_calls=frame, extra={"response_cache": cache_frame(records, self.provider, self.model,
                                                                     self.context.run_id)},
         ))

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
+
+import pandas as pd
 
 from judgebias_core.errors import InvalidArgument, JudgeCallError
 from judgebias_core.protocols.spec import RunSpec
 from judgebias_core.run_types import JudgeClient, JudgeReply, PlannedCall
-from judgebias_core.store import run_queries
 
 NO_RECORDING = "no recording"
 
@@ -24,11 +24,12 @@ class ReplayJudge(JudgeClient):
     provider = "replay"
     paid = False
 
-    def __init__(self, path: str | os.PathLike[str], spec: RunSpec) -> None:
+    def __init__(self, recorded: pd.DataFrame, spec: RunSpec) -> None:
+        """``recorded``: the judge's recorded replies in the study (``run_queries.recorded_replies``), read by the
+        provider's client factory."""
         self.model = spec.model
         self.name = spec.judge_name()
         self.study = spec.replay_study
-        recorded = run_queries.recorded_replies(path, spec.dataset_id, spec.replay_study, spec.model)
         if recorded.empty:
             raise InvalidArgument(f"the store holds no recorded replies of {spec.model!r} on {spec.dataset_id} "
                                   f"(study {spec.replay_study!r}) to replay")

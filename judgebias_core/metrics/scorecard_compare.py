@@ -192,9 +192,12 @@ def recommend(rows: Sequence[ScorecardRow], differences: dict[tuple, PairedDiffe
     else:
         chosen = best
         unpriced = len(contenders) - len(priced)
-        reason = (f"the best; {len(contenders) - 1} other configuration(s) are not clearly less accurate, and cost "
-                  f"is not recorded for {unpriced} of these {len(contenders)}, so the cheapest cannot be named")
-    words = [f"Use {chosen.label}: {reason}."]
+        others = len(contenders) - 1
+        reason = ("every other configuration is clearly less accurate" if not others else
+                  f"the most accurate; {others} other configuration{'s are' if others > 1 else ' is'} not clearly "
+                  f"less accurate, and cost is not recorded for {unpriced} of these {len(contenders)}, so the "
+                  "cheapest cannot be named")
+    words = [f"Why {chosen.label}: {reason}."]
     if chosen is not best:
         diff = differences[(chosen.judge, chosen.study, chosen.protocol)]
         words.append(f"Its accuracy is {_pct(chosen.accuracy.estimate)}, {_pct(abs(diff.difference))} "  # type: ignore[union-attr]

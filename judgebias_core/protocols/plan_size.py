@@ -1,46 +1,45 @@
 """How many calls a run's plan holds, counted from the store's item and candidate counts before any prompt is
 rendered (``build_plan`` of R = 3,000 repetitions would hold gigabytes of prompts before a limit could refuse it).
 
-``planned_call_count(path, spec) == len(build_plan(path, spec).calls)`` for every spec ``build_plan`` accepts
+``planned_call_count(reader, spec) == len(build_plan(reader, spec).calls)`` for every spec ``build_plan`` accepts
 (tests/test_plan_size.py).
 """
 
 from __future__ import annotations
-
-import os
 
 from judgebias_core.errors import InvalidArgument
 from judgebias_core.protocols.orderings import orderings_for
 from judgebias_core.protocols.plans import kept_candidates
 from judgebias_core.protocols.spec import RUBRIC_PROTOCOLS, RunSpec
 from judgebias_core.store import run_queries
+from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.queries import load_rubric
 
 
-def planned_call_count(path: str | os.PathLike[str], spec: RunSpec) -> int:
+def planned_call_count(reader: StoreReader, spec: RunSpec) -> int:
     """The number of calls the spec's plan will hold (the same errors as ``build_plan`` for a spec it refuses)."""
-    dataset = run_queries.dataset_row(path, spec.dataset_id)
+    dataset = run_queries.dataset_row(reader, spec.dataset_id)
     if spec.protocol in RUBRIC_PROTOCOLS:
         if dataset["kind"] != "pointwise":
             raise InvalidArgument(f"{spec.protocol} needs a rubric-scored (pointwise) dataset; "
                                   f"{spec.dataset_id} is pairwise")
         if spec.limit_candidates is not None:
             raise InvalidArgument("--limit-candidates is for pairwise runs; rubric runs take --limit-items")
-        return _rubric_calls(path, spec)
+        return _rubric_calls(reader, spec)
     if dataset["kind"] != "pairwise":
         raise InvalidArgument(f"{spec.protocol} needs a pairwise dataset; {spec.dataset_id} is rubric-scored")
     baseline = dataset["baseline_candidate"]
-    return _pairwise_calls(path, spec, None if baseline is None else str(baseline))
+    return _pairwise_calls(reader, spec, None if baseline is None else str(baseline))
 
 
-def _rubric_calls(path: str | os.PathLike[str], spec: RunSpec) -> int:
-    per_rubric = run_queries.plan_items_per_rubric(path, spec.dataset_id, spec.limit_items, spec.candidates,
+def _rubric_calls(reader: StoreReader, spec: RunSpec) -> int:
+    per_rubric = run_queries.plan_items_per_rubric(reader, spec.dataset_id, spec.limit_items, spec.candidates,
                                                    spec.rubric_id)
     total = 0
     for rubric_id, items in per_rubric.itertuples(index=False):
         if not isinstance(rubric_id, str):
             raise InvalidArgument("an item has no rubric: pass --rubric")
-        scores = load_rubric(path, rubric_id).scores
+        scores = load_rubric(reader, rubric_id).scores
         if spec.protocol == "rubric-permutation":
             trials = len(orderings_for(spec.orderings, scores))
         else:
@@ -49,10 +48,10 @@ def _rubric_calls(path: str | os.PathLike[str], spec: RunSpec) -> int:
     return total
 
 
-def _pairwise_calls(path: str | os.PathLike[str], spec: RunSpec, baseline: str | None) -> int:
+def _pairwise_calls(reader: StoreReader, spec: RunSpec, baseline: str | None) -> int:
     has_baseline_candidate = baseline is not None
-    keep = spec.candidates if spec.limit_candidates is None else kept_candidates(path, spec, baseline)
-    counts = run_queries.plan_item_candidate_counts(path, spec.dataset_id, spec.limit_items, keep)
+    keep = spec.candidates if spec.limit_candidates is None else kept_candidates(reader, spec, baseline)
+    counts = run_queries.plan_item_candidate_counts(reader, spec.dataset_id, spec.limit_items, keep)
     if spec.protocol == "listwise":
         if spec.listwise_size < 2:
             raise InvalidArgument("--listwise-size must be at least 2")

@@ -6,7 +6,6 @@ The combinatorics are pure functions (tested with hypothesis); ``build_plan`` jo
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,6 +28,7 @@ from judgebias_core.protocols.spec import RUBRIC_PROTOCOLS, RunSpec
 from judgebias_core.providers import Capabilities, all_providers, get_provider
 from judgebias_core.run_types import Ordering, PlannedCall
 from judgebias_core.store import run_queries
+from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.queries import load_rubric
 
 SlotOrder = tuple[str, ...]
@@ -121,10 +121,10 @@ def default_options(spec: RunSpec) -> int:
     return 2 if spec.dataset_id == "devbench" else 3
 
 
-def build_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str | None = None) -> Plan:
-    """Every call the run makes, in order, with its rendered prompt."""
+def build_plan(reader: StoreReader, spec: RunSpec, run_id: str | None = None) -> Plan:
+    """Every call the run makes, in order, with its rendered prompt: everything read through one snapshot."""
     run_id = run_id or spec.default_run_id()
-    dataset = run_queries.dataset_row(path, spec.dataset_id)
+    dataset = run_queries.dataset_row(reader, spec.dataset_id)
     if spec.logprobs and (not get_provider(spec.provider).capabilities.logprobs
                           or spec.protocol not in RUBRIC_PROTOCOLS):
         raise InvalidArgument("log-probabilities (expected score) are available for rubric runs of the providers "
@@ -138,18 +138,18 @@ def build_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str | None =
                                   f"{spec.dataset_id} is pairwise")
         if spec.limit_candidates is not None:
             raise InvalidArgument("--limit-candidates is for pairwise runs; rubric runs take --limit-items")
-        return _rubric_plan(path, spec, run_id)
+        return _rubric_plan(reader, spec, run_id)
     if dataset["kind"] != "pairwise":
         raise InvalidArgument(f"{spec.protocol} needs a pairwise dataset; {spec.dataset_id} is rubric-scored")
     baseline = dataset["baseline_candidate"]
-    return _pairwise_plan(path, spec, run_id, None if baseline is None else str(baseline))
+    return _pairwise_plan(reader, spec, run_id, None if baseline is None else str(baseline))
 
 
-def _rubric_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> Plan:
-    items = run_queries.plan_items(path, spec.dataset_id, spec.limit_items, spec.candidates)
+def _rubric_plan(reader: StoreReader, spec: RunSpec, run_id: str) -> Plan:
+    items = run_queries.plan_items(reader, spec.dataset_id, spec.limit_items, spec.candidates)
     if items.empty:
         raise InvalidArgument(f"no items to judge in {spec.dataset_id}")
-    labels = run_queries.score_labels(path, spec.dataset_id)
+    labels = run_queries.score_labels(reader, spec.dataset_id)
     label_of = {(r.item_id, r.rubric_id): float(r.mean_score) for r in labels.itertuples()}
     template = _template(spec, "rubric", 3)
     use_reference = spec.use_reference if spec.use_reference is not None else spec.dataset_id != "summeval"
@@ -161,7 +161,7 @@ def _rubric_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> Pl
         if not isinstance(rubric_id, str):
             raise InvalidArgument(f"item {item.item_id} has no rubric: pass --rubric")
         if rubric_id not in rubrics:
-            rubrics[rubric_id] = load_rubric(path, rubric_id)
+            rubrics[rubric_id] = load_rubric(reader, rubric_id)
         rubric = rubrics[rubric_id]
         orderings = orderings_for(spec.orderings, rubric.scores)
         first_orderings = first_orderings or tuple(orderings)
@@ -180,13 +180,13 @@ def _rubric_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str) -> Pl
     return Plan(spec, run_id, template, calls, rubric_id=only_rubric, orderings=first_orderings)
 
 
-def _pairwise_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str, baseline: str | None) -> Plan:
-    items = run_queries.plan_items(path, spec.dataset_id, spec.limit_items)
-    answers = run_queries.plan_answers(path, spec.dataset_id, items["item_id"].tolist())
-    keep = kept_candidates(path, spec, baseline)
+def _pairwise_plan(reader: StoreReader, spec: RunSpec, run_id: str, baseline: str | None) -> Plan:
+    items = run_queries.plan_items(reader, spec.dataset_id, spec.limit_items)
+    answers = run_queries.plan_answers(reader, spec.dataset_id, items["item_id"].tolist())
+    keep = kept_candidates(reader, spec, baseline)
     if keep is not None:
         answers = answers[answers["candidate"].isin(keep)]
-    preferences = dict(run_queries.preference_labels(path, spec.dataset_id).itertuples(index=False))
+    preferences = dict(run_queries.preference_labels(reader, spec.dataset_id).itertuples(index=False))
     answer_of = {(r.item_id, r.candidate): r.answer for r in answers.itertuples()}
     candidates_of = answers.groupby("item_id")["candidate"].apply(list).to_dict()
     options = default_options(spec)
@@ -219,12 +219,12 @@ def _pairwise_plan(path: str | os.PathLike[str], spec: RunSpec, run_id: str, bas
     return Plan(spec, run_id, template, calls)
 
 
-def kept_candidates(path: str | os.PathLike[str], spec: RunSpec, baseline: str | None) -> tuple[str, ...] | None:
+def kept_candidates(reader: StoreReader, spec: RunSpec, baseline: str | None) -> tuple[str, ...] | None:
     """The candidates a pairwise run keeps (None: all): ``candidates``, then the first ``limit_candidates`` of them
     in name order besides the baseline, which is always kept."""
     if spec.candidates is None and spec.limit_candidates is None:
         return None
-    chosen = list(spec.candidates) if spec.candidates else run_queries.dataset_candidates(path, spec.dataset_id)
+    chosen = list(spec.candidates) if spec.candidates else run_queries.dataset_candidates(reader, spec.dataset_id)
     others = sorted(c for c in dict.fromkeys(chosen) if c != baseline)
     if spec.limit_candidates is not None:
         others = others[: spec.limit_candidates]

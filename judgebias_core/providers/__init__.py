@@ -8,7 +8,6 @@ later (``register``) is offered and accepted everywhere in the same way.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,14 +17,16 @@ from judgebias_core.registry import Registry
 if TYPE_CHECKING:
     from judgebias_core.engine.batch_types import BatchBackend
     from judgebias_core.run_types import JudgeClient
+    from judgebias_core.store.handle import Store
 
 # Registration order is the order the CLI's choices and the New run page's picker show.
 BUILT_IN: tuple[str, ...] = ("simulated", "replay", "openai", "anthropic", "vllm", "ollama", "llamacpp")
 
-# A factory is given the run's ``RunSpec`` and ``RunSettings`` (protocols/spec.py), typed ``Any`` here because the
-# spec checks its provider against this registry: naming them would close the circle spec -> providers -> spec
+# A client factory is given the opened ``Store`` (where a replay reads its recorded replies). Factories are given
+# the run's ``RunSpec`` and ``RunSettings`` (protocols/spec.py), typed ``Any`` here because the spec checks its
+# provider against this registry: naming them would close the circle spec -> providers -> spec
 # (tests/test_import_graph.py). Each provider module types its own factories with them.
-ClientFactory = Callable[["str | os.PathLike[str]", Any, Any, "str | None"], "JudgeClient"]
+ClientFactory = Callable[["Store", Any, Any, "str | None"], "JudgeClient"]
 BackendFactory = Callable[[Any, Any, "str | None"], "BatchBackend"]
 # The RunSpec fields a provider's own settings give: (the settings' values by name, the run's seed) -> fields.
 SpecFields = Callable[[Mapping[str, "float | str"], "int | None"], Mapping[str, object]]

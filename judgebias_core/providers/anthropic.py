@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from judgebias_core.providers import Capabilities, Provider
@@ -11,6 +10,7 @@ if TYPE_CHECKING:
     from judgebias_core.engine.batch_types import BatchBackend
     from judgebias_core.protocols.spec import RunSettings, RunSpec
     from judgebias_core.run_types import JudgeClient
+    from judgebias_core.store.handle import Store
 
 # (input, output) USD per million tokens, list prices as published; edit when they change.
 PRICES: dict[str, tuple[float, float]] = {
@@ -24,7 +24,7 @@ PRICES: dict[str, tuple[float, float]] = {
 }
 
 
-def _client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
+def _client(store: Store, spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
     from judgebias_core.judges.anthropic_client import AnthropicJudge  # noqa: PLC0415 - SDK import on demand
 
     return AnthropicJudge(spec, settings, key)

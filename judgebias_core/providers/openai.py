@@ -3,7 +3,6 @@ LM Studio). Batch mode: the OpenAI Batch API."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from judgebias_core.providers import Capabilities, Provider
@@ -12,6 +11,7 @@ if TYPE_CHECKING:
     from judgebias_core.engine.batch_types import BatchBackend
     from judgebias_core.protocols.spec import RunSettings, RunSpec
     from judgebias_core.run_types import JudgeClient
+    from judgebias_core.store.handle import Store
 
 # (input, output) USD per million tokens, list prices as published; edit when they change.
 PRICES: dict[str, tuple[float, float]] = {
@@ -26,7 +26,7 @@ PRICES: dict[str, tuple[float, float]] = {
 }
 
 
-def openai_api_client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings,
+def openai_api_client(store: Store, spec: RunSpec, settings: RunSettings,
                       key: str | None) -> JudgeClient:
     """The OpenAI API client, for ``openai`` and every OpenAI-compatible preset."""
     from judgebias_core.judges.openai_client import OpenAIJudge  # noqa: PLC0415 - SDK import on demand

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from judgebias_core.judges.replay import ReplayJudge, replay_description
 from judgebias_core.protocols.spec import RunSettings, RunSpec
@@ -11,18 +11,24 @@ from judgebias_core.providers import Capabilities, Provider, SettingField
 from judgebias_core.run_types import JudgeClient
 from judgebias_core.store import run_queries
 
+if TYPE_CHECKING:
+    from judgebias_core.store.handle import Store, StoreReader
 
-def _client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
-    return ReplayJudge(path, spec)
+
+def _client(store: Store, spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
+    """The replay judge, given the recorded replies it answers from (one read of the store)."""
+    with store.reader() as reader:
+        recorded = run_queries.recorded_replies(reader, spec.dataset_id, spec.replay_study, spec.model)
+    return ReplayJudge(recorded, spec)
 
 
 def _describe(spec: RunSpec) -> str:
     return replay_description(spec.model, spec.replay_study)
 
 
-def recorded_judges(path: str | os.PathLike[str], dataset_id: str, study: str = "full") -> list[str]:
+def recorded_judges(reader: StoreReader, dataset_id: str, study: str = "full") -> list[str]:
     """The judges whose recorded replies on the dataset and study can be replayed: the models a run may pick."""
-    return run_queries.replay_judges(path, dataset_id, study)
+    return run_queries.replay_judges(reader, dataset_id, study)
 
 
 def _spec_fields(values: Mapping[str, float | str], seed: int | None) -> dict[str, object]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -14,10 +14,14 @@ from judgebias_core.protocols.spec import RunSettings, RunSpec, SimulatedParams
 from judgebias_core.providers import Capabilities, Provider, SettingField
 from judgebias_core.run_types import JudgeClient
 
+if TYPE_CHECKING:
+    from judgebias_core.store.handle import Store
+
 DEFAULT_WEIGHTS = "0.4,0.2,0.15,0.15,0.1"
 
 
-def _client(path: str | os.PathLike[str], spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
+
+def _client(store: Store, spec: RunSpec, settings: RunSettings, key: str | None) -> JudgeClient:
     return SimulatedJudge(spec)
 
 

@@ -14,16 +14,16 @@ __all__ = ["Report", "ReportRequest", "ReportSection", "ReportTable", "build_rep
            "render_html", "resolve_scope", "write_report"]
 
 
-def build_report_html(path: str | os.PathLike[str], request: ReportRequest) -> str:
-    """The report for ``request`` as one HTML document."""
-    with Store(path).reader() as reader:
+def build_report_html(store: Store, request: ReportRequest) -> str:
+    """The report for ``request`` as one HTML document, read on one snapshot."""
+    with store.reader() as reader:
         report = build_report(reader, request)
     return render_html(report)
 
 
-def write_report(path: str | os.PathLike[str], request: ReportRequest, out: str | os.PathLike[str]) -> Path:
+def write_report(store: Store, request: ReportRequest, out: str | os.PathLike[str]) -> Path:
     """Build the report and write it to ``out`` (UTF-8); returns the file written."""
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(build_report_html(path, request), encoding="utf-8")
+    target.write_text(build_report_html(store, request), encoding="utf-8")
     return target

@@ -6,23 +6,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
-import plotly.graph_objects as go
 
-from judgebias_core.analyses.calibration import calibration, dataset_label_words, prediction_powered
+from judgebias_core.analyses.calibration_view import CalibrationView, calibration_view
 from judgebias_core.analyses.datasets import dataset_has_labels
 from judgebias_core.analyses.judges_view import JudgesView, judges_view
-from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest, ppi_forest
+from judgebias_core.charts.calibration import confusion_heatmap, correlation_forest
 from judgebias_core.charts.judges import agreement_heatmap, disagreement_bars
 from judgebias_core.charts.style import retitled
 from judgebias_core.errors import NotFoundError
-from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
+from judgebias_core.metrics.calibration import AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.label_words import LabelWords
-from judgebias_core.metrics.ppi import PredictionPoweredWinRate
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
-from judgebias_core.report.ppi_part import prediction_powered_score_part
+from judgebias_core.report.ppi_part import prediction_powered_part
 from judgebias_core.store.handle import StoreReader
+from judgebias_core.wording.pairwise_phrasing import HEADLINE_JUDGES, names_list
 from judgebias_core.wording.phrasing import count_of, percent
-from judgebias_core.wording.verdict import calibration_verdict
 
 
 def _main_study(scope: ReportScope) -> str:
@@ -91,37 +89,6 @@ def calibration_sentence(result: PairwiseCalibration | RubricCalibration, who: s
             f"{result.weighted_kappa:.2f}) and Spearman rho = {result.spearman.statistic:.2f}.")
 
 
-def human_ceiling_sentences(result: RubricCalibration, who: str | None = None) -> list[str]:
-    """The judge's agreement with the experts read against the experts' agreement with each other; ``who`` names
-    the judge in the sentence itself (a simulated judge is called one where it is compared with people)."""
-    readings = (result.human_agreement_reading, result.human_pairwise_kappa_reading)
-    named = [reading.replace("this judge", who, 1) if who else reading for reading in readings if reading]
-    return [f"Human ceiling: {text if who and text.startswith(who) else text[0].upper() + text[1:]}."
-            for text in named]
-
-
-def ppi_sentence(ppi: PredictionPoweredWinRate, who: str) -> str:
-    e = ppi.estimate
-    return (f"What the verdicts of {who} are worth: keeping the human labels of {ppi.labelled:,} random items of "
-            f"{ppi.items:,}, the prediction-powered estimate (PPI++, Angelopoulos et al. 2023) of "
-            f"{ppi.candidate}'s human win rate is {_interval(e.ppi.estimate, e.ppi.low, e.ppi.high)}, against "
-            f"{_interval(e.human_only.estimate, e.human_only.low, e.human_only.high)} from those labels alone and "
-            f"{e.judge_only.estimate:.2f} from the judge alone (not an estimate of the human figure); every human "
-            f"label gives {ppi.all_labels_human_win_rate:.2f}." + (f" Caution: {ppi.caveat}." if ppi.caveat else ""))
-
-
-def _prediction_powered_part(reader: StoreReader, result: PairwiseCalibration,
-                             who: str) -> tuple[str, go.Figure] | None:
-    """The PPI sentence and figure where the labels are people's and name the candidates (Auto-J)."""
-    labels = result.swap_aggregated.labels
-    if result.label_source != "human" or ORIGINAL_FIRST in labels:
-        return None
-    ppi = prediction_powered(reader, result.dataset_id, result.judge, None, result.study)
-    return ppi_sentence(ppi, who), retitled(
-        ppi_forest(ppi, judges=[result.judge]),
-        f"Win rate from the verdicts of {who}, corrected with a sample of people's labels")
-
-
 def calibration_row(result: PairwiseCalibration | RubricCalibration,
                     words: LabelWords | None = None) -> dict[str, str]:
     named = (words or LabelWords(result.label_source)).short
@@ -140,56 +107,85 @@ def calibration_row(result: PairwiseCalibration | RubricCalibration,
             "parse failures": f"{result.failed:,} calls"}
 
 
-def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
-    """Each judge against the dataset's labels (human, or a reference judge's, said so), where labels exist."""
-    if not dataset_has_labels(reader, scope.dataset.id):
-        return None
-    results = []
-    for judge in scope.judges:
-        try:
-            results.append(calibration(reader, scope.dataset.id, judge))
-        except NotFoundError:  # the judge made no call on a labelled item
-            continue
-    if not results:
+def calibration_section_from_views(reader: StoreReader, views: Sequence[CalibrationView]) -> ReportSection | None:
+    """The calibration section from the topic's views (one per judge); the prediction-powered parts read the store
+    at their default share of labels and seed."""
+    if not views:
         return None
     figures = []
-    for result in results:
+    for view in views:
+        result = view.result
         if isinstance(result, PairwiseCalibration):
             table: AgreementTable | RubricCalibration = result.swap_aggregated
             labels: list[str] | list[int] = result.swap_aggregated.labels
         else:
             table, labels = result, result.levels
-        named = dataset_label_words(reader, scope.dataset.id, result.label_source)
-        figures.append(confusion_heatmap(labels, table.confusion, f"{result.judge} against {named.short} labels",
-                                         human_label=named.axis, judges=[result.judge]))
+        figures.append(confusion_heatmap(labels, table.confusion, f"{result.judge} against {view.words.short} labels",
+                                         human_label=view.words.axis, judges=[result.judge]))
         if isinstance(result, RubricCalibration):
             figures.append(correlation_forest([("Pearson", result.pearson), ("Spearman", result.spearman),
                                                ("Kendall", result.kendall)], judges=[result.judge]))
-    words = {r.label_source: dataset_label_words(reader, scope.dataset.id, r.label_source) for r in results}
-    verdicts = [calibration_verdict(r, scope.who(r.judge), r.judge in scope.simulated, words[r.label_source])
-                for r in results]
     # "In short" gives the plain first line of each verdict; the sentences below keep the coefficients.
-    headline = [v.lines[0].text for v in verdicts]
-    sentences = [calibration_sentence(r, scope.who(r.judge), words[r.label_source]) for r in results]
-    for result in results:
+    headline = ([view.verdict.lines[0].text for view in views] if len(views) <= HEADLINE_JUDGES
+                else _calibration_headline(views))
+    sentences = [calibration_sentence(view.result, view.who, view.words) for view in views]
+    for view in views:
+        result = view.result
         if isinstance(result, RubricCalibration):
-            sentences += human_ceiling_sentences(result, scope.who(result.judge))
-            if (score_part := prediction_powered_score_part(reader, result, scope.who(result.judge))) is not None:
-                sentences.append(score_part[0])
-                figures.append(score_part[1])
-        elif (part := _prediction_powered_part(reader, result, scope.who(result.judge))) is not None:
-            sentences.append(part[0])
+            sentences += view.ceiling_sentences
+        if (part := prediction_powered_part(reader, result)) is not None:  # the view the page reads
+            sentences += [part[0].sentence, part[0].report_sentence]
             figures.append(part[1])
+    axes = sorted({view.words.axis for view in views})
     return ReportSection(
         key="calibration", title=("How often the judges agree with the gold labels"
-                                  if any(w.gold for w in words.values()) else "How often the judges agree with people"),
+                                  if any(view.words.gold for view in views) else
+                                  "How often the judges agree with people"),
         headline=tuple(headline),
         sentences=tuple(sentences), figures=tuple(figures),
         tables=(ReportTable("Agreement with the labels",
-                            pd.DataFrame([calibration_row(r, words[r.label_source]) for r in results]),
-                            f"The labels ({', '.join(sorted({w.axis for w in words.values()}))}) are rows of each "
-                            "confusion matrix, judge labels columns."),),
+                            pd.DataFrame([calibration_row(view.result, view.words) for view in views]),
+                            f"The labels ({', '.join(axes)}) are rows of each confusion matrix, judge labels "
+                            "columns."),),
         metric_keys=("kappa", "kappa_quadratic", "confusion_matrix", "precision_recall", "pearson", "spearman",
                      "kendall"),
-        verdicts=tuple(verdicts),
+        verdicts=tuple(view.verdict for view in views),
     )
+
+
+def calibration_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
+    """Each judge against the dataset's labels (human, or a reference judge's, said so), where labels exist."""
+    if not dataset_has_labels(reader, scope.dataset.id):
+        return None
+    views = []
+    for judge in scope.judges:
+        try:
+            views.append(calibration_view(reader, scope.dataset.id, judge))
+        except NotFoundError:  # the judge made no call on a labelled item
+            continue
+    return calibration_section_from_views(reader, views)
+
+
+def _calibration_headline(views: Sequence[CalibrationView]) -> list[str]:
+    """"In short" for many judges: who agrees with the labels most and least (score, count, interval), then what
+    to do with each group of judges, in the verdicts' own words (their "What to do" lines)."""
+    ranked = sorted(views, key=lambda view: -float(view.verdict.figures["kappa"]))
+
+    def score(view: CalibrationView) -> str:
+        f = view.verdict.figures
+        unit = "pairs" if isinstance(view.result, PairwiseCalibration) else "scored calls"
+        return (f"a score of {float(f['kappa']):.2f} on {int(f['instances']):,} {unit}, 95% interval "
+                f"{float(f['interval_low']):.2f} to {float(f['interval_high']):.2f}")
+
+    best, worst = ranked[0], ranked[-1]
+    labels = sorted({view.words.phrase for view in views})
+    sentences = [f"Against {' and '.join(labels)}, of the {len(views)} judges {best.who} agrees most "
+                 f"({score(best)}) and {worst.who} least ({score(worst)}), where 0 is chance and 1 is perfect "
+                 "agreement."]
+    advice: dict[str, list[str]] = {}
+    for view in ranked:  # the labels were named once above
+        text = view.verdict.lines[-1].text.rstrip(".").replace(view.words.phrase, "the labels")
+        advice.setdefault(text, []).append(view.who)
+    sentences.append("What to do: " + "; ".join(f"{names_list(names)}: {text[:1].lower()}{text[1:]}"
+                                                for text, names in advice.items()) + ".")
+    return sentences

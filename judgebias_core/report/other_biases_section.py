@@ -5,21 +5,25 @@ Its verdicts come from ``report.verdict_factors``, the code the Other biases pag
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from judgebias_core.analyses.other_biases_view import OtherBiasesView, other_biases_view
 from judgebias_core.charts.judges import self_preference_heatmap
 from judgebias_core.charts.other_biases import in_family_chart, longer_answer_chart
 from judgebias_core.charts.style import retitled
-from judgebias_core.metrics.verbosity import VerbosityReport
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.phrasing import count_of, percent
 
 
-def verbosity_table(report: VerbosityReport) -> pd.DataFrame:
+def verbosity_table(view: OtherBiasesView) -> pd.DataFrame:
+    """One row per judge, with its slope test's corrected p in the report's family and in the page's default one."""
+    report = view.report
     rows = []
-    for r in report.judges:
+    for r, own, page in zip(report.judges, view.corrected(view.report_tests), view.corrected(view.page_tests),
+                            strict=True):
         share, slope = r.longer_share_clustered, r.slope
         rows.append({
             "judge": r.judge, "decisive pairs": f"{r.decisive_pairs:,}", "equal length": f"{r.equal_length_pairs:,}",
@@ -29,8 +33,14 @@ def verbosity_table(report: VerbosityReport) -> pd.DataFrame:
             f"log-odds per 1,000 characters (95%, clustered by {report.cluster})":
                 f"{slope.estimate:+.2f} ({slope.ci_low:+.2f} to {slope.ci_high:+.2f})" if slope is not None else "n/a",
             "reading (Holm over the judges)": report.reading(r.judge),
+            "corrected p": _p(own), "corrected p (page's family)": _p(page),
         })
     return pd.DataFrame(rows)
+
+
+def _p(value: float) -> str:
+    """A corrected p as the readings give it (three significant digits), 'n/a' when the family does not hold it."""
+    return "n/a" if math.isnan(value) else f"{value:.3g}"
 
 
 def other_biases_section_from_view(view: OtherBiasesView) -> ReportSection | None:
@@ -54,11 +64,11 @@ def other_biases_section_from_view(view: OtherBiasesView) -> ReportSection | Non
         key="other-biases", title=f"Longer answers and own family (study {view.study})",
         headline=tuple(headline), sentences=view.verbosity_sentences + view.self_preference_sentences,
         figures=tuple(figures),
-        tables=(ReportTable("Verbosity per judge", verbosity_table(view.report),
+        tables=(ReportTable("Verbosity per judge", verbosity_table(view),
                             "Decisive pairs: the same winner in both orders, not a tie; pairs of equal length are "
                             "left out of the share. Lengths in characters. Intervals are item-clustered (pairs of one "
                             "item resampled together; the slope's standard errors cluster-robust). "
-                            + " ".join(families)),),
+                            + " ".join([*families, view.report_families_sentence])),),
         metric_keys=("verbosity", "self_preference"),
         notes=(f"Self-preference controls for {preference.controls}; the raw family matrix does not.",)
         if preference is not None else (),
@@ -68,7 +78,8 @@ def other_biases_section_from_view(view: OtherBiasesView) -> ReportSection | Non
 
 def other_biases_section(reader: StoreReader, scope: ReportScope) -> ReportSection | None:
     """Verbosity of each judge and self-preference by family, on the main study's consistent pairs (the judges in
-    scope; the page adds their majority vote by default, and each names the family its tests are corrected over)."""
+    scope; the page adds their majority vote by default: each shows both families' corrected p-values, side by
+    side, and names both families with their sizes)."""
     if "pairwise" not in scope.call_kinds or not scope.studies:
         return None
     study = "full" if "full" in scope.studies else scope.studies[0]

@@ -20,7 +20,13 @@ from judgebias_core.metrics.pairwise_family import (
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.store.handle import StoreReader
-from judgebias_core.wording.pairwise_phrasing import direction_sentence, excess_sentence, headline_sentence
+from judgebias_core.wording.pairwise_phrasing import (
+    HEADLINE_JUDGES,
+    direction_sentence,
+    excess_sentence,
+    grouped_headline,
+    headline_sentence,
+)
 from judgebias_core.wording.phrasing import flip_sentence, p_value, percent, ranking_sentence
 
 METRIC_KEYS = ("flip_rate", "position_consistency", "first_slot_share", "position_test", "preference_fairness",
@@ -106,12 +112,15 @@ def task_table(breakdown: pd.DataFrame) -> pd.DataFrame:
 
 def _headline(headline: list[PairwiseJudgeMetrics], who: Callable[[str], str], study: str,
               family: CorrectedTests) -> list[str]:
-    sentences = [headline_sentence(who(r.judge), r, family) for r in headline]
     rated = [r for r in headline if r.classified_pairs]
+    # A line per judge reads well for a few; past HEADLINE_JUDGES the judges are grouped by what to do with them.
+    grouped = grouped_headline([(who(r.judge), r) for r in rated], family) if rated else []
+    sentences = ([headline_sentence(who(r.judge), r, family) for r in headline] + grouped[:1]
+                 if len(rated) <= HEADLINE_JUDGES else grouped)
     if len(rated) > 1:
         best, worst = rated[0], rated[-1]
         sentences.insert(0, ranking_sentence(who(best.judge), best.flip_rate, who(worst.judge), worst.flip_rate,
-                                             len(rated), study))
+                                             len(rated), study, best.classified_pairs, worst.classified_pairs))
     return sentences
 
 

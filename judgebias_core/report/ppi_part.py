@@ -1,41 +1,34 @@
-"""The report's prediction-powered mean score of a rubric judge (issue 14): one sentence and the forest figure, for
-the calibration section where the labels are people's."""
+"""The report's judge-assisted estimate (prediction-powered inference; issue 14) for the calibration section, where
+the labels are people's: the plain reading and the sentence with the figures, both from the view the Calibration
+page and ``metrics ppi --json`` read (``analyses.ppi_view``), and the forest figure."""
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from judgebias_core.analyses.calibration import prediction_powered_score
+from judgebias_core.analyses.ppi_view import PPIView, ppi_view
 from judgebias_core.charts.calibration import ppi_forest
 from judgebias_core.charts.style import retitled
-from judgebias_core.metrics.calibration import RubricCalibration
-from judgebias_core.metrics.ppi import PredictionPoweredMeanScore, labels_worth_sentence
+from judgebias_core.metrics.calibration import ORIGINAL_FIRST, PairwiseCalibration, RubricCalibration
 from judgebias_core.store.handle import StoreReader
 
 
-def _interval(value: float, low: float, high: float) -> str:
-    return f"{value:.2f} ({low:.2f} to {high:.2f})"
-
-
-def ppi_score_sentence(ppi: PredictionPoweredMeanScore, who: str) -> str:
-    """The PPI++ mean score next to the human-only and judge-only means, then what the judge's scores are worth."""
-    e = ppi.estimate
-    caution = f" Caution: {ppi.caveat}." if ppi.caveat else ""
-    return (f"What the scores of {who} are worth: keeping the human scores of {ppi.labelled:,} random items of "
-            f"{ppi.items:,} (the raters of an item averaged, the judge's calls of an item averaged), the "
-            f"prediction-powered estimate (PPI++, Angelopoulos et al. 2023) of the human mean score on "
-            f"{ppi.rubric_id} is {_interval(e.ppi.estimate, e.ppi.low, e.ppi.high)}, against "
-            f"{_interval(e.human_only.estimate, e.human_only.low, e.human_only.high)} from those labels alone and "
-            f"{e.judge_only.estimate:.2f} from the judge alone (not an estimate of the human figure); every label "
-            f"gives {ppi.all_labels_human_mean:.2f}. {labels_worth_sentence(e)}{caution}")
-
-
-def prediction_powered_score_part(reader: StoreReader, result: RubricCalibration,
-                                  who: str) -> tuple[str, go.Figure] | None:
-    """The sentence and figure for the calibrated run, where the labels are people's (SummEval); the default share
-    of labels kept (``metrics.ppi.default_label_fraction``), seed 0."""
+def report_ppi_view(reader: StoreReader, result: PairwiseCalibration | RubricCalibration) -> PPIView | None:
+    """The view at the default share of labels kept and seed 0, for the calibrated run, where the labels are
+    people's (and, pairwise, name the candidates: Auto-J); None elsewhere."""
     if result.label_source != "human":
         return None
-    ppi = prediction_powered_score(reader, result.dataset_id, result.judge, None, result.study)
-    return ppi_score_sentence(ppi, who), retitled(
-        ppi_forest(ppi, judges=[result.judge]), f"Mean score from {who}, corrected with a sample of people's labels")
+    if isinstance(result, PairwiseCalibration) and ORIGINAL_FIRST in result.swap_aggregated.labels:
+        return None
+    return ppi_view(reader, result.dataset_id, result.judge, None, None, result.study)
+
+
+def prediction_powered_part(reader: StoreReader,
+                            result: PairwiseCalibration | RubricCalibration) -> tuple[PPIView, go.Figure] | None:
+    """The view and its figure, titled in plain words (the judge, and "simulated" where it is, named)."""
+    view = report_ppi_view(reader, result)
+    if view is None:
+        return None
+    title = (f"Win rate from the verdicts of {view.who}, corrected with a sample of people's labels" if view.win_rate
+             else f"Mean score from {view.who}, corrected with a sample of people's labels")
+    return view, retitled(ppi_forest(view.result, judges=[result.judge]), title)

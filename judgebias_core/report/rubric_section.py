@@ -1,12 +1,11 @@
-"""Report section for rubric runs (METHODS.md section 1): from analyses.rubric and charts.rubric."""
+"""Report section for rubric runs (METHODS.md section 1): from each run's view (``analyses.rubric_view``), so it
+says what the Rubric bias page says, and charts.rubric."""
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
-from judgebias_core.analyses.rubric import rubric_report
+from judgebias_core.analyses.rubric_view import RubricView, rubric_view
 from judgebias_core.analyses.runs import list_rubric_runs
 from judgebias_core.charts.rubric import (
     correlation_comparison_figure,
@@ -18,99 +17,45 @@ from judgebias_core.charts.rubric import (
 from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.store.handle import StoreReader
-from judgebias_core.wording.bias_cost_words import cost_choice, cost_interval_words
-from judgebias_core.wording.phrasing import percent
-from judgebias_core.wording.verdict import rubric_verdict
+from judgebias_core.wording.phrasing import p_value, percent
+from judgebias_core.wording.rubric_words import own_cost_words, unmarked
 
 METRIC_KEYS = ("position_share", "position_given_score", "within_item_spread", "permutation_vs_repeat",
                "ordering_rank", "bias_cost", "g_eval_score", "parse_failures")
 REPEAT_PROTOCOL = "rubric-repeat"
 
 
-def _who(report: RubricReport) -> str:
-    return f"{report.run.judge}{' (a simulated judge)' if report.run.simulated else ''}"
-
-
-def _items(count: int) -> str:
-    return f"{count:,} item{'' if count == 1 else 's'}"
-
-
-def balance_sentence(report: RubricReport) -> str | None:
-    """What parse failures did to the balance of a run, or None when its parsed trials are balanced."""
-    exposure = report.exposure
-    if exposure.balanced or exposure.worst_share is None:
-        return None
-    off = (f"score {exposure.worst_score} sat at place {exposure.worst_position} in {percent(exposure.worst_share)} "
-           f"of the readable scores instead of {percent(1 / report.k)}")
-    if exposure.weighting == "orderings-equal":
-        return (f"Parse failures unbalanced run {report.run.run_id} ({off}), so its place shares are "
-                "exposure-weighted: every ordering counts equally.")
-    return (f"In run {report.run.run_id} score and place are confounded ({off}): the place shares mix content with "
-            "position.")
-
-
-def position_sentence(report: RubricReport) -> str:
-    """The place whose share is furthest from 1/k, in words, with the count of readable scores and the test."""
-    share, tests = report.position, report.position_tests
-    if share.n == 0:
-        return f"{_who(report)} gave no readable score in run {report.run.run_id}."
-    furthest = max(range(share.k), key=lambda p: abs(tests.shares[p].rate - share.uniform))
-    chosen = tests.shares[furthest]
-    opening = (f"With the {share.k} score options rotated through every place, {_who(report)}"
-               if report.exposure.weighting != "not-possible"
-               else f"On the orderings of run {report.run.run_id} (not balanced on the readable scores, so score and "
-                    f"place are partly confounded), {_who(report)}")
-    return (f"{opening} chose the option shown at place {furthest + 1} in {percent(chosen.rate)} of "
-            f"{share.n:,} readable scores (95% item-clustered interval {percent(chosen.low)} to "
-            f"{percent(chosen.high)}), where a judge blind to the order would choose each place "
-            f"{percent(share.uniform)} of the time; the lean to that place "
-            f"{tests.corrected.sentence(f'position {furthest + 1}')}, one clustered test per place.")
-
-
-def spread_sentence(report: RubricReport) -> str:
-    spread = report.spread_permutation
-    return (f"Changing only the order of the options moves one item's score by {spread.mean_sd:.2f} points on "
-            f"average: the {spread.description()}.")
-
-
-def correlation_sentence(report: RubricReport) -> str | None:
-    human = report.human
-    if human is None or math.isnan(human.permutation.pearson):
-        return None
-    source = "people's scores" if human.label_source == "human" else "a reference judge's scores (not people's)"
-    text = (f"Against {source}, the scores averaged over all orderings correlate at Pearson r = "
-            f"{human.permutation.pearson:.2f} over {_items(human.permutation.n)}")
-    if human.repeat is not None and not math.isnan(human.repeat.pearson):
-        text += f"; asking the canonical order again and again gives r = {human.repeat.pearson:.2f}"
-    return text + "."
-
-
 def bias_cost_sentence(report: RubricReport) -> str:
-    """The run's own Bias Cost choice: recommended only when stable by its own rule, with its interval named."""
-    costs, best = report.bias_cost, report.recommended
-    if best is None:
-        return f"Bias Cost recommends no ordering for run {report.run.run_id}: {costs.reason}."
-    choice = cost_choice(costs, "among the run's orderings")
-    return (f"The lowest Bias Cost among the run's orderings is {''.join(map(str, best.ordering))}, "
-            f"{best.bias_cost:.3f} ({cost_interval_words(costs, best).rstrip('.')}). {choice.sentence}")
+    """The run's own Bias Cost choice as the Rubric bias page says it (never a recommendation when unstable), with
+    its interval named."""
+    own = own_cost_words(report)
+    return unmarked(own.sentence) + (f" {own.interval}" if own.interval else "")
 
 
-def geval_sentence(report: RubricReport) -> str | None:
-    geval = report.geval
-    if not geval.available:
-        return None
-    text = (f"The G-Eval expected score (from the judge's{' simulated' if geval.simulated else ''} score "
-            f"probabilities) averages {geval.mean_expected:.2f} against a parsed {geval.mean_parsed:.2f} over "
-            f"{geval.compared:,} calls")
-    expected, parsed, difference = geval.expected_vs_labels, geval.parsed_vs_labels, geval.difference
-    if expected is not None and parsed is not None and difference is not None and not math.isnan(expected.pearson):
-        source = "people's scores" if geval.label_source == "human" else "a reference judge's scores"
-        text += (f"; against {source} it correlates at Pearson r = {expected.pearson:.2f} where the parsed score "
-                 f"gives {parsed.pearson:.2f} (difference {difference.pearson:+.2f}, 95% item-bootstrap interval "
-                 f"{difference.pearson_ci[0]:+.2f} to {difference.pearson_ci[1]:+.2f}, {_items(difference.n)})")
-    if geval.simulated:
-        text += "; the simulated judge's probabilities follow the human label by construction"
-    return text + "."
+def run_sentences(view: RubricView) -> str:
+    """One run's paragraph: the page's words (balance, position shares and their rule, ordering rank, Bias Cost,
+    G-Eval), with the score spread and the correlation with the labels."""
+    report, position = view.report, view.position
+    balance = f"In run {report.run.run_id}: {position.balance.sentence}" if position.balance else None
+    rank = unmarked(view.ordering_rank.sentence) if view.ordering_rank.sentence else None
+    geval = view.geval
+    return " ".join(s for s in (balance, position.sentence, position.decided, view.spread.sentence,
+                                view.correlation.sentence, rank, bias_cost_sentence(report),
+                                geval.sentence and unmarked(geval.sentence), geval.decided) if s)
+
+
+def position_table(view: RubricView) -> ReportTable:
+    """The position shares with their intervals and corrected p-values, as the page's table holds them."""
+    report = view.report
+    frame = pd.DataFrame([{
+        "position": r.position, "choices": f"{r.choices:,}", "readable scores": f"{r.parsed:,}",
+        "share": percent(r.share), "95% interval (items together)": f"{percent(r.low)} to {percent(r.high)}",
+        "Wilson 95% (calls independent)": f"{percent(r.wilson_low)} to {percent(r.wilson_high)}",
+        "no-bias share": percent(r.uniform), "test": p_value(r.p),
+        f"after {view.position.correction} ({view.position.family_size} tests)": p_value(r.corrected_p),
+        "unlikely to be chance": "yes" if r.unlikely_chance else "no"} for r in view.position.rows])
+    return ReportTable(f"Where the chosen score sat: {report.run.judge} · run {report.run.run_id}", frame,
+                       view.position.decided)
 
 
 def _cost_cell(r: RubricReport) -> str:
@@ -149,15 +94,22 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
     runs = _runs_in_scope(reader, scope)
     main = runs[runs["protocol"] != REPEAT_PROTOCOL]
     repeats = runs[runs["protocol"] == REPEAT_PROTOCOL]
-    reports = []
+    views = []
     for run in main.itertuples():
         match = repeats[(repeats["judge"] == run.judge) & (repeats["rubric_id"] == run.rubric_id)]
-        reports.append(rubric_report(reader, run.run_id, match["run_id"].iloc[0] if len(match) else None))
-    if not reports:
+        views.append(rubric_view(reader, run.run_id, match["run_id"].iloc[0] if len(match) else None))
+    return rubric_section_from_views(views)
+
+
+def rubric_section_from_views(views: list[RubricView]) -> ReportSection | None:
+    """The section drawn from the runs' views (``analyses.rubric_view``), the objects the Rubric bias page draws."""
+    if not views:
         return None
-    verdicts = [rubric_verdict(r) for r in reports]
+    reports = [v.report for v in views]
+    verdicts = [v.verdict for v in views]
     figures, sentences = [], []
-    for report in reports:
+    for view in views:
+        report = view.report
         label = f"{report.run.judge} · run {report.run.run_id}"
         judge = [report.run.judge]
         figures += [position_share_figure(report.position, f"Where the chosen score sat: {label}",
@@ -169,15 +121,14 @@ def rubric_section(reader: StoreReader, scope: ReportScope) -> ReportSection | N
         if report.geval.available and report.geval.pulls:
             figures.append(geval_pull_figure(report.geval, f"Position pull, expected vs parsed score: {label}",
                                              judges=judge))
-        sentences.append(" ".join(s for s in (balance_sentence(report), position_sentence(report),
-                                              spread_sentence(report), correlation_sentence(report),
-                                              bias_cost_sentence(report), geval_sentence(report)) if s))
+        sentences.append(run_sentences(view))
     return ReportSection(
         key="rubric", title="Moving the score options (rubric position bias)",
         headline=tuple(verdict.lines[0].text for verdict in verdicts), sentences=tuple(sentences),
         figures=tuple(figures),
         tables=(ReportTable("Rubric runs", run_table(reports), "Trials are judge calls (one item under one "
                             "ordering); rates are over readable scores. Place shares carry item-clustered intervals; "
-                            "each run's place tests are Holm-corrected over its k places."),),
+                            "each run's place tests are Holm-corrected over its k places."),
+                *(position_table(view) for view in views)),
         metric_keys=METRIC_KEYS, verdicts=tuple(verdicts),
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,7 +17,6 @@ from judgebias_core.sources.summeval_rubrics import SUMMEVAL_DIMENSIONS, summeva
 from judgebias_core.store.connection import PROJECT_ROOT
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import dataset_summaries
-from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, WriteResult, write_batch
 
 BUNDLED_DATA_DIR = PROJECT_ROOT / "data"
@@ -270,21 +268,20 @@ def bundled_batch(dataset_id: str, data_dir: Path = BUNDLED_DATA_DIR) -> StoreBa
     raise KeyError(dataset_id)
 
 
-def import_bundled(path: str | os.PathLike[str], datasets: tuple[str, ...] = BUNDLED_DATASETS,
+def import_bundled(store: Store, datasets: tuple[str, ...] = BUNDLED_DATASETS,
                    data_dir: Path = BUNDLED_DATA_DIR, force: bool = False) -> list[ImportReport]:
-    """Import the bundled datasets into the store at ``path``; each dataset in one transaction.
+    """Import the bundled datasets into the store; each dataset in one transaction.
 
     A dataset already in the store is skipped (each was written whole, in one transaction) unless ``force``
     asks to re-read it, which still inserts only rows that are missing.
     """
-    migrate(path)
-    with Store(path).reader() as reader:
+    with store.reader() as reader:
         present = {summary.id for summary in dataset_summaries(reader)}
     reports = []
     for dataset_id in datasets:
         if dataset_id in present and not force:
             reports.append(ImportReport(dataset_id=dataset_id, inserted={}))
             continue
-        result: WriteResult = write_batch(path, bundled_batch(dataset_id, data_dir))
+        result: WriteResult = write_batch(store, bundled_batch(dataset_id, data_dir))
         reports.append(ImportReport(dataset_id=dataset_id, inserted=result.inserted))
     return reports

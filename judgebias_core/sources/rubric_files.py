@@ -10,7 +10,6 @@ Levels are integers from 1 to ``MAX_LEVEL``, 2 to ``MAX_LEVELS`` of them, consec
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import PurePath
 from typing import Any
@@ -25,7 +24,6 @@ from judgebias_core.sources.refused_characters import control_problem
 from judgebias_core.sources.upload_read import check_size, decode_text, file_problem, nested_too_deeply
 from judgebias_core.store.handle import Store
 from judgebias_core.store.queries import list_rubrics, load_rubric
-from judgebias_core.store.schema import migrate
 from judgebias_core.store.writes import StoreBatch, WriteResult, write_batch
 
 RUBRIC_SUFFIXES = (".yaml", ".yml", ".json")
@@ -215,22 +213,21 @@ def rubrics_batch(rubrics: list[Rubric], file_name: str, dataset_id: str | None 
     return StoreBatch(rubrics=heads, rubric_levels=levels)
 
 
-def upload_rubrics(path: str | os.PathLike[str], data: bytes, file_name: str,
+def upload_rubrics(store: Store, data: bytes, file_name: str,
                    dataset_id: str | None = None) -> tuple[list[Rubric], WriteResult]:
     """Read a rubric file and store its rubrics in one transaction (an id already stored is left as it was)."""
     rubrics = read_rubrics(data, file_name)
-    migrate(path)
-    with Store(path).reader() as reader:  # one read for every id; only ids already stored are compared one by one
-        stored_ids = set(list_rubrics(reader)["rubric_id"])
     clashes = []
-    for rubric in (r for r in rubrics if r.rubric_id in stored_ids):
-        try:
-            stored = load_rubric(path, rubric.rubric_id)
-        except NotFoundError:
-            continue
-        if (stored.criterion, stored.levels) != (rubric.criterion, rubric.levels):
-            clashes.append(RowProblem(None, "id", f"rubric id {rubric.rubric_id!r} is already stored with another "
-                                                  "criterion or levels; give this rubric another id"))
+    with store.reader() as reader:  # one read for every id; only ids already stored are compared one by one
+        stored_ids = set(list_rubrics(reader)["rubric_id"])
+        for rubric in (r for r in rubrics if r.rubric_id in stored_ids):
+            try:
+                stored = load_rubric(reader, rubric.rubric_id)
+            except NotFoundError:
+                continue
+            if (stored.criterion, stored.levels) != (rubric.criterion, rubric.levels):
+                clashes.append(RowProblem(None, "id", f"rubric id {rubric.rubric_id!r} is already stored with "
+                                                      "another criterion or levels; give this rubric another id"))
     if clashes:
         raise ValidationFailed(clashes, file_name)
-    return rubrics, write_batch(path, rubrics_batch(rubrics, file_name, dataset_id))
+    return rubrics, write_batch(store, rubrics_batch(rubrics, file_name, dataset_id))

@@ -7,7 +7,6 @@ the same settings gets the same ids, so uploading it twice changes nothing.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,7 @@ from judgebias_core.sources.upload_read import read_table
 from judgebias_core.sources.upload_records import upload_run_id
 from judgebias_core.sources.upload_spec import UploadSpec
 from judgebias_core.sources.upload_validate import clean_cell, duplicate_problems, validate_rows
-from judgebias_core.store.schema import migrate
+from judgebias_core.store.handle import Store, StoreReader
 from judgebias_core.store.upload_queries import StoreContext, store_context
 from judgebias_core.store.writes import StoreBatch, write_batch
 
@@ -143,14 +142,14 @@ def _column_locator(spec: UploadSpec) -> Any:
     return column_of
 
 
-def _store_context(path: str | os.PathLike[str], spec: UploadSpec, record: UploadKind,
+def _store_context(reader: StoreReader, spec: UploadSpec, record: UploadKind,
                    run_id: str | None) -> StoreContext:
     is_log = not record.creates_dataset
-    return store_context(path, spec.dataset_id, items=is_log, answers=is_log and record.dataset_kind == "pairwise",
+    return store_context(reader, spec.dataset_id, items=is_log, answers=is_log and record.dataset_kind == "pairwise",
                          levels=record.reads_levels, run_id=run_id)
 
 
-def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, spec: UploadSpec,
+def prepare_upload(store: Store, data: bytes, file_name: str, spec: UploadSpec,
                    preview_rows: int = 20) -> UploadPreview:
     """Read, map, validate and check an upload without writing; the preview holds every problem found."""
     content_hash = spec.content_hash(data)
@@ -164,12 +163,12 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     problems = mapping_problems(list(frame.columns), spec)
     if problems:
         return UploadPreview(spec, file_name, len(frame), content_hash, problems)
-    migrate(path)
     records = _records(frame, spec, record)
     valid, problems = validate_rows(records, record.row_model, _column_locator(spec))
     problems += id_problems(records, spec)
     run_id = None if record.creates_dataset else upload_run_id(spec, content_hash)
-    context = _store_context(path, spec, record, run_id)
+    with store.reader() as reader:
+        context = _store_context(reader, spec, record, run_id)
     if record.creates_dataset:
         dataset_problems, already = new_dataset_problems(spec, context, content_hash)
         problems += dataset_problems
@@ -187,15 +186,15 @@ def prepare_upload(path: str | os.PathLike[str], data: bytes, file_name: str, sp
     )
 
 
-def write_upload(path: str | os.PathLike[str], preview: UploadPreview) -> UploadResult:
+def write_upload(store: Store, preview: UploadPreview) -> UploadResult:
     """Write a prepared upload in one transaction; refuses (``ValidationFailed``) when it has any problem."""
     if preview.problems or preview.batch is None:
         raise ValidationFailed(preview.problems or [RowProblem(None, None, "nothing to write")], preview.file_name)
-    result = write_batch(path, preview.batch)
+    result = write_batch(store, preview.batch)
     return UploadResult(dataset_id=preview.spec.dataset_id, upload_kind=preview.spec.upload_kind, rows=preview.rows,
                         run_id=preview.run_id, inserted=result.inserted, already_stored=preview.already_stored)
 
 
-def upload_file(path: str | os.PathLike[str], data: bytes, file_name: str, spec: UploadSpec) -> UploadResult:
+def upload_file(store: Store, data: bytes, file_name: str, spec: UploadSpec) -> UploadResult:
     """Validate and write an upload: everything or nothing."""
-    return write_upload(path, prepare_upload(path, data, file_name, spec))
+    return write_upload(store, prepare_upload(store, data, file_name, spec))

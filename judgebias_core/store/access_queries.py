@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Sequence
 from typing import Literal
 
 import pandas as pd
 
-from judgebias_core.store.connection import connect, int_scalar, transaction
-from judgebias_core.store.schema import migrate
+from judgebias_core.store.connection import int_scalar
+from judgebias_core.store.handle import Store, StoreReader
 
 OperatorAction = Literal["launch", "resume", "cancel", "upload"]
 
@@ -30,25 +29,24 @@ WHERE l.actor = ? AND NOT list_contains(?, l.run_id)
 """
 
 
-def record_actions(path: str | os.PathLike[str], actor: str, action: OperatorAction, targets: Sequence[str],
+def record_actions(store: Store, actor: str, action: OperatorAction, targets: Sequence[str],
                    detail: str | None = None) -> None:
     """Keep one row per target, in one transaction."""
-    migrate(path)
-    with transaction(path) as con:
+    with store.writer() as con:
         con.executemany(
             "INSERT INTO operator_actions (action_id, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
             [[secrets.token_hex(8), actor, action, target, detail] for target in targets])
 
 
-def actions_on(path: str | os.PathLike[str], target: str) -> pd.DataFrame:
+def actions_on(reader: StoreReader, target: str) -> pd.DataFrame:
     """Every action on a run or dataset, oldest first (``acted_at, actor, action, detail``)."""
-    with connect(path, read_only=True) as con:
-        return con.execute("SELECT acted_at, actor, action, detail FROM operator_actions WHERE target = ? "
-                           "ORDER BY acted_at, action_id", [target]).df()
+    con = reader.con
+    return con.execute("SELECT acted_at, actor, action, detail FROM operator_actions WHERE target = ? "
+                       "ORDER BY acted_at, action_id", [target]).df()
 
 
-def running_runs_of(path: str | os.PathLike[str], actor: str, finished: Sequence[str] = ()) -> int:
+def running_runs_of(reader: StoreReader, actor: str, finished: Sequence[str] = ()) -> int:
     """How many runs marked running were last launched or resumed by ``actor`` (``finished``: run ids whose
     process is known to have ended although the store still says running)."""
-    with connect(path, read_only=True) as con:
-        return int_scalar(con, _RUNNING_OF_SQL, [actor, list(finished)])
+    con = reader.con
+    return int_scalar(con, _RUNNING_OF_SQL, [actor, list(finished)])

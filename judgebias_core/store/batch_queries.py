@@ -3,12 +3,10 @@ the provider accepted them (``run_batches``), marked when their results are stor
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judgebias_core.store.connection import connect, transaction
-from judgebias_core.store.schema import migrate
+from judgebias_core.store.handle import Store, StoreReader
 
 
 @dataclass(frozen=True)
@@ -41,10 +39,9 @@ class BatchIntent:
     batch_id: str | None = None
 
 
-def record_intent(path: str | os.PathLike[str], intent: BatchIntent) -> None:
+def record_intent(store: Store, intent: BatchIntent) -> None:
     """Keep what is about to be submitted, before the provider is asked to create it."""
-    migrate(path)
-    with transaction(path) as con:
+    with store.writer() as con:
         con.execute(
             "INSERT INTO batch_intents (intent_id, run_id, provider, round, chunk, call_ids, input_file_id, "
             "intent_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
@@ -53,11 +50,10 @@ def record_intent(path: str | os.PathLike[str], intent: BatchIntent) -> None:
         )
 
 
-def record_batch(path: str | os.PathLike[str], record: BatchRecord, intent_id: str | None = None) -> None:
+def record_batch(store: Store, record: BatchRecord, intent_id: str | None = None) -> None:
     """Keep a batch the moment the provider accepted it (or a resume adopted it), and settle its intent, in one
     transaction, so a resumed run polls it instead of sending it again."""
-    migrate(path)
-    with transaction(path) as con:
+    with store.writer() as con:
         con.execute(
             "INSERT OR IGNORE INTO run_batches (run_id, batch_id, provider, input_file_id, call_ids, round, status, "
             "adopted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -69,47 +65,44 @@ def record_batch(path: str | os.PathLike[str], record: BatchRecord, intent_id: s
                         [record.batch_id, intent_id])
 
 
-def abandon_intent(path: str | os.PathLike[str], intent_id: str) -> None:
+def abandon_intent(store: Store, intent_id: str) -> None:
     """An intent no batch at the provider answers to (never created, or ``--resubmit``): its calls go out again."""
-    with transaction(path) as con:
+    with store.writer() as con:
         con.execute("UPDATE batch_intents SET status = 'abandoned' WHERE intent_id = ?", [intent_id])
 
 
-def mark_collected(path: str | os.PathLike[str], run_id: str, batch_id: str, status: str = "collected") -> None:
-    with transaction(path) as con:
+def mark_collected(store: Store, run_id: str, batch_id: str, status: str = "collected") -> None:
+    with store.writer() as con:
         con.execute("UPDATE run_batches SET status = ?, collected_at = current_timestamp "
                     "WHERE run_id = ? AND batch_id = ?", [status, run_id, batch_id])
 
 
-def run_batches(path: str | os.PathLike[str], run_id: str, statuses: Sequence[str] = ("submitted", "collected"),
+def run_batches(reader: StoreReader, run_id: str, statuses: Sequence[str] = ("submitted", "collected"),
                 ) -> list[BatchRecord]:
     """The run's batches with one of ``statuses``, oldest first."""
-    migrate(path)
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT run_id, batch_id, provider, input_file_id, call_ids, round, status, adopted_by FROM run_batches "
-            "WHERE run_id = ? AND list_contains(?::VARCHAR[], status) ORDER BY submitted_at, batch_id",
-            [run_id, list(statuses)],
-        ).fetchall()
+    con = reader.con
+    rows = con.execute(
+        "SELECT run_id, batch_id, provider, input_file_id, call_ids, round, status, adopted_by FROM run_batches "
+        "WHERE run_id = ? AND list_contains(?::VARCHAR[], status) ORDER BY submitted_at, batch_id",
+        [run_id, list(statuses)],
+    ).fetchall()
     return [BatchRecord(r[0], r[1], r[2], r[3], tuple(r[4]), int(r[5]), r[6], r[7]) for r in rows]
 
 
-def pending_intents(path: str | os.PathLike[str], run_id: str) -> list[BatchIntent]:
+def pending_intents(reader: StoreReader, run_id: str) -> list[BatchIntent]:
     """The run's intents with no batch recorded: a session that stopped between writing one and recording its
     batch (the create may or may not have reached the provider)."""
-    migrate(path)
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT intent_id, run_id, provider, round, chunk, call_ids, input_file_id, intent_at, status, batch_id "
-            "FROM batch_intents WHERE run_id = ? AND status = 'pending' ORDER BY intent_at, chunk", [run_id],
-        ).fetchall()
+    con = reader.con
+    rows = con.execute(
+        "SELECT intent_id, run_id, provider, round, chunk, call_ids, input_file_id, intent_at, status, batch_id "
+        "FROM batch_intents WHERE run_id = ? AND status = 'pending' ORDER BY intent_at, chunk", [run_id],
+    ).fetchall()
     return [BatchIntent(r[0], r[1], r[2], int(r[3]), int(r[4]), tuple(r[5]), r[6], float(r[7]), r[8], r[9])
             for r in rows]
 
 
-def known_batch_ids(path: str | os.PathLike[str], provider: str) -> set[str]:
+def known_batch_ids(reader: StoreReader, provider: str) -> set[str]:
     """Every batch id this store has recorded for ``provider`` (any run): never adopted for another intent."""
-    migrate(path)
-    with connect(path, read_only=True) as con:
-        rows = con.execute("SELECT batch_id FROM run_batches WHERE provider = ?", [provider]).fetchall()
+    con = reader.con
+    rows = con.execute("SELECT batch_id FROM run_batches WHERE provider = ?", [provider]).fetchall()
     return {r[0] for r in rows}

@@ -1,4 +1,6 @@
-"""The store handle: ``Store(path).reader()`` for one consistent read of a whole analysis, ``writer()`` to write.
+"""The store handle, the one way into a store below the interfaces: ``Store.open(path)`` brings the file to the
+latest schema once (a file already there is only read: no write lock is taken), ``reader()`` gives one consistent
+read of a whole unit of work, ``writer()`` one write transaction, ``run_folder`` where the runs' journals live.
 
 No process keeps the file open (see ``connection.py``): a reader is one read-only connection inside one read
 transaction, held for one unit of work (an analysis, a page's read, a report) and closed when it ends. While it is
@@ -10,16 +12,24 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas only in annotations: the CLI's --help opens no store and must not import it
+    import pandas as pd
 
 from judgebias_core.store.blocks import refuse_truncated
 from judgebias_core.store.connection import connect, scalar, transaction
+from judgebias_core.store.schema import SCHEMA_VERSION, checked_version, migrate
+
+T = TypeVar("T")
+# A store's run journals, progress and cancel files: ``<store dir>/runs/<store name>/``.
+RUNS_FOLDER = "runs"
 
 
 @dataclass(frozen=True)
@@ -45,15 +55,40 @@ class StoreReader:
         """The single value of a one-row query (None when there is no row)."""
         return scalar(self.con, sql, list(params))
 
+    @property
+    def store(self) -> Store:
+        """The store this reader reads (for what lives beside it, such as its run folder)."""
+        return Store(self.path)
+
 
 @dataclass(frozen=True)
 class Store:
-    """A DuckDB store file. Holds no connection: each ``reader()`` / ``writer()`` opens one for its block."""
+    """A DuckDB store file at the latest schema. Holds no connection: each ``reader()`` / ``writer()`` opens one
+    for its block. Get one from ``Store.open`` (which migrates); ``Store(path)`` alone is a handle on a file known
+    to be migrated already (a child process of a run, a copy of an opened store)."""
 
     path: Path
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         object.__setattr__(self, "path", Path(path))
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Store:
+        """The store at ``path``, migrated to the latest schema (created when there is no file). A store already at
+        the latest schema is checked through a read-only connection and not written; a newer or damaged one is
+        refused (``SchemaError``, ``StoreError``)."""
+        store = cls(path)
+        if store.path.is_file() and store.path.stat().st_size > 0:
+            with connect(store.path, read_only=True) as con:
+                if checked_version(con, store.path) == SCHEMA_VERSION:
+                    return store
+        migrate(store.path)
+        return store
+
+    @property
+    def run_folder(self) -> Path:
+        """Where this store's run journals, progress and cancel files live: ``<store dir>/runs/<store name>/``."""
+        return self.path.parent / RUNS_FOLDER / self.path.stem
 
     @contextmanager
     def reader(self, busy_timeout_s: float = 30.0) -> Iterator[StoreReader]:
@@ -68,6 +103,12 @@ class Store:
                     con.execute("ROLLBACK")
                 raise
             con.execute("ROLLBACK")
+
+    def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(reader, *args, **kwargs)`` on one snapshot: a read function that takes a ``StoreReader`` first,
+        called as one unit of work."""
+        with self.reader() as reader:
+            return fn(reader, *args, **kwargs)
 
     @contextmanager
     def writer(self, busy_timeout_s: float = 60.0) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import duckdb
 
-from judgebias_core.store.connection import PROJECT_ROOT, connect, scalar, transaction
-from judgebias_core.store.schema import SCHEMA_VERSION, migrate
+from judgebias_core.store.connection import PROJECT_ROOT, connect, scalar
+from judgebias_core.store.handle import Store
+from judgebias_core.store.schema import SCHEMA_VERSION
 
 PREBUILT_DIR = PROJECT_ROOT / "data" / "prebuilt"
 MANIFEST_NAME = "manifest.json"
@@ -132,14 +133,13 @@ def prebuilt_status(folder: Path = PREBUILT_DIR, data_dir: Path | None = None) -
     return PrebuiltStatus(True, "snapshot matches the sources")
 
 
-def load_prebuilt(path: str | os.PathLike[str], folder: Path = PREBUILT_DIR) -> bool:
+def load_prebuilt(store: Store, folder: Path = PREBUILT_DIR) -> bool:
     """Load the snapshot into the empty store at ``path`` in one transaction. Returns False (and writes nothing)
     when the store already holds a dataset. Check ``prebuilt_status`` first."""
     manifest = _manifest(folder) or {}
     tables: dict[str, dict[str, object]] = manifest.get("tables", {})  # type: ignore[assignment]
     latest = manifest.get("latest_timestamp")
-    migrate(path)
-    with transaction(path) as con:
+    with store.writer() as con:
         con.execute("SET enable_progress_bar = false")
         if scalar(con, "SELECT count(*) FROM datasets"):
             return False

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import pandas as pd
 
 from judgebias_core.errors import NotFoundError
 from judgebias_core.models import DatasetSummary, JudgeCallDetail, Rubric, RubricLevel, StoreOverview
-from judgebias_core.store.connection import connect, int_scalar, scalar
+from judgebias_core.store.connection import int_scalar
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.store.schema import current_version
 
@@ -69,13 +67,9 @@ def store_overview(reader: StoreReader) -> StoreOverview:
     )
 
 
-def store_is_empty(path: str | os.PathLike[str]) -> bool:
-    """True when the file does not exist yet or holds no dataset."""
-    if not os.path.exists(path):
-        return True
-    with connect(path, read_only=True) as con:
-        tables = scalar(con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'datasets'")
-        return not tables or not scalar(con, "SELECT count(*) FROM datasets")
+def store_is_empty(reader: StoreReader) -> bool:
+    """True when the (migrated) store holds no dataset."""
+    return not reader.scalar("SELECT count(*) FROM datasets")
 
 
 def items_page(reader: StoreReader, dataset_id: str, offset: int = 0, limit: int = 50,
@@ -152,14 +146,14 @@ def call_detail(reader: StoreReader, call_id: str) -> JudgeCallDetail:
     )
 
 
-def load_rubric(path: str | os.PathLike[str], rubric_id: str) -> Rubric:
-    with connect(path, read_only=True) as con:
-        head = con.execute("SELECT criterion, source FROM rubrics WHERE rubric_id = ?", [rubric_id]).fetchall()
-        if not head:
-            raise NotFoundError(f"no rubric {rubric_id!r}")
-        levels = con.execute(
-            "SELECT level, description FROM rubric_levels WHERE rubric_id = ? ORDER BY level", [rubric_id]
-        ).fetchall()
+def load_rubric(reader: StoreReader, rubric_id: str) -> Rubric:
+    con = reader.con
+    head = con.execute("SELECT criterion, source FROM rubrics WHERE rubric_id = ?", [rubric_id]).fetchall()
+    if not head:
+        raise NotFoundError(f"no rubric {rubric_id!r}")
+    levels = con.execute(
+        "SELECT level, description FROM rubric_levels WHERE rubric_id = ? ORDER BY level", [rubric_id]
+    ).fetchall()
     return Rubric(rubric_id, head[0][0], tuple(RubricLevel(int(lv), d) for lv, d in levels), source=head[0][1])
 
 
@@ -173,26 +167,26 @@ def list_rubrics(reader: StoreReader, dataset_id: str | None = None) -> pd.DataF
     ).df()
 
 
-def list_runs(path: str | os.PathLike[str]) -> pd.DataFrame:
+def list_runs(reader: StoreReader) -> pd.DataFrame:
     """Every run with its stored and failed call counts and its cost: the replies' cost plus the estimate for
     requests a kill cut off after they were sent (``cost_estimated_usd``, ``unanswered_sends``); ``unpriced_calls``:
     an engine run's replies whose cost is unknown (no price for the model), left out of ``cost_usd``."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT r.run_id, r.dataset_id AS dataset, r.study, r.origin, r.protocol, r.provider, r.judge, r.model, "
-            "r.simulated, r.status, r.planned, "
-            "count(j.call_id) FILTER (WHERE j.parse_status <> 'no_reply') AS completed, "
-            "count(j.call_id) FILTER (WHERE j.parse_status = 'no_reply') AS failed, "
-            "count(j.call_id) FILTER (WHERE j.parse_status = 'failed') AS parse_failures, "
-            "coalesce(sum(j.cost_usd), 0) + coalesce(any_value(u.estimated), 0) AS cost_usd, "
-            "coalesce(any_value(u.estimated), 0) AS cost_estimated_usd, "
-            "coalesce(any_value(u.sends), 0) AS unanswered_sends, "
-            # engine runs only: imported records (bundled studies, uploads) never carried a cost
-            "count(j.call_id) FILTER (WHERE r.origin = 'engine' AND j.parse_status <> 'no_reply' "
-            "AND j.cost_usd IS NULL) AS unpriced_calls, r.created_at "
-            "FROM runs r LEFT JOIN judge_calls j USING (run_id) "
-            "LEFT JOIN (SELECT run_id, count(*) AS sends, sum(cost_usd_estimate) AS estimated FROM unanswered_sends "
-            "GROUP BY run_id) u USING (run_id) "
-            "GROUP BY r.run_id, r.dataset_id, r.study, r.origin, r.protocol, r.provider, r.judge, r.model, "
-            "r.simulated, r.status, r.planned, r.created_at ORDER BY r.created_at, r.run_id"
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT r.run_id, r.dataset_id AS dataset, r.study, r.origin, r.protocol, r.provider, r.judge, r.model, "
+        "r.simulated, r.status, r.planned, "
+        "count(j.call_id) FILTER (WHERE j.parse_status <> 'no_reply') AS completed, "
+        "count(j.call_id) FILTER (WHERE j.parse_status = 'no_reply') AS failed, "
+        "count(j.call_id) FILTER (WHERE j.parse_status = 'failed') AS parse_failures, "
+        "coalesce(sum(j.cost_usd), 0) + coalesce(any_value(u.estimated), 0) AS cost_usd, "
+        "coalesce(any_value(u.estimated), 0) AS cost_estimated_usd, "
+        "coalesce(any_value(u.sends), 0) AS unanswered_sends, "
+        # engine runs only: imported records (bundled studies, uploads) never carried a cost
+        "count(j.call_id) FILTER (WHERE r.origin = 'engine' AND j.parse_status <> 'no_reply' "
+        "AND j.cost_usd IS NULL) AS unpriced_calls, r.created_at "
+        "FROM runs r LEFT JOIN judge_calls j USING (run_id) "
+        "LEFT JOIN (SELECT run_id, count(*) AS sends, sum(cost_usd_estimate) AS estimated FROM unanswered_sends "
+        "GROUP BY run_id) u USING (run_id) "
+        "GROUP BY r.run_id, r.dataset_id, r.study, r.origin, r.protocol, r.provider, r.judge, r.model, "
+        "r.simulated, r.status, r.planned, r.created_at ORDER BY r.created_at, r.run_id"
+    ).df()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import pandas as pd
 
 from judgebias_core.errors import NotFoundError
-from judgebias_core.store.connection import connect, scalar, transaction
+from judgebias_core.store.connection import scalar
+from judgebias_core.store.handle import Store, StoreReader
 
 _ITEMS_SQL = """
 SELECT item_id, seq, task, question, response, candidate, reference_answer, rubric_id
@@ -34,23 +34,23 @@ FROM human_labels WHERE dataset_id = ? AND preference IS NOT NULL AND label_sour
 """
 
 
-def dataset_row(path: str | os.PathLike[str], dataset_id: str) -> dict[str, object]:
+def dataset_row(reader: StoreReader, dataset_id: str) -> dict[str, object]:
     """The dataset's kind and baseline candidate."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT dataset_id, kind, baseline_candidate FROM datasets WHERE dataset_id = ?", [dataset_id]
-        ).fetchall()
+    con = reader.con
+    rows = con.execute(
+        "SELECT dataset_id, kind, baseline_candidate FROM datasets WHERE dataset_id = ?", [dataset_id]
+    ).fetchall()
     if not rows:
         raise NotFoundError(f"no dataset {dataset_id!r} in the store")
     return {"dataset_id": rows[0][0], "kind": rows[0][1], "baseline_candidate": rows[0][2]}
 
 
-def plan_items(path: str | os.PathLike[str], dataset_id: str, limit: int | None,
+def plan_items(reader: StoreReader, dataset_id: str, limit: int | None,
                candidates: Sequence[str] | None = None) -> pd.DataFrame:
     """The first ``limit`` items in stored order (pointwise: only those written by ``candidates``)."""
     wanted = list(candidates) if candidates else None
-    with connect(path, read_only=True) as con:
-        return con.execute(_ITEMS_SQL, [dataset_id, wanted, wanted, limit if limit else 2**31 - 1]).df()
+    con = reader.con
+    return con.execute(_ITEMS_SQL, [dataset_id, wanted, wanted, limit if limit else 2**31 - 1]).df()
 
 
 # A plan's size before it is built (protocols/plan_size.py): per chosen item, its candidates (those kept, the
@@ -76,93 +76,93 @@ GROUP BY ALL
 """
 
 
-def plan_item_candidate_counts(path: str | os.PathLike[str], dataset_id: str, limit: int | None,
+def plan_item_candidate_counts(reader: StoreReader, dataset_id: str, limit: int | None,
                                candidates: Sequence[str] | None = None) -> pd.DataFrame:
     """``item_id, candidates, has_baseline`` of the first ``limit`` items, without reading any text."""
     keep = list(candidates) if candidates else None
-    with connect(path, read_only=True) as con:
-        return con.execute(_ITEM_CANDIDATE_COUNTS_SQL,
-                           {"dataset": dataset_id, "limit": limit or 2**31 - 1, "keep": keep}).df()
+    con = reader.con
+    return con.execute(_ITEM_CANDIDATE_COUNTS_SQL,
+                       {"dataset": dataset_id, "limit": limit or 2**31 - 1, "keep": keep}).df()
 
 
-def plan_items_per_rubric(path: str | os.PathLike[str], dataset_id: str, limit: int | None,
+def plan_items_per_rubric(reader: StoreReader, dataset_id: str, limit: int | None,
                           candidates: Sequence[str] | None = None, rubric_id: str | None = None) -> pd.DataFrame:
     """``rubric_id, items`` of the first ``limit`` items (``rubric_id`` overriding each item's own)."""
     keep = list(candidates) if candidates else None
-    with connect(path, read_only=True) as con:
-        return con.execute(_ITEMS_PER_RUBRIC_SQL, {"dataset": dataset_id, "limit": limit or 2**31 - 1,
-                                                   "keep": keep, "rubric": rubric_id}).df()
+    con = reader.con
+    return con.execute(_ITEMS_PER_RUBRIC_SQL, {"dataset": dataset_id, "limit": limit or 2**31 - 1,
+                                               "keep": keep, "rubric": rubric_id}).df()
 
 
-def plan_answers(path: str | os.PathLike[str], dataset_id: str, item_ids: Sequence[str]) -> pd.DataFrame:
+def plan_answers(reader: StoreReader, dataset_id: str, item_ids: Sequence[str]) -> pd.DataFrame:
     """Candidate answers of the given items."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT item_id, candidate, answer FROM answers WHERE dataset_id = ? AND list_contains(?, item_id) "
-            "ORDER BY item_id, candidate",
-            [dataset_id, list(item_ids)],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT item_id, candidate, answer FROM answers WHERE dataset_id = ? AND list_contains(?, item_id) "
+        "ORDER BY item_id, candidate",
+        [dataset_id, list(item_ids)],
+    ).df()
 
 
-def dataset_candidates(path: str | os.PathLike[str], dataset_id: str) -> list[str]:
+def dataset_candidates(reader: StoreReader, dataset_id: str) -> list[str]:
     """The names of a dataset's candidates (answers' systems), sorted."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute("SELECT DISTINCT candidate FROM answers WHERE dataset_id = ? ORDER BY candidate",
-                           [dataset_id]).fetchall()
+    con = reader.con
+    rows = con.execute("SELECT DISTINCT candidate FROM answers WHERE dataset_id = ? ORDER BY candidate",
+                       [dataset_id]).fetchall()
     return [str(r[0]) for r in rows]
 
 
-def score_labels(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+def score_labels(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
     """Per item and rubric, the mean human score (else the reference judge's mean)."""
-    with connect(path, read_only=True) as con:
-        return con.execute(_SCORE_LABELS_SQL, [dataset_id]).df()
+    con = reader.con
+    return con.execute(_SCORE_LABELS_SQL, [dataset_id]).df()
 
 
-def preference_labels(path: str | os.PathLike[str], dataset_id: str) -> pd.DataFrame:
+def preference_labels(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
     """Per item, the human preference (a candidate or 'tie') where one exists."""
-    with connect(path, read_only=True) as con:
-        return con.execute(_PREFERENCE_SQL, [dataset_id]).df()
+    con = reader.con
+    return con.execute(_PREFERENCE_SQL, [dataset_id]).df()
 
 
-def recorded_replies(path: str | os.PathLike[str], dataset_id: str, study: str, judge: str) -> pd.DataFrame:
+def recorded_replies(reader: StoreReader, dataset_id: str, study: str, judge: str) -> pd.DataFrame:
     """The bundled replies of one judge in one study, keyed by item, slot order and repetition."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT item_id, first_candidate, second_candidate, repetition, options, raw_output, parser "
-            "FROM judge_calls WHERE dataset_id = ? AND study = ? AND judge = ? AND raw_output IS NOT NULL "
-            "AND run_id LIKE 'bundled:%'",
-            [dataset_id, study, judge],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT item_id, first_candidate, second_candidate, repetition, options, raw_output, parser "
+        "FROM judge_calls WHERE dataset_id = ? AND study = ? AND judge = ? AND raw_output IS NOT NULL "
+        "AND run_id LIKE 'bundled:%'",
+        [dataset_id, study, judge],
+    ).df()
 
 
-def run_record(path: str | os.PathLike[str], run_id: str) -> dict[str, object] | None:
+def run_record(reader: StoreReader, run_id: str) -> dict[str, object] | None:
     """The stored run row, or None when the run id is new."""
-    with connect(path, read_only=True) as con:
-        frame = con.execute(
-            "SELECT r.*, t.text AS template_text FROM runs r LEFT JOIN prompt_templates t USING (template_id) "
-            "WHERE r.run_id = ?",
-            [run_id],
-        ).df()
+    con = reader.con
+    frame = con.execute(
+        "SELECT r.*, t.text AS template_text FROM runs r LEFT JOIN prompt_templates t USING (template_id) "
+        "WHERE r.run_id = ?",
+        [run_id],
+    ).df()
     return None if frame.empty else frame.iloc[0].to_dict()
 
 
-def stored_call_status(path: str | os.PathLike[str], run_id: str) -> pd.DataFrame:
+def stored_call_status(reader: StoreReader, run_id: str) -> pd.DataFrame:
     """call_id and parse_status of every call already stored for a run."""
-    with connect(path, read_only=True) as con:
-        return con.execute("SELECT call_id, parse_status FROM judge_calls WHERE run_id = ?", [run_id]).df()
+    con = reader.con
+    return con.execute("SELECT call_id, parse_status FROM judge_calls WHERE run_id = ?", [run_id]).df()
 
 
-def delete_no_reply_calls(path: str | os.PathLike[str], call_ids: Sequence[str]) -> None:
+def delete_no_reply_calls(store: Store, call_ids: Sequence[str]) -> None:
     """Drop stored 'no reply' rows of calls that are about to be stored with a reply."""
     if not call_ids:
         return
-    with transaction(path) as con:
+    with store.writer() as con:
         con.execute("DELETE FROM judge_calls WHERE parse_status = 'no_reply' AND list_contains(?, call_id)",
                     [list(call_ids)])
 
 
-def set_run_status(path: str | os.PathLike[str], run_id: str, status: str, finished: bool) -> None:
-    with transaction(path) as con:
+def set_run_status(store: Store, run_id: str, status: str, finished: bool) -> None:
+    with store.writer() as con:
         con.execute(
             "UPDATE runs SET status = ?, finished_at = CASE WHEN ? THEN current_timestamp ELSE NULL END "
             "WHERE run_id = ?",
@@ -170,34 +170,34 @@ def set_run_status(path: str | os.PathLike[str], run_id: str, status: str, finis
         )
 
 
-def cached_replies(path: str | os.PathLike[str], keys: Sequence[str]) -> pd.DataFrame:
+def cached_replies(reader: StoreReader, keys: Sequence[str]) -> pd.DataFrame:
     """Cached replies among ``keys`` (the response cache of every earlier run)."""
     if not keys:
         return pd.DataFrame(columns=["cache_key", "raw_output", "input_tokens", "output_tokens", "score_logprobs"])
-    with connect(path, read_only=True) as con:
-        con.register("_wanted_keys", pd.DataFrame({"cache_key": list(dict.fromkeys(keys))}))
-        frame = con.execute(
-            "SELECT c.cache_key, c.raw_output, c.input_tokens, c.output_tokens, c.score_logprobs FROM response_cache c "
-            "JOIN _wanted_keys w USING (cache_key)"
-        ).df()
-        con.unregister("_wanted_keys")
+    con = reader.con
+    con.register("_wanted_keys", pd.DataFrame({"cache_key": list(dict.fromkeys(keys))}))
+    frame = con.execute(
+        "SELECT c.cache_key, c.raw_output, c.input_tokens, c.output_tokens, c.score_logprobs FROM response_cache c "
+        "JOIN _wanted_keys w USING (cache_key)"
+    ).df()
+    con.unregister("_wanted_keys")
     return frame
 
 
-def run_counts(path: str | os.PathLike[str], run_id: str) -> dict[str, float]:
+def run_counts(reader: StoreReader, run_id: str) -> dict[str, float]:
     """Stored counts of one run: completed (a reply, parsed or not), failed (no reply), parse failures, cost (the
     replies' cost plus the estimate for requests a kill cut off: ``cost_estimated_usd`` of ``unanswered_sends``;
     ``unpriced_calls``: replies whose cost is unknown, left out of the sum)."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT count(*) FILTER (WHERE parse_status <> 'no_reply'), count(*) FILTER (WHERE parse_status = "
-            "'no_reply'), count(*) FILTER (WHERE parse_status = 'failed'), coalesce(sum(cost_usd), 0), "
-            "count(*) FILTER (WHERE parse_status <> 'no_reply' AND cost_usd IS NULL) "
-            "FROM judge_calls WHERE run_id = ?",
-            [run_id],
-        ).fetchall()
-        lost = con.execute("SELECT count(*), coalesce(sum(cost_usd_estimate), 0) FROM unanswered_sends "
-                           "WHERE run_id = ?", [run_id]).fetchall()
+    con = reader.con
+    rows = con.execute(
+        "SELECT count(*) FILTER (WHERE parse_status <> 'no_reply'), count(*) FILTER (WHERE parse_status = "
+        "'no_reply'), count(*) FILTER (WHERE parse_status = 'failed'), coalesce(sum(cost_usd), 0), "
+        "count(*) FILTER (WHERE parse_status <> 'no_reply' AND cost_usd IS NULL) "
+        "FROM judge_calls WHERE run_id = ?",
+        [run_id],
+    ).fetchall()
+    lost = con.execute("SELECT count(*), coalesce(sum(cost_usd_estimate), 0) FROM unanswered_sends "
+                       "WHERE run_id = ?", [run_id]).fetchall()
     completed, failed, parse_failures, cost, unpriced = rows[0]
     sends, estimated = lost[0]
     return {"completed": int(completed), "failed": int(failed), "parse_failures": int(parse_failures),
@@ -205,35 +205,35 @@ def run_counts(path: str | os.PathLike[str], run_id: str) -> dict[str, float]:
             "unanswered_sends": int(sends), "unpriced_calls": int(unpriced)}
 
 
-def store_id(path: str | os.PathLike[str]) -> str:
+def store_id(reader: StoreReader) -> str:
     """The store's identity (made once, by the migration that added it)."""
-    with connect(path, read_only=True) as con:
-        return str(scalar(con, "SELECT min(store_id) FROM store_identity"))
+    con = reader.con
+    return str(scalar(con, "SELECT min(store_id) FROM store_identity"))
 
 
-def run_ids(path: str | os.PathLike[str]) -> list[str]:
+def run_ids(reader: StoreReader) -> list[str]:
     """Every run id the store holds."""
-    with connect(path, read_only=True) as con:
-        return [row[0] for row in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+    con = reader.con
+    return [row[0] for row in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
 
 
-def run_calls_sample(path: str | os.PathLike[str], run_id: str, limit: int = 200) -> pd.DataFrame:
+def run_calls_sample(reader: StoreReader, run_id: str, limit: int = 200) -> pd.DataFrame:
     """The first stored calls of a run, for a look at what the judge replied."""
-    with connect(path, read_only=True) as con:
-        return con.execute(
-            "SELECT item_id, repetition, slots, ordering, verdict, score, chosen_position, parse_status, error, "
-            "input_tokens, output_tokens, latency_ms, cost_usd, cached FROM judge_calls WHERE run_id = ? "
-            "ORDER BY created_at, call_id LIMIT ?",
-            [run_id, limit],
-        ).df()
+    con = reader.con
+    return con.execute(
+        "SELECT item_id, repetition, slots, ordering, verdict, score, chosen_position, parse_status, error, "
+        "input_tokens, output_tokens, latency_ms, cost_usd, cached FROM judge_calls WHERE run_id = ? "
+        "ORDER BY created_at, call_id LIMIT ?",
+        [run_id, limit],
+    ).df()
 
 
-def replay_judges(path: str | os.PathLike[str], dataset_id: str, study: str = "full") -> list[str]:
+def replay_judges(reader: StoreReader, dataset_id: str, study: str = "full") -> list[str]:
     """Judges whose recorded replies on a dataset and study can be replayed."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT DISTINCT judge FROM judge_calls WHERE dataset_id = ? AND study = ? AND raw_output IS NOT NULL "
-            "AND run_id LIKE 'bundled:%' ORDER BY judge",
-            [dataset_id, study],
-        ).fetchall()
+    con = reader.con
+    rows = con.execute(
+        "SELECT DISTINCT judge FROM judge_calls WHERE dataset_id = ? AND study = ? AND raw_output IS NOT NULL "
+        "AND run_id LIKE 'bundled:%' ORDER BY judge",
+        [dataset_id, study],
+    ).fetchall()
     return [r[0] for r in rows]

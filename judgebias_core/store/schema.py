@@ -270,7 +270,7 @@ def missing_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [table for table in SCHEMA_TABLES if table not in present]
 
 
-def _checked_version(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str]) -> int:
+def checked_version(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str]) -> int:
     """The store's schema version; a newer one, or a store at the latest version that lacks a table, is refused."""
     refuse_truncated(con, path)
     version = current_version(con)
@@ -297,7 +297,7 @@ def migrate(path: str | os.PathLike[str]) -> int:
             return _migrate_open(con, path)
     except StoreReadOnlyError as refused:
         with connect(path, read_only=True) as con:
-            version = _checked_version(con, path)
+            version = checked_version(con, path)
         if version < SCHEMA_VERSION:
             raise StoreReadOnlyError(f"{refused}; it is at schema version {version} and this judgebias needs "
                                      f"version {SCHEMA_VERSION}, which opening it with write permission once "
@@ -306,7 +306,7 @@ def migrate(path: str | os.PathLike[str]) -> int:
 
 
 def _migrate_open(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str]) -> int:
-    version = _checked_version(con, path)
+    version = checked_version(con, path)
     if version == SCHEMA_VERSION:
         return version
     other_tables = "SELECT count(*) FROM information_schema.tables WHERE table_name <> 'schema_version'"

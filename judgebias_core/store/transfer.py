@@ -20,8 +20,7 @@ import pyarrow.parquet as pq
 from pandas.api.types import is_numeric_dtype
 
 from judgebias_core.errors import InvalidArgument, NotFoundError, RowProblem, ValidationFailed
-from judgebias_core.store.connection import connect
-from judgebias_core.store.schema import migrate
+from judgebias_core.store.handle import Store, StoreReader
 from judgebias_core.store.writes import StoreBatch, write_batch
 
 # store column -> exported column, per referenced table (the key column stays in the call's own columns)
@@ -127,7 +126,7 @@ def _write_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str], target: Path
     return int(pq.ParquetFile(target).metadata.num_rows)
 
 
-def export_runs(path: str | os.PathLike[str], run_ids: list[str], out: str | os.PathLike[str]) -> list[ExportedFile]:
+def export_runs(reader: StoreReader, run_ids: list[str], out: str | os.PathLike[str]) -> list[ExportedFile]:
     """Export runs as Parquet: to one file when ``out`` ends in .parquet, else one file per run in folder ``out``."""
     if not run_ids:
         raise InvalidArgument("name at least one run to export")
@@ -139,15 +138,15 @@ def export_runs(path: str | os.PathLike[str], run_ids: list[str], out: str | os.
     else:
         target.mkdir(parents=True, exist_ok=True)
     exported: list[ExportedFile] = []
-    with connect(path, read_only=True) as con:
-        _check_runs_exist(con, run_ids)
-        if single_file:
-            exported.append(ExportedFile(str(target), tuple(run_ids), _write_runs(con, run_ids, target)))
-        else:
-            taken: set[str] = set()
-            for run_id in run_ids:
-                file_path = target / _file_name_for(run_id, taken)
-                exported.append(ExportedFile(str(file_path), (run_id,), _write_runs(con, [run_id], file_path)))
+    con = reader.con
+    _check_runs_exist(con, run_ids)
+    if single_file:
+        exported.append(ExportedFile(str(target), tuple(run_ids), _write_runs(con, run_ids, target)))
+    else:
+        taken: set[str] = set()
+        for run_id in run_ids:
+            file_path = target / _file_name_for(run_id, taken)
+            exported.append(ExportedFile(str(file_path), (run_id,), _write_runs(con, [run_id], file_path)))
     return exported
 
 
@@ -213,11 +212,11 @@ def _table(frame: pd.DataFrame, mapping: dict[str, str], key: str, required: str
     return table.reset_index(drop=True) if not table.empty else None
 
 
-def judge_call_columns(path: str | os.PathLike[str]) -> list[str]:
+def judge_call_columns(reader: StoreReader) -> list[str]:
     """The columns ``judge_calls`` has in this store (the export carries whatever its source store had)."""
-    with connect(path, read_only=True) as con:
-        rows = con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'judge_calls' "
-                           "ORDER BY ordinal_position").fetchall()
+    con = reader.con
+    rows = con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'judge_calls' "
+                       "ORDER BY ordinal_position").fetchall()
     return [row[0] for row in rows]
 
 
@@ -232,25 +231,25 @@ def export_to_batch(frame: pd.DataFrame, call_columns: list[str]) -> StoreBatch:
     )
 
 
-def _datasets_without_items(path: str | os.PathLike[str], dataset_ids: list[str]) -> tuple[str, ...]:
-    with connect(path, read_only=True) as con:
-        rows = con.execute(
-            "SELECT d FROM unnest(?::VARCHAR[]) AS u(d) WHERE d NOT IN (SELECT DISTINCT dataset_id FROM items) "
-            "ORDER BY d", [dataset_ids],
-        ).fetchall()
+def _datasets_without_items(reader: StoreReader, dataset_ids: list[str]) -> tuple[str, ...]:
+    con = reader.con
+    rows = con.execute(
+        "SELECT d FROM unnest(?::VARCHAR[]) AS u(d) WHERE d NOT IN (SELECT DISTINCT dataset_id FROM items) "
+        "ORDER BY d", [dataset_ids],
+    ).fetchall()
     return tuple(row[0] for row in rows)
 
 
 # Loaders the caller passes in (the store does not depend on the bundled sources or the first launch):
-StorePreparer = Callable[[Path], object]  # fills an empty store as a first launch would
-BundledLoader = Callable[[Path, Sequence[str]], object]  # loads the bundled datasets of these ids (unknown: skip)
+StorePreparer = Callable[[Store], object]  # fills an empty store as a first launch would
+BundledLoader = Callable[[Store, Sequence[str]], object]  # loads the bundled datasets of these ids (unknown: skip)
 
 
-def import_runs(path: str | os.PathLike[str], source: str | os.PathLike[str], prepare: StorePreparer | None = None,
+def import_runs(store: Store, source: str | os.PathLike[str], prepare: StorePreparer | None = None,
                 load_bundled: BundledLoader | None = None) -> ImportResult:
     """Import exported runs from a Parquet file or folder, in one transaction; a second import adds nothing.
 
-    ``prepare`` (e.g. ``bootstrap.ensure_store_ready``) readies the store first, else it is only migrated;
+    ``prepare`` (e.g. ``bootstrap.ensure_store_ready``) readies the (opened, so migrated) store first;
     ``load_bundled`` gets the ids of the bundled datasets the runs refer to, so the store gets their items too;
     any other missing dataset gets only its reference row.
     """
@@ -258,17 +257,19 @@ def import_runs(path: str | os.PathLike[str], source: str | os.PathLike[str], pr
     frame = read_export(files)
     validate_export(frame, what=str(source))
     if prepare is not None:
-        prepare(Path(path))
-    else:
-        migrate(path)
+        prepare(store)
     if load_bundled is not None and "dataset_origin" in frame:
         referenced = sorted(set(frame.loc[frame["dataset_origin"] == "bundled", "dataset_id"]))
         if referenced:
-            load_bundled(Path(path), referenced)
-    result = write_batch(path, export_to_batch(frame, judge_call_columns(path)))
+            load_bundled(store, referenced)
+    with store.reader() as reader:
+        call_columns = judge_call_columns(reader)
+    result = write_batch(store, export_to_batch(frame, call_columns))
     dataset_ids = sorted(frame["dataset_id"].unique().tolist())
+    with store.reader() as reader:
+        without_items = _datasets_without_items(reader, dataset_ids)
     return ImportResult(
         files=tuple(str(f) for f in files), rows_read=len(frame), inserted=result.inserted,
         runs=tuple(sorted(frame["run_id"].unique().tolist())),
-        datasets_without_items=_datasets_without_items(path, dataset_ids),
+        datasets_without_items=without_items,
     )

@@ -3,12 +3,11 @@ rubric levels, and whether the upload's run is already stored."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from judgebias_core.store.connection import connect
+from judgebias_core.store.handle import StoreReader
 
 
 @dataclass(frozen=True)
@@ -38,26 +37,26 @@ class StoreContext:
         return sorted(int(v) for v in self.levels.loc[self.levels["rubric_id"] == rubric_id, "level"])
 
 
-def store_context(path: str | os.PathLike[str], dataset_id: str, *, items: bool = False, answers: bool = False,
+def store_context(reader: StoreReader, dataset_id: str, *, items: bool = False, answers: bool = False,
                   levels: bool = False, run_id: str | None = None) -> StoreContext:
     """The dataset's row and, as asked, its items (id, rubric), its candidate answers (item, candidate), every
     rubric's levels, and whether ``run_id`` is stored."""
-    with connect(path, read_only=True) as con:
-        found = con.execute(
-            "SELECT dataset_id, kind, origin, content_hash, baseline_candidate FROM datasets WHERE dataset_id = ?",
-            [dataset_id],
-        ).fetchall()
-        context = StoreContext(dataset=DatasetRecord(*found[0]) if found else None)
-        if items and found:
-            context = replace(context, items=con.execute(
-                "SELECT item_id, rubric_id FROM items WHERE dataset_id = ? ORDER BY seq", [dataset_id]).df())
-        if answers and found:
-            context = replace(context, answers=con.execute(
-                "SELECT item_id, candidate FROM answers WHERE dataset_id = ?", [dataset_id]).df())
-        if levels:
-            context = replace(context, levels=con.execute(
-                "SELECT rubric_id, level FROM rubric_levels ORDER BY rubric_id, level").df())
-        if run_id is not None:
-            stored = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]
-            context = replace(context, run_stored=bool(stored))
+    con = reader.con
+    found = con.execute(
+        "SELECT dataset_id, kind, origin, content_hash, baseline_candidate FROM datasets WHERE dataset_id = ?",
+        [dataset_id],
+    ).fetchall()
+    context = StoreContext(dataset=DatasetRecord(*found[0]) if found else None)
+    if items and found:
+        context = replace(context, items=con.execute(
+            "SELECT item_id, rubric_id FROM items WHERE dataset_id = ? ORDER BY seq", [dataset_id]).df())
+    if answers and found:
+        context = replace(context, answers=con.execute(
+            "SELECT item_id, candidate FROM answers WHERE dataset_id = ?", [dataset_id]).df())
+    if levels:
+        context = replace(context, levels=con.execute(
+            "SELECT rubric_id, level FROM rubric_levels ORDER BY rubric_id, level").df())
+    if run_id is not None:
+        stored = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0]
+        context = replace(context, run_stored=bool(stored))
     return context

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from dataclasses import dataclass, field, fields
 
 import duckdb
 import pandas as pd
 
 from judgebias_core.errors import StoreBusyError
-from judgebias_core.store.connection import int_scalar, transaction
-from judgebias_core.store.schema import migrate
+from judgebias_core.store.connection import int_scalar
+from judgebias_core.store.handle import Store
 
 # Tables in the order a batch writes them; each frame's columns are a subset of the table's.
 TABLE_ORDER = (
@@ -173,11 +172,10 @@ def fill_pair_tasks(con: duckdb.DuckDBPyConnection, dataset_ids: list[str]) -> N
     )
 
 
-def write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
+def write_batch(store: Store, batch: StoreBatch) -> WriteResult:
     """Write every frame of ``batch`` in one transaction, then classify the pairs its calls belong to."""
-    migrate(path)
     try:
-        return _write_batch(path, batch)
+        return _write_batch(store, batch)
     except duckdb.CatalogException as error:
         # DuckDB 2.0 (Python) can miss its pandas scanner on a database instance another thread of the process is
         # opening at that moment ("Table Function with name pandas_scan does not exist"); the transaction rolled
@@ -188,9 +186,9 @@ def write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
         raise
 
 
-def _write_batch(path: str | os.PathLike[str], batch: StoreBatch) -> WriteResult:
+def _write_batch(store: Store, batch: StoreBatch) -> WriteResult:
     inserted: dict[str, int] = {}
-    with transaction(path) as con:
+    with store.writer() as con:
         for table, frame in batch.frames():
             inserted[table] = _insert_ignoring_existing(con, table, frame)
         calls = batch.judge_calls

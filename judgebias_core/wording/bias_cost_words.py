@@ -12,8 +12,10 @@ from judgebias_core.wording.phrasing import percent
 
 
 def ordering_text(ordering: tuple[int, ...] | list[int]) -> str:
-    """(5, 1, 2, 3, 4) -> '51234' (scores in position order)."""
-    return "".join(map(str, ordering))
+    """(5, 1, 2, 3, 4) -> '51234' (scores in position order, as the New run page takes it); comma-separated once a
+    score has two digits."""
+    separator = "" if all(0 <= score <= 9 for score in ordering) else ","
+    return separator.join(str(score) for score in ordering)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from judgebias_core.metrics.pairwise_family import (
 )
 from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.wording.phrasing import count_of, in_words, p_value, percent
+from judgebias_core.wording.verdict import FLIP_USABLE_AS_IS, FLIP_USABLE_WITH_AVERAGING
 
 
 def _strength(r: PairwiseJudgeMetrics, side: str) -> str:
@@ -47,7 +48,8 @@ def headline_sentence(judge: str, r: PairwiseJudgeMetrics, family: CorrectedTest
     if r.classified_pairs == 0:
         return f"{judge}: no pair was judged in both orders with a readable verdict."
     text = (f"When the two answers swap places, {judge} changes its verdict on {in_words(r.flip_rate, 'pair')} "
-            f"({percent(r.flip_rate)} of {r.classified_pairs:,} pairs)")
+            f"({percent(r.flip_rate)} of {r.classified_pairs:,} pairs, 95% interval "
+            f"{percent(r.flip_rate_decision_low)} to {percent(r.flip_rate_decision_high)})")
     if r.primacy + r.recency == 0:
         return text + "."
     side = leans(r, family)
@@ -72,3 +74,39 @@ def excess_sentence(judge: str, r: PairwiseJudgeMetrics, family: CorrectedTests)
     return (base + f" (95% {r.flip_rate_excess_method} interval {r.flip_rate_excess_low * 100:+.1f} to "
             f"{r.flip_rate_excess_high * 100:+.1f} points, items resampled together; corrected {p_value(corrected)}, "
             f"{correction_words(family)}): {called}.")
+
+
+# Above this many judges the report's "In short" groups them by what to do instead of a line per judge.
+HEADLINE_JUDGES = 3
+
+
+def grouped_headline(rows: list[tuple[str, PairwiseJudgeMetrics]], family: CorrectedTests) -> list[str]:
+    """Two sentences for many judges (``rows``: name and metrics, steadiest first): what to do with each group of
+    judges (the verdicts' own rule, on the upper end of the flip rate's interval) and which slot they favour."""
+    groups: dict[str, list[str]] = {"as is": [], "averaging": [], "not": []}
+    for name, r in rows:
+        high = r.flip_rate_decision_high
+        groups["as is" if high < FLIP_USABLE_AS_IS else "averaging" if high < FLIP_USABLE_WITH_AVERAGING
+               else "not"].append(name)
+    parts = [text for key, text in (
+        ("as is", "use {} as is"), ("averaging", "use {} only with both orders judged (a changed verdict as a tie)"),
+        ("not", "do not use {} for close rankings")) if groups[key]
+             for text in [text.format(names_list(groups[key], "or" if key == "not" else "and"))]]
+    sentences = ["What to do: " + "; ".join(parts) + " (from the top of each judge's 95% interval; each judge's "
+                 "figures are below)."]
+    sides = {side: [name for name, r in rows if r.primacy + r.recency and leans(r, family) == side]
+             for side in ("first", "second")}
+    leaning = [f"{names_list(names)} favour{'s' if len(names) == 1 else ''} the answer shown {side}"
+               for side, names in sides.items() if names]
+    even = [name for name, r in rows if not any(name in names for names in sides.values())]
+    if leaning:
+        sentences.append("; ".join(leaning) + (f"; {names_list(even)} show{'s' if len(even) == 1 else ''} no clear lean"
+                                                if even else "") + ".")
+    else:
+        sentences.append("None of them clearly favours either place.")
+    return sentences
+
+
+def names_list(names: list[str], conjunction: str = "and") -> str:
+    """"A", "A and B", "A, B and C"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {conjunction} " + names[-1]

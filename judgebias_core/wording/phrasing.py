@@ -52,11 +52,14 @@ def flip_sentence(judge: str, flips: int, classified: int, rate: float, low: flo
 
 
 def ranking_sentence(best: str, best_rate: float, worst: str, worst_rate: float, judges: int,
-                     study: str | None = None) -> str:
-    """Who is the most and least swap-consistent among several judges (of one study, when named)."""
+                     study: str | None = None, best_pairs: int | None = None, worst_pairs: int | None = None) -> str:
+    """Who is the most and least swap-consistent among several judges (of one study, when named), with the pairs
+    behind each rate when given."""
     where = f" in study '{study}'" if study else ""
-    return (f"Of the {judges} judges{where}, {best} is the least affected by the order (flip rate {percent(best_rate)}) "
-            f"and {worst} the most ({percent(worst_rate)}).")
+    of_best = f" of {best_pairs:,} pairs" if best_pairs is not None else ""
+    of_worst = f" of {worst_pairs:,}" if worst_pairs is not None else ""
+    return (f"Of the {judges} judges{where}, {best} is the least affected by the order (flip rate {percent(best_rate)}"
+            f"{of_best}) and {worst} the most ({percent(worst_rate)}{of_worst}).")
 
 
 # Width of a 95% interval on a rate (or a kappa), for "how sure we are" in words; the rule is printed with it.

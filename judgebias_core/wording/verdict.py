@@ -27,6 +27,7 @@ from judgebias_core.metrics.pairwise_family import (
 )
 from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.stats.multiple import CorrectedTests
+from judgebias_core.text import counted
 from judgebias_core.wording.phrasing import (
     SURENESS_RULE,
     chance_words,
@@ -132,9 +133,14 @@ def pairwise_verdict(r: PairwiseJudgeMetrics, who: str | None = None, family: Co
          (high < FLIP_USABLE_WITH_AVERAGING, "Usable with swap-averaging: judge every pair in both orders and count "
                                              "a changed verdict as a tie. Not for rankings whose gaps are smaller "
                                              "than the flip rate.")),
-        "Not for close rankings: too many verdicts follow the order. If used at all, only with swap-averaging and "
-        "for large differences.")
-    failed = f"; {r.failed_pairs:,} pairs whose verdict could not be read left out" if r.failed_pairs else ""
+        # The estimate alone would pass but the interval's upper end does not: say so, or a judge that flips less
+        # than another can read as worse with no reason given (few questions widen the interval).
+        f"Not for close rankings until more questions are judged: its flip rate could be as high as {percent(high)}. "
+        "Until then, only with swap-averaging and for large differences." if r.flip_rate < FLIP_USABLE_WITH_AVERAGING
+        else "Not for close rankings: too many verdicts follow the order. If used at all, only with swap-averaging "
+             "and for large differences.")
+    failed = (f"; {counted(r.failed_pairs, 'pair')} whose verdict could not be read left out" if r.failed_pairs
+              else "")
     return Verdict(
         analysis="pairwise", subject=name,
         lines=(
@@ -301,15 +307,21 @@ def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: st
                           "Usable as a first pass; check a sample by hand.")),
                         f"{substitute} a substitute for {labels}"
                         + (": it only shows how this analysis reads a judge." if simulated else "."))
-    taken = " (its verdict taken over both orders: a changed verdict counts as a tie)" if pairwise else ""
+    # The count goes into the first sentence (every rate next to its count); how the two orders are combined is
+    # said in two words there and in full in the rule.
+    taken = ", over both orders," if pairwise else ""
+    combined = (" The judge's verdict on a pair is taken over both orders: a verdict that changes with the order "
+                "counts as a tie.") if pairwise else ""
     on_items = f" on {result.items:,} items" if isinstance(result, RubricCalibration) else ""
     return Verdict(
         analysis="calibration", subject=name,
         lines=(
             VerdictLine("What it does", f"{name}{taken} agrees with {labels}: {_kappa_words(kappa)} (a score of "
-                                        f"{kappa:.2f}, where 0 is chance and 1 is perfect agreement).",
+                                        f"{kappa:.2f} on {n:,} {unit}s, where 0 is chance and 1 is perfect "
+                                        "agreement).",
                         f"Cohen's kappa = {kappa:.2f}. Kappa is 0 for chance agreement and 1 for perfect; bands of "
-                        "Landis and Koch (1977): 0.2 fair, 0.4 moderate, 0.6 substantial, 0.8 almost perfect."),
+                        "Landis and Koch (1977): 0.2 fair, 0.4 moderate, 0.6 substantial, 0.8 almost perfect."
+                        + combined),
             VerdictLine("How sure we are", f"{how_sure(low, high)}: the score lies between {low:.2f} and {high:.2f} "
                                            f"(95% interval), from {n:,} {unit}s{on_items}.",
                         f"95% {interval} interval: percentile interval over resamples of whole items (all calls of "

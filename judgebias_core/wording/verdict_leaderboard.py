@@ -33,14 +33,15 @@ def _safety_line(board: Leaderboard) -> VerdictLine:
     comparisons = f"{board.neighbour_pairs} comparison{'s' if board.neighbour_pairs != 1 else ''}"
     return VerdictLine(
         "How sure we are",
-        f"{board.flagged_pairs} of {board.neighbour_pairs} neighbour orders are unsure, on {board.items:,} "
-        f"questions. {board.pairs_changing_with_presentation} change when the candidates are ranked from one "
-        f"presentation alone, and {board.pairs_not_separated} are not shown to hold in {percent(ORDER_HOLDS, 0)} of "
-        f"{board.resamples:,} redraws of the {board.items:,} questions ({board.pairs_too_close_to_call} of them too "
-        f"close to call); {board.orders_established_holm} are firm once the {comparisons} made are allowed for. The "
-        f"gap between the top two is {top_two} the share of verdicts this judge may change with the order (up to "
-        f"{percent(board.flip_rate_clustered_high)}).",
-        "A neighbour pair is unsure when its order reverses in the ranking from the first-slot calls alone or the "
+        f"{board.flagged_pairs} of {board.neighbour_pairs} orders between neighbours are unsure, on "
+        f"{board.items:,} questions. "
+        f"{board.pairs_changing_with_presentation} reverse when the board is built from one answer order alone, and "
+        f"{board.pairs_not_separated} do not hold in {percent(ORDER_HOLDS, 0)} of {board.resamples:,} re-draws of "
+        f"the {board.items:,} questions ({board.pairs_too_close_to_call} of them too close to call); "
+        f"{board.orders_established_holm} {'is' if board.orders_established_holm == 1 else 'are'} firm once all "
+        f"{comparisons} are allowed for. The gap between the top two is {top_two} the share of verdicts this judge "
+        f"may change with the order (up to {percent(board.flip_rate_clustered_high)}).",
+        "A neighbour is the candidate just below. A neighbour pair is unsure when its order reverses in the ranking from the first-slot calls alone or the "
         f"second-slot calls alone, or is not shown to hold in {percent(ORDER_HOLDS, 0)} of item bootstrap resamples "
         "(all pairs of an item drawn together): it holds in fewer, or the share's Monte Carlo band (99% of seeds) "
         "straddles the threshold, too close to call. 'Firm' means established after Holm's correction over the "
