@@ -42,19 +42,20 @@ def pairwise_calls(reader: StoreReader, dataset_id: str, studies: list[str],
         "SELECT j.judge, j.study, j.item_id, i.task, j.first_candidate, j.second_candidate, j.repetition, "
         "j.order_label, j.options, CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict "
         "FROM judge_calls j LEFT JOIN items i USING (dataset_id, item_id) "
-        "WHERE j.dataset_id = ? AND j.kind = 'pairwise' AND j.study IN (SELECT unnest(?)) "
-        "AND (? IS NULL OR j.repetition = ?) "
+        "WHERE j.dataset_id = $dataset_id AND j.kind = 'pairwise' AND j.study IN (SELECT unnest($studies)) "
+        "AND ($repetition IS NULL OR j.repetition = $repetition) "
         "ORDER BY j.judge, j.study, j.item_id, j.first_candidate, j.second_candidate, j.repetition",
-        [dataset_id, studies, repetition, repetition],
+        {"dataset_id": dataset_id, "studies": studies, "repetition": repetition},
     ).df()
     if frame.empty:
         raise NotFoundError(f"no pairwise judge call on {dataset_id!r} in studies {studies}")
     return frame
 
 
-# IN (SELECT unnest(?)) rather than list_contains(?, column): DuckDB pushes the former into the scan.
-CALL_SCOPE = ("dataset_id = ? AND kind = 'pairwise' AND study IN (SELECT unnest(?)) "
-              "AND (? IS NULL OR repetition = ?)")
+# IN (SELECT unnest($studies)) rather than list_contains($studies, study): DuckDB pushes the former into the scan.
+# Named parameters, as in every query with an optional filter (each value bound once).
+CALL_SCOPE = ("dataset_id = $dataset_id AND kind = 'pairwise' AND study IN (SELECT unnest($studies)) "
+              "AND ($repetition IS NULL OR repetition = $repetition)")
 
 
 # Verdict codes packed PACKED_BITS to a judge into unsigned 64-bit words: one bit_or per word per (item, slots,
@@ -80,7 +81,7 @@ def verdict_code_matrix_with_items(reader: StoreReader, dataset_id: str, studies
                                    repetition: int | None = None) -> tuple[list[str], list[str], np.ndarray,
                                                                            np.ndarray]:
     """:func:`verdict_code_matrix` and the ``item_id`` of each row (for item-clustered intervals)."""
-    scope = [dataset_id, studies, repetition, repetition]
+    scope: dict[str, object] = {"dataset_id": dataset_id, "studies": studies, "repetition": repetition}
     con = reader.con
     groups = con.execute(
         "SELECT judge, study, count(*) OVER (PARTITION BY judge) AS studies FROM (SELECT DISTINCT judge, study "
@@ -92,21 +93,23 @@ def verdict_code_matrix_with_items(reader: StoreReader, dataset_id: str, studies
     labelled = sorted((judge if count == 1 else f"{judge} [{study}]", judge, study)
                       for judge, study, count in groups)
     verdicts = ["A", "B", "C", *sorted({row[0] for row in found} - {"A", "B", "C"})]
-    label_params = [value for _, judge, study in labelled for value in (judge, study)]
+    params = {**scope, "verdicts": verdicts}
+    for i, (_, judge, study) in enumerate(labelled):
+        params |= {f"judge_{i}": judge, f"study_{i}": study}
     calls = ("SELECT item_id, first_candidate, second_candidate, repetition, CASE "
-             + " ".join(f"WHEN judge = ? AND study = ? THEN {i}" for i in range(len(labelled)))
-             + " END AS label, CASE WHEN parse_status = 'ok' THEN coalesce(list_position(?, verdict), 0) "
+             + " ".join(f"WHEN judge = $judge_{i} AND study = $study_{i} THEN {i}" for i in range(len(labelled)))
+             + " END AS label, CASE WHEN parse_status = 'ok' THEN coalesce(list_position($verdicts, verdict), 0) "
              f"ELSE 0 END AS code FROM judge_calls WHERE {CALL_SCOPE}")
     packed: tuple[np.ndarray, np.ndarray] | None = None
     if len(verdicts) < 2 ** PACKED_BITS and len(labelled) <= MAX_PACKED_LABELS:
-        packed = _packed_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
+        packed = _packed_codes(con, calls, params, len(labelled))
     if packed is None:
-        packed = _filtered_codes(con, calls, label_params + [verdicts, *scope], len(labelled))
+        packed = _filtered_codes(con, calls, params, len(labelled))
     codes, items = packed
     return [label for label, _, _ in labelled], verdicts, codes, items
 
 
-def _packed_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list,
+def _packed_codes(con: duckdb.DuckDBPyConnection, calls: str, params: dict[str, object],
                   labels: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The code matrix and each row's item from packed words, or None when some judge has two calls of one (item, slots, repetition)."""
     words = range((labels + LABELS_PER_WORD - 1) // LABELS_PER_WORD)
@@ -124,7 +127,7 @@ def _packed_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list,
     return codes, matrix["item_id"].astype(str)
 
 
-def _filtered_codes(con: duckdb.DuckDBPyConnection, calls: str, params: list,
+def _filtered_codes(con: duckdb.DuckDBPyConnection, calls: str, params: dict[str, object],
                     labels: int) -> tuple[np.ndarray, np.ndarray]:
     """The code matrix and each row's item from one filtered max per judge label (repeated calls keep the highest code)."""
     columns = ", ".join(f"coalesce(max(code) FILTER (WHERE label = {i}), 0)::TINYINT AS c{i}" for i in range(labels))
@@ -143,9 +146,9 @@ def pair_outcomes(reader: StoreReader, dataset_id: str, studies: list[str],
     return con.execute(
         "SELECT judge, study, repetition, item_id, task, candidate, opponent, verdict_original, "
         "verdict_swapped, classification, winner FROM pair_outcomes "
-        "WHERE dataset_id = ? AND study IN (SELECT unnest(?)) AND (? IS NULL OR judge = ?) "
+        "WHERE dataset_id = $dataset_id AND study IN (SELECT unnest($studies)) AND ($judge IS NULL OR judge = $judge) "
         "ORDER BY judge, study, item_id, candidate, opponent, repetition",
-        [dataset_id, studies, judge, judge],
+        {"dataset_id": dataset_id, "studies": studies, "judge": judge},
     ).df()
 
 

@@ -39,7 +39,7 @@ def calibration_targets(reader: StoreReader) -> pd.DataFrame:
 PAIR_LABELS_SQL = (
     "SELECT item_id, mode(preference ORDER BY preference) AS human, count(*) AS raters, "
     "min(label_source) AS label_source FROM human_labels "
-    "WHERE dataset_id = ? AND preference IS NOT NULL GROUP BY item_id"
+    "WHERE dataset_id = $dataset_id AND preference IS NOT NULL GROUP BY item_id"
 )
 
 
@@ -52,16 +52,17 @@ def pairwise_calls_with_labels(reader: StoreReader, dataset_id: str, judge: str,
         "SELECT j.study, j.item_id, j.repetition, j.order_label, j.first_candidate, j.second_candidate, "
         "CASE WHEN j.parse_status = 'ok' THEN j.verdict END AS verdict, l.human, l.raters, l.label_source "
         "FROM judge_calls j JOIN labels l USING (item_id) "
-        "WHERE j.dataset_id = ? AND j.judge = ? AND j.kind = 'pairwise' AND (? IS NULL OR j.study = ?) "
+        "WHERE j.dataset_id = $dataset_id AND j.judge = $judge AND j.kind = 'pairwise' "
+        "AND ($study IS NULL OR j.study = $study) "
         "ORDER BY j.study, j.item_id, j.repetition, j.order_label",
-        [dataset_id, dataset_id, judge, study, study],
+        {"dataset_id": dataset_id, "judge": judge, "study": study},
     ).df()
 
 
 def pair_preferences(reader: StoreReader, dataset_id: str) -> pd.DataFrame:
     """Per labelled item: the most common preference among its raters, how many raters, and their source."""
     con = reader.con
-    return con.execute(PAIR_LABELS_SQL, [dataset_id]).df()
+    return con.execute(PAIR_LABELS_SQL, {"dataset_id": dataset_id}).df()
 
 
 def rubric_trials_with_labels(reader: StoreReader, dataset_id: str, judge: str,
@@ -71,14 +72,15 @@ def rubric_trials_with_labels(reader: StoreReader, dataset_id: str, judge: str,
     return con.execute(
         "WITH labels AS (SELECT item_id, rubric_id, floor(median(score) + 0.5)::INTEGER AS human_median, "
         "  avg(score) AS human_mean, count(*) AS raters, min(label_source) AS label_source FROM human_labels "
-        "  WHERE dataset_id = ? AND score IS NOT NULL GROUP BY item_id, rubric_id) "
+        "  WHERE dataset_id = $dataset_id AND score IS NOT NULL GROUP BY item_id, rubric_id) "
         "SELECT j.study, j.item_id, j.rubric_id, j.repetition, j.ordering, "
         "CASE WHEN j.parse_status = 'ok' THEN j.score END AS score, "
         "l.human_median, l.human_mean, l.raters, l.label_source "
         "FROM judge_calls j JOIN labels l USING (item_id, rubric_id) "
-        "WHERE j.dataset_id = ? AND j.judge = ? AND j.kind = 'rubric' AND (? IS NULL OR j.study = ?) "
+        "WHERE j.dataset_id = $dataset_id AND j.judge = $judge AND j.kind = 'rubric' "
+        "AND ($study IS NULL OR j.study = $study) "
         "ORDER BY j.study, j.item_id, j.repetition",
-        [dataset_id, dataset_id, judge, study, study],
+        {"dataset_id": dataset_id, "judge": judge, "study": study},
     ).df()
 
 
@@ -120,7 +122,7 @@ def judge_simulated(reader: StoreReader, judge: str) -> bool:
     """Whether ``judge`` is a simulated judge (its row in ``judges``, or any of its runs, says so)."""
     row = reader.rows(
         "SELECT coalesce(bool_or(j.simulated), false) OR coalesce((SELECT bool_or(r.simulated) FROM runs r "
-        "WHERE r.judge = ?), false) FROM judges j WHERE j.judge = ?", [judge, judge])
+        "WHERE r.judge = $judge), false) FROM judges j WHERE j.judge = $judge", {"judge": judge})
     return bool(row and row[0][0])
 
 

@@ -39,13 +39,13 @@ class StoreReader:
     con: duckdb.DuckDBPyConnection
     path: Path
 
-    def frame(self, sql: str, params: Sequence[object] = ()) -> pd.DataFrame:
-        """The whole result as a DataFrame."""
-        return self.con.execute(sql, list(params)).df()
+    def frame(self, sql: str, params: Sequence[object] | dict[str, object] = ()) -> pd.DataFrame:
+        """The whole result as a DataFrame; ``params`` positional (``?``) or named (``$name``, a dict)."""
+        return self.con.execute(sql, params if isinstance(params, dict) else list(params)).df()
 
-    def rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:
-        """The whole result as tuples."""
-        return self.con.execute(sql, list(params)).fetchall()
+    def rows(self, sql: str, params: Sequence[object] | dict[str, object] = ()) -> list[tuple]:
+        """The whole result as tuples; ``params`` positional (``?``) or named (``$name``, a dict)."""
+        return self.con.execute(sql, params if isinstance(params, dict) else list(params)).fetchall()
 
     def frame_via_arrow(self, sql: str, params: Sequence[object] = ()) -> pd.DataFrame:
         """The whole result as a DataFrame built from Arrow (faster than ``frame`` for long list columns)."""

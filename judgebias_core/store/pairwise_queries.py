@@ -9,17 +9,18 @@ import pandas as pd
 
 from judgebias_core.store.handle import StoreReader
 
-# Shared WHERE clause: every filter is optional (NULL means "all").
+# Shared WHERE clause: every filter is optional (NULL means "all"). Named parameters ($name), as in every query
+# whose filters are optional: each value is bound once however often the clause names it.
 _SCOPE = """
-(CAST(? AS VARCHAR) IS NULL OR dataset_id = ?)
-AND (CAST(? AS VARCHAR) IS NULL OR study = ?)
-AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, judge))
+(CAST($dataset_id AS VARCHAR) IS NULL OR dataset_id = $dataset_id)
+AND (CAST($study AS VARCHAR) IS NULL OR study = $study)
+AND (CAST($judges AS VARCHAR[]) IS NULL OR list_contains($judges, judge))
 """
 
 # Extra optional filters on pair_outcomes: tasks and candidates.
 _PAIR_FILTER = """
-AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, coalesce(task, '(no task)')))
-AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, candidate))
+AND (CAST($tasks AS VARCHAR[]) IS NULL OR list_contains($tasks, coalesce(task, '(no task)')))
+AND (CAST($candidates AS VARCHAR[]) IS NULL OR list_contains($candidates, candidate))
 """
 
 # One row per (dataset, study, judge, repetition, candidate, task). The McNemar cells ask whether the candidate
@@ -74,7 +75,7 @@ SELECT dataset_id, study, judge, candidate, item_id,
        count(*) FILTER (classification IN ('primacy', 'recency')) AS inconsistent
 FROM pair_outcomes
 WHERE {_SCOPE} {_PAIR_FILTER}
-  AND (CAST(? AS INTEGER) IS NULL OR repetition = ?)
+  AND (CAST($repetition AS INTEGER) IS NULL OR repetition = $repetition)
 GROUP BY ALL
 ORDER BY ALL
 """
@@ -89,9 +90,9 @@ FROM pair_outcomes a
 JOIN pair_outcomes b
   ON b.dataset_id = a.dataset_id AND b.study = a.study AND b.repetition = a.repetition AND b.item_id = a.item_id
  AND b.candidate = a.candidate AND b.opponent = a.opponent
-WHERE a.dataset_id = ? AND a.study = ? AND a.judge = ? AND b.judge = ?
+WHERE a.dataset_id = $dataset_id AND a.study = $study AND a.judge = $judge_a AND b.judge = $judge_b
   AND a.classification <> 'failed' AND b.classification <> 'failed'
-  AND (CAST(? AS INTEGER) IS NULL OR a.repetition = ?)
+  AND (CAST($repetition AS INTEGER) IS NULL OR a.repetition = $repetition)
 GROUP BY ALL
 ORDER BY ALL
 """
@@ -157,15 +158,15 @@ FROM pair_outcomes p
 JOIN judge_calls o ON o.call_id = p.original_call_id
 JOIN judge_calls s ON s.call_id = p.swapped_call_id
 LEFT JOIN items i ON i.dataset_id = p.dataset_id AND i.item_id = p.item_id
-WHERE (CAST(? AS VARCHAR) IS NULL OR p.dataset_id = ?)
-  AND (CAST(? AS VARCHAR) IS NULL OR p.study = ?)
-  AND (CAST(? AS VARCHAR[]) IS NULL OR list_contains(?, p.judge))
-  AND list_contains(?, p.classification)
-  AND (CAST(? AS INTEGER) IS NULL OR p.repetition = ?)
-  AND (CAST(? AS VARCHAR) IS NULL OR p.task = ?)
-  AND (CAST(? AS VARCHAR) IS NULL OR p.candidate = ?)
+WHERE (CAST($dataset_id AS VARCHAR) IS NULL OR p.dataset_id = $dataset_id)
+  AND (CAST($study AS VARCHAR) IS NULL OR p.study = $study)
+  AND (CAST($judges AS VARCHAR[]) IS NULL OR list_contains($judges, p.judge))
+  AND list_contains($classifications, p.classification)
+  AND (CAST($repetition AS INTEGER) IS NULL OR p.repetition = $repetition)
+  AND (CAST($task AS VARCHAR) IS NULL OR p.task = $task)
+  AND (CAST($candidate AS VARCHAR) IS NULL OR p.candidate = $candidate)
 ORDER BY p.judge, p.repetition, i.seq, p.candidate
-LIMIT ?
+LIMIT $limit
 """
 
 SCOPE_SQL = """
@@ -215,16 +216,14 @@ ORDER BY dataset_id, study, judge, repetition, item_id
 """
 
 
-def _scope_params(dataset_id: str | None, study: str | None, judges: Sequence[str] | None) -> list[object]:
-    judge_list = list(judges) if judges else None
-    return [dataset_id, dataset_id, study, study, judge_list, judge_list]
+def _scope_params(dataset_id: str | None, study: str | None, judges: Sequence[str] | None) -> dict[str, object]:
+    return {"dataset_id": dataset_id, "study": study, "judges": list(judges) if judges else None}
 
 
 def _pair_params(dataset_id: str | None, study: str | None, judges: Sequence[str] | None,
-                 tasks: Sequence[str] | None, candidates: Sequence[str] | None) -> list[object]:
-    task_list = list(tasks) if tasks else None
-    candidate_list = list(candidates) if candidates else None
-    return [*_scope_params(dataset_id, study, judges), task_list, task_list, candidate_list, candidate_list]
+                 tasks: Sequence[str] | None, candidates: Sequence[str] | None) -> dict[str, object]:
+    return {**_scope_params(dataset_id, study, judges), "tasks": list(tasks) if tasks else None,
+            "candidates": list(candidates) if candidates else None}
 
 
 @dataclass(frozen=True)
@@ -258,14 +257,15 @@ def candidate_item_counts(reader: StoreReader, dataset_id: str, study: str, judg
                           candidates: Sequence[str] | None = None, repetition: int | None = None) -> pd.DataFrame:
     """Per (judge, candidate, item): classified pairs, consistent wins, consistent ties and inconsistent pairs
     (repetitions pooled into the item unless ``repetition`` picks one)."""
-    return reader.frame(CANDIDATE_ITEM_SQL, [*_pair_params(dataset_id, study, judges, tasks, candidates),
-                                             repetition, repetition])
+    return reader.frame(CANDIDATE_ITEM_SQL, {**_pair_params(dataset_id, study, judges, tasks, candidates),
+                                             "repetition": repetition})
 
 
 def shared_flips(reader: StoreReader, dataset_id: str, study: str, judge_a: str, judge_b: str,
                  repetition: int | None = None) -> pd.DataFrame:
     """Per item: the pairs both judges classified (same repetition, item and candidates) and each judge's flips."""
-    return reader.frame(SHARED_FLIPS_SQL, [dataset_id, study, judge_a, judge_b, repetition, repetition])
+    return reader.frame(SHARED_FLIPS_SQL, {"dataset_id": dataset_id, "study": study, "judge_a": judge_a,
+                                           "judge_b": judge_b, "repetition": repetition})
 
 
 def unit_counts_frame(reader: StoreReader, dataset_id: str | None = None, study: str | None = None,
@@ -292,9 +292,9 @@ def pair_details(reader: StoreReader, dataset_id: str | None, study: str | None,
                  repetition: int | None = None, task: str | None = None, candidate: str | None = None,
                  limit: int = 500) -> pd.DataFrame:
     """Pairs of the given classes with both raw replies and the item's question, for a drill-down."""
-    params = [*_scope_params(dataset_id, study, judges), list(classifications), repetition, repetition,
-              task, task, candidate, candidate, limit]
-    return reader.frame(PAIR_DETAIL_SQL, params)
+    return reader.frame(PAIR_DETAIL_SQL, {**_scope_params(dataset_id, study, judges),
+                                          "classifications": list(classifications), "repetition": repetition,
+                                          "task": task, "candidate": candidate, "limit": limit})
 
 
 def pairwise_scope(reader: StoreReader) -> pd.DataFrame:

@@ -16,9 +16,10 @@ def rubric_trials_all_items(reader: StoreReader, dataset_id: str, judge: str, st
         "SELECT j.study, j.item_id, j.rubric_id, CASE WHEN j.parse_status = 'ok' THEN j.score END AS score, "
         "l.human_mean, coalesce(l.raters, 0) AS raters, l.label_source "
         "FROM judge_calls j LEFT JOIN (SELECT item_id, rubric_id, avg(score) AS human_mean, count(*) AS raters, "
-        "  min(label_source) AS label_source FROM human_labels WHERE dataset_id = ? AND score IS NOT NULL "
+        "  min(label_source) AS label_source FROM human_labels WHERE dataset_id = $dataset_id AND score IS NOT NULL "
         "  GROUP BY item_id, rubric_id) l USING (item_id, rubric_id) "
-        "WHERE j.dataset_id = ? AND j.judge = ? AND j.kind = 'rubric' AND (? IS NULL OR j.study = ?) "
+        "WHERE j.dataset_id = $dataset_id AND j.judge = $judge AND j.kind = 'rubric' "
+        "AND ($study IS NULL OR j.study = $study) "
         "ORDER BY j.study, j.item_id, j.repetition",
-        [dataset_id, dataset_id, judge, study, study],
+        {"dataset_id": dataset_id, "judge": judge, "study": study},
     ).df()

@@ -162,8 +162,8 @@ def list_rubrics(reader: StoreReader, dataset_id: str | None = None) -> pd.DataF
     return con.execute(
         "SELECT r.rubric_id, r.criterion, r.k, r.dataset_id, r.source, "
         "(SELECT count(*) FROM items i WHERE i.rubric_id = r.rubric_id) AS items "
-        "FROM rubrics r WHERE ? IS NULL OR r.dataset_id = ? ORDER BY r.rubric_id",
-        [dataset_id, dataset_id],
+        "FROM rubrics r WHERE $dataset IS NULL OR r.dataset_id = $dataset ORDER BY r.rubric_id",
+        {"dataset": dataset_id},
     ).df()
 
 

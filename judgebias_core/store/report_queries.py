@@ -11,9 +11,9 @@ from judgebias_core.store.handle import StoreReader
 
 # Filters shared by every query: an empty list means "all". Lists are typed so an empty one binds.
 SCOPE_FILTER = """
-j.dataset_id = ?
-AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], j.judge))
-AND (len(?::VARCHAR[]) = 0 OR list_contains(?::VARCHAR[], j.run_id))
+j.dataset_id = $dataset_id
+AND (len($judges::VARCHAR[]) = 0 OR list_contains($judges::VARCHAR[], j.judge))
+AND (len($runs::VARCHAR[]) = 0 OR list_contains($runs::VARCHAR[], j.run_id))
 """
 
 SCOPE_SQL = f"""
@@ -69,8 +69,8 @@ SELECT judge, count(*) AS calls FROM judge_calls WHERE dataset_id = ? GROUP BY j
 """
 
 
-def _scope_params(dataset_id: str, judges: Sequence[str], runs: Sequence[str]) -> list[object]:
-    return [dataset_id, list(judges), list(judges), list(runs), list(runs)]
+def _scope_params(dataset_id: str, judges: Sequence[str], runs: Sequence[str]) -> dict[str, object]:
+    return {"dataset_id": dataset_id, "judges": list(judges), "runs": list(runs)}
 
 
 

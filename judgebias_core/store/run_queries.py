@@ -13,9 +13,9 @@ from judgebias_core.store.handle import Store, StoreReader
 _ITEMS_SQL = """
 SELECT item_id, seq, task, question, response, candidate, reference_answer, rubric_id
 FROM items
-WHERE dataset_id = ? AND (? IS NULL OR list_contains(?, candidate))
+WHERE dataset_id = $dataset AND ($candidates IS NULL OR list_contains($candidates, candidate))
 ORDER BY seq
-LIMIT ?
+LIMIT $limit
 """
 
 # Human labels first; a reference judge's scores only where no human scored the item.
@@ -50,7 +50,8 @@ def plan_items(reader: StoreReader, dataset_id: str, limit: int | None,
     """The first ``limit`` items in stored order (pointwise: only those written by ``candidates``)."""
     wanted = list(candidates) if candidates else None
     con = reader.con
-    return con.execute(_ITEMS_SQL, [dataset_id, wanted, wanted, limit if limit else 2**31 - 1]).df()
+    return con.execute(_ITEMS_SQL, {"dataset": dataset_id, "candidates": wanted,
+                                    "limit": limit if limit else 2**31 - 1}).df()
 
 
 # A plan's size before it is built (protocols/plan_size.py): per chosen item, its candidates (those kept, the
