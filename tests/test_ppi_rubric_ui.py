@@ -19,7 +19,7 @@ def test_calibration_page_shows_the_prediction_powered_mean_score(app_env: Path)
     at = open_page("calibration.py")
     next(box for box in at.selectbox if box.label == "Dataset").set_value("summeval").run()
     assert not at.exception
-    assert any("prediction-powered mean score" in h.value for h in at.subheader)
+    assert any("people's mean score from a few labels" in h.value for h in at.subheader)
     share = next(s for s in at.slider if s.label.startswith("Share of items with a human score"))
     assert share.value == 0.25  # the default keeps 10 of the 40 items labelled
     table = next(d.value for d in at.dataframe if "mean score" in d.value.columns)

@@ -38,7 +38,7 @@ def _view_or_say_why(share_label: str, *args: object) -> PPIView | None:
 def ppi_win_rate_block(dataset: str, judge: str, scope: str | None, candidates: list[str]) -> None:
     """Candidate, share and seed, then the estimate of the candidate's human win rate for the judge's runs in
     ``scope`` (None: every run)."""
-    st.subheader("What the judge's verdicts are worth: prediction-powered win rate")
+    st.subheader("What the judge's verdicts are worth: people's win rate from a few labels")
     left, middle, right = st.columns(3)
     chosen = left.selectbox("Candidate", candidates, key="cal_ppi_candidate")
     share = middle.slider(SHARE_LABEL, 0.02, 0.5, 0.1, 0.01, key="cal_ppi_share")
@@ -51,7 +51,7 @@ def ppi_win_rate_block(dataset: str, judge: str, scope: str | None, candidates: 
 def ppi_score_block(dataset: str, judge: str, scope: str | None, items: int) -> None:
     """Share slider and seed, then the estimate of the human mean score for the judge's runs in ``scope`` (None:
     every run) on ``items`` labelled items."""
-    st.subheader("What the judge's scores are worth: prediction-powered mean score")
+    st.subheader("What the judge's scores are worth: people's mean score from a few labels")
     left, right = st.columns(2)
     share = left.slider(SCORE_SHARE_LABEL, 0.05, 0.5, default_label_fraction(items), 0.01,
                         key="cal_ppi_score_share",
