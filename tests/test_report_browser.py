@@ -83,7 +83,7 @@ def _open(browser: object, report: Path, screenshot: str) -> OpenedReport:
 
 @pytest.mark.parametrize(("dataset", "expected"), [
     ("mtbench", "When the two answers swap places, gpt-4-0613 changes its verdict on about 1 pair in 5 "
-                "(18.5% of 2,400 pairs)"),
+                "(18.5% of 2,400 pairs, 95% interval 16.2% to 21.0%)"),
     ("summeval", "Some results here come from a simulated judge, not a real model"),
 ])
 def test_bundled_report_renders_offline(browser: object, bundled_db_master: Path, tmp_path: Path, dataset: str,
