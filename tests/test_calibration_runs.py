@@ -141,7 +141,7 @@ def test_calibration_page_shows_the_prediction_powered_win_rate(app_env: Path) -
     at = open_page("calibration.py")
     next(box for box in at.selectbox if box.label == "Dataset").set_value("autoj").run()
     assert not at.exception
-    assert any("prediction-powered" in h.value for h in at.subheader)
+    assert any("people's win rate from a few labels" in h.value for h in at.subheader)
     table = next(d.value for d in at.dataframe if "what it is" in d.value.columns)
     assert table["estimate"].tolist() == ["prediction-powered", "human labels only", "judge only"]
     assert table["items (n)"].tolist()[:2] == [1392, 139]
