@@ -15,6 +15,8 @@ import pandas as pd
 SIMULATED_PREFIX = "simulated:"  # the simulated provider's judge_prefix (tests/test_simulated_marking.py checks it)
 SIMULATED_FILE_MARK = "SIMULATED"
 NAMED_AT_MOST = 3
+# How a sentence comparing a simulated judge with people names it, after its name.
+SIMULATED_WHO = " (a simulated judge, not a model)"
 JUDGE_COLUMN_WORDS = ("judge", "label", "configuration", "run")
 # A simulated judge's name inside a longer label ("simulated:demo-judge · summeval/runs (n=40)").
 _NAME_IN_LABEL = re.compile(re.escape(SIMULATED_PREFIX) + r"[^\s,;()\[\]·<>]+")

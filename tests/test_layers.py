@@ -63,7 +63,7 @@ LAYERS: dict[str, tuple[str, frozenset[str]]] = {unit: (layer, frozenset(allowed
     ("engine/batch_anthropic.py", "domain", ("engine/batch_types.py", "judges/", "protocols/", "providers/",
                                              "store/")),
     ("charts/", "domain", ("metrics/", "simulated.py")),
-    ("wording/", "domain", ("metrics/", "stats/", "text.py")),
+    ("wording/", "domain", ("metrics/", "simulated.py", "stats/", "text.py")),
     ("exports.py", "domain", ("charts/", "errors.py")),
     # services: what the interfaces call
     ("engine/", "service", (*_PURE, *_RUN_DOMAIN, "engine/batch_types.py", "store/", "store/handle.py", "store/connection.py")),

@@ -10,6 +10,7 @@ from judgebias_core.analyses.calibration import calibration, dataset_label_words
 from judgebias_core.metrics.agreement import ENSEMBLE_JUDGE
 from judgebias_core.metrics.calibration import ORIGINAL_FIRST, AgreementTable, PairwiseCalibration, RubricCalibration
 from judgebias_core.metrics.label_words import LabelWords
+from judgebias_core.simulated import SIMULATED_WHO
 from judgebias_core.stats.agreement import AgreementEstimate
 from judgebias_core.store.calibration_queries import item_texts
 from judgebias_core.store.handle import StoreReader
@@ -19,7 +20,6 @@ from judgebias_core.wording.verdict import Verdict, calibration_verdict
 __all__ = ["ENSEMBLE_JUDGE", "AgreementEstimate", "AgreementTable", "CalibrationView", "PairwiseCalibration",
            "RubricCalibration", "calibration_view", "disagreement_caption", "human_ceiling_sentences", "item_texts"]
 
-SIMULATED_WHO = " (a simulated judge, not a model)"
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,13 @@ from typing import Any
 
 from judgebias_core.analyses.pairwise import compare_judges
 from judgebias_core.metrics.pairwise_compare import JudgeComparison
-from judgebias_core.simulated import is_simulated, simulated_notice
+from judgebias_core.simulated import SIMULATED_WHO, is_simulated, simulated_notice
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.phrasing import p_value
 from judgebias_core.wording.verdict import Verdict, VerdictLine
 
 __all__ = ["JudgeComparison", "PairwiseCompareView", "pairwise_compare_view", "pairwise_compare_view_of"]
 
-SIMULATED_WHO = " (a simulated judge, not a model)"
 SCOPE_RULE = ("Both judges' flip rates on the pairs both classified (same repetition, item and answers); the interval "
               "resamples items once for both judges, so what their pairs share cancels. One test: it is not part of "
               "the family corrected above; correct it yourself if you compare several pairs of judges.")

@@ -21,13 +21,13 @@ from judgebias_core.metrics.ppi import (
     PredictionPoweredWinRate,
     labels_worth_sentence,
 )
+from judgebias_core.simulated import SIMULATED_WHO
 from judgebias_core.stats.ppi import PPIMethod
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.verdict import Verdict, VerdictLine
 
 __all__ = ["PPIView", "ppi_view", "ppi_view_of", "too_few_items_sentence"]
 
-SIMULATED_WHO = " (a simulated judge, not a model)"
 SIMULATED_NOTE = ("A simulated judge: these figures show how the estimate reads, not what a real model's verdicts "
                   "or scores are worth.")
 WIN_RATE_INTRO = (

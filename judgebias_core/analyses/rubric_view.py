@@ -42,10 +42,10 @@ __all__ = ["DESIGN_NAMES", "ProbeChoice", "ProbeRecommendation", "RubricView", "
 @dataclass(frozen=True)
 class RubricView:
     """One rubric run as a reader sees it: ``report`` (place shares, P(position | score), Permutation vs Repeat,
-    orderings, Bias Cost, G-Eval), its ``verdict``, the simulated-judge notice (None for a real model), the position
-    shares, the scores never chosen, Permutation vs Repeat, the within-item spread, the orderings' ranks, the run's own Bias Cost and the
-    G-Eval block in words, and ``probe`` ("probe, then
-    choose" under a probe run and a candidate set; None unless asked for, or when it failed: ``probe_error``)."""
+    orderings, Bias Cost, G-Eval), its ``verdict``, the simulated-judge notice (None for a real model); in words, the
+    position shares, the scores never chosen, Permutation vs Repeat, the within-item spread, the orderings' ranks,
+    the run's own Bias Cost and the G-Eval block; and ``probe`` ("probe, then choose" under a probe run and a
+    candidate set; None unless asked for, or when it failed: ``probe_error``)."""
 
     report: RubricReport
     verdict: Verdict

@@ -19,8 +19,8 @@ from judgebias_core.metrics.label_words import LabelWords
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.report.ppi_part import prediction_powered_part
 from judgebias_core.store.handle import StoreReader
-from judgebias_core.wording.pairwise_phrasing import HEADLINE_JUDGES, names_list
-from judgebias_core.wording.phrasing import count_of, percent
+from judgebias_core.wording.pairwise_phrasing import HEADLINE_JUDGES
+from judgebias_core.wording.phrasing import count_of, names_list, percent
 
 
 def _main_study(scope: ReportScope) -> str:

@@ -18,7 +18,7 @@ from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.report.model import ReportScope, ReportSection, ReportTable
 from judgebias_core.store.handle import StoreReader
 from judgebias_core.wording.phrasing import p_value, percent
-from judgebias_core.wording.rubric_words import own_cost_words, unmarked
+from judgebias_core.wording.rubric_words import OwnCostWords, own_cost_words, unmarked
 
 METRIC_KEYS = ("position_share", "position_given_score", "within_item_spread", "permutation_vs_repeat",
                "ordering_rank", "bias_cost", "g_eval_score", "parse_failures")
@@ -28,7 +28,10 @@ REPEAT_PROTOCOL = "rubric-repeat"
 def bias_cost_sentence(report: RubricReport) -> str:
     """The run's own Bias Cost choice as the Rubric bias page says it (never a recommendation when unstable), with
     its interval named."""
-    own = own_cost_words(report)
+    return _own_cost_text(own_cost_words(report))
+
+
+def _own_cost_text(own: OwnCostWords) -> str:
     return unmarked(own.sentence) + (f" {own.interval}" if own.interval else "")
 
 
@@ -36,11 +39,14 @@ def run_sentences(view: RubricView) -> str:
     """One run's paragraph: the page's words (balance, position shares and their rule, ordering rank, Bias Cost,
     G-Eval), with the score spread and the correlation with the labels."""
     report, position = view.report, view.position
+    # The page's sentences do not name the judge (its page does): a report of several runs says whose they are, as
+    # the verdict names the judge ("(a simulated judge)" where it is one).
+    whose = f"Judge {view.verdict.subject}, run {report.run.run_id}."
     balance = f"In run {report.run.run_id}: {position.balance.sentence}" if position.balance else None
     rank = unmarked(view.ordering_rank.sentence) if view.ordering_rank.sentence else None
     geval = view.geval
-    return " ".join(s for s in (balance, position.sentence, position.decided, view.spread.sentence,
-                                view.correlation.sentence, rank, bias_cost_sentence(report),
+    return " ".join(s for s in (whose, balance, position.sentence, position.decided, view.spread.sentence,
+                                view.correlation.sentence, rank, _own_cost_text(view.own_cost),
                                 geval.sentence and unmarked(geval.sentence), geval.decided) if s)
 
 

@@ -12,7 +12,7 @@ from judgebias_core.metrics.pairwise_family import (
     position_label,
 )
 from judgebias_core.stats.multiple import CorrectedTests
-from judgebias_core.wording.phrasing import count_of, in_words, p_value, percent
+from judgebias_core.wording.phrasing import count_of, in_words, names_list, p_value, percent
 from judgebias_core.wording.verdict import FLIP_USABLE_AS_IS, FLIP_USABLE_WITH_AVERAGING
 
 
@@ -105,8 +105,3 @@ def grouped_headline(rows: list[tuple[str, PairwiseJudgeMetrics]], family: Corre
     else:
         sentences.append("None of them clearly favours either place.")
     return sentences
-
-
-def names_list(names: list[str], conjunction: str = "and") -> str:
-    """"A", "A and B", "A, B and C"."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {conjunction} " + names[-1]

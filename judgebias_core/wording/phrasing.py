@@ -14,6 +14,11 @@ def percent(rate: float | None, digits: int = 1) -> str:
     return f"{rate * 100:.{digits}f}%"
 
 
+def names_list(names: list[str], conjunction: str = "and") -> str:
+    """"A", "A and B", "A, B and C"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {conjunction} " + names[-1]
+
+
 def count_of(part: int, whole: int, unit: str) -> str:
     """'443 of 2,400 pairs'."""
     return f"{part:,} of {whole:,} {unit}{'' if whole == 1 else 's'}"

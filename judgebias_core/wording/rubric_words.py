@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from judgebias_core.metrics.rubric_report import RubricReport
 from judgebias_core.wording.bias_cost_words import cost_interval_words, ordering_text
-from judgebias_core.wording.phrasing import percent
+from judgebias_core.wording.phrasing import names_list, percent
 
 
 def unmarked(text: str) -> str:
@@ -146,6 +146,7 @@ def _position_sentence(report: RubricReport, rows: tuple[PositionShareRow, ...])
         rates = [row.share for row in rows]
         return (f"No position stands out from chance: the shares of the {share.n:,} readable scores run from "
                 f"{percent(min(rates))} to {percent(max(rates))}, where {blind}.")
+
     def often(row: PositionShareRow) -> str:
         return "more" if row.share > row.uniform else "less"
 
@@ -154,7 +155,7 @@ def _position_sentence(report: RubricReport, rows: tuple[PositionShareRow, ...])
         return (f"Position {row.position} is chosen {often(row)} often than chance would explain: "
                 f"{percent(row.share)} of the {share.n:,} readable scores (95% range {percent(row.low)} to "
                 f"{percent(row.high)}), where {blind}.")
-    named = ", ".join(str(row.position) for row in standing[:-1]) + f" and {standing[-1].position}"
+    named = names_list([str(row.position) for row in standing])
     each = "; ".join(f"position {row.position} {often(row)} often, {percent(row.share)} (95% range "
                      f"{percent(row.low)} to {percent(row.high)})" for row in standing)
     return (f"Positions {named} stand out from chance over the {share.n:,} readable scores: {each}; {blind}.")

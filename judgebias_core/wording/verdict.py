@@ -26,6 +26,7 @@ from judgebias_core.metrics.pairwise_family import (
     position_label,
 )
 from judgebias_core.metrics.rubric_report import RubricReport
+from judgebias_core.simulated import SIMULATED_WHO
 from judgebias_core.stats.multiple import CorrectedTests
 from judgebias_core.text import counted
 from judgebias_core.wording.phrasing import (
@@ -292,7 +293,7 @@ def calibration_verdict(result: PairwiseCalibration | RubricCalibration, who: st
     are not people's ratings), by default from the result's label source alone."""
     name = who or result.judge
     if simulated and "simulated judge" not in name:
-        name += " (a simulated judge, not a model)"
+        name += SIMULATED_WHO
     pairwise = isinstance(result, PairwiseCalibration)
     table = result.swap_aggregated if isinstance(result, PairwiseCalibration) else result
     kappa, low, high = table.kappa, table.kappa_ci_low, table.kappa_ci_high
